@@ -1,0 +1,41 @@
+# Kozyr — the two commands a fresh machine needs are `make run` and `make test`.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
+
+.PHONY: venv proto proto-check run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Regenerate the Python stubs (with .pyi type stubs) from protos/.
+proto: $(STAMP)
+	$(BIN)/python -m kozyr.protogen
+
+## Fail when the committed stubs differ from what protos/ generates.
+proto-check: $(STAMP)
+	$(BIN)/python -m kozyr.protogen --check
+
+## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data.
+run: $(STAMP)
+	$(BIN)/kozyr serve
+
+lint: $(STAMP)
+	$(BIN)/ruff check service tests
+	$(BIN)/mypy
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,96 @@
+"""The deterministic random stream every deal and die roll comes from (RULES.md R-1).
+
+Specified in docs/fairness.md so that anyone can re-derive a match's deals in another language:
+
+- A *stream* is named by a match seed (bytes) and a label (ASCII text such as ``deal/1``).
+  Its bytes are the concatenation of blocks
+  ``HMAC-SHA256(key=seed, msg=label || 0x00 || counter)``, ``counter`` a 64-bit big-endian
+  integer starting at 0.
+- `randbelow(n)` reads the next 8 bytes as a big-endian unsigned integer ``x`` and returns
+  ``x mod n`` if ``x < 2**64 - (2**64 mod n)``; otherwise it discards them and reads again
+  (rejection sampling, so every value is exactly equally likely).
+- `shuffle(items)` is Fisher–Yates from the end: for ``i`` from ``len-1`` down to 1, swap
+  ``items[i]`` with ``items[randbelow(i+1)]``.
+- `die()` is ``1 + randbelow(6)``.
+
+Nothing here touches global randomness or the clock; Python's `random` is never used for deals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Sequence
+from typing import Final, TypeVar
+
+T = TypeVar("T")
+
+_U64: Final = 1 << 64
+
+# Stream labels the games use; documented in docs/fairness.md.
+FIRST_DEALER: Final = "first-dealer"
+
+
+def deal_label(hand: int) -> str:
+    """Label of the stream that shuffles the deck of hand (or game) number `hand` (from 1)."""
+    return f"deal/{hand}"
+
+
+def dice_label(hand: int) -> str:
+    """Label of the stream of die rolls of hand (or game) number `hand` (from 1)."""
+    return f"dice/{hand}"
+
+
+class RandomStream:
+    """An HMAC-SHA256 counter-mode byte stream with unbiased sampling on top."""
+
+    __slots__ = ("_buffer", "_counter", "_label", "_seed")
+
+    def __init__(self, seed: bytes, label: str) -> None:
+        self._seed = seed
+        self._label = label.encode("ascii") + b"\x00"
+        self._counter = 0
+        self._buffer = b""
+
+    def read(self, n: int) -> bytes:
+        """The next `n` bytes of the stream."""
+        while len(self._buffer) < n:
+            block = hmac.new(
+                self._seed, self._label + self._counter.to_bytes(8, "big"), hashlib.sha256
+            ).digest()
+            self._counter += 1
+            self._buffer += block
+        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        return out
+
+    def randbelow(self, n: int) -> int:
+        """A uniform integer in ``[0, n)`` by rejection sampling on 64-bit draws."""
+        if not 0 < n <= _U64:
+            raise ValueError(f"randbelow needs 0 < n <= 2**64, got {n}")
+        limit = _U64 - (_U64 % n)
+        while True:
+            x = int.from_bytes(self.read(8), "big")
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items: Sequence[T]) -> tuple[T, ...]:
+        """A Fisher–Yates shuffle of `items` (the input is not changed)."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return tuple(out)
+
+    def die(self) -> int:
+        """One fair six-sided die roll, 1..6."""
+        return 1 + self.randbelow(6)
+
+
+def shuffled(seed: bytes, label: str, items: Sequence[T]) -> tuple[T, ...]:
+    """`items` shuffled by the stream (seed, label)."""
+    return RandomStream(seed, label).shuffle(items)
+
+
+def commitment(seed: bytes) -> str:
+    """The public SHA-256 commitment to a secret seed, as lowercase hex."""
+    return hashlib.sha256(seed).hexdigest()

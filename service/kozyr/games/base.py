@@ -1,0 +1,239 @@
+"""The Game contract every rules module implements, and what the games share.
+
+A game is a *decider* (DESIGN.md "The Game contract"): a module with frozen dataclasses for its
+config, state, commands and events, and pure functions. The engine, the API, the bots and the
+replay tools only ever talk to a game through this contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kozyr.cards import Card, Suit
+
+# A game's own frozen dataclasses; the contract does not constrain them further.
+Config = Any
+State = Any
+Command = Any
+Event = Any
+View = Any
+
+
+class IllegalMove(Exception):
+    """A command the rules refuse in this state: a stable reason code and a sentence for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"IllegalMove({self.code!r}, {self.message!r})"
+
+
+class InvalidOptions(ValueError):
+    """Options refused when a match is created (RULES.md R-6)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# Reason codes shared by all games (each game adds its own).
+NOT_YOUR_TURN = "NOT_YOUR_TURN"
+CARD_NOT_IN_HAND = "CARD_NOT_IN_HAND"
+MATCH_OVER = "MATCH_OVER"
+UNKNOWN_COMMAND = "UNKNOWN_COMMAND"
+NOT_A_SEAT = "NOT_A_SEAT"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One named match option (RULES.md R-6): its type, allowed values, default and help.
+
+    `kind` is ``int``, ``bool``, ``enum`` or ``suits`` (a string of distinct suit letters such as
+    ``SD``). `default` None means "decided by the rules from the other options" (documented in
+    `help`). `choices` lists the allowed values when they are enumerable.
+    """
+
+    name: str
+    kind: str
+    default: object
+    help: str
+    choices: tuple[object, ...] = ()
+    minimum: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """How a match is set up apart from its options (RULES.md R-2, R-3).
+
+    `first_dealer` fixes the first dealer instead of drawing lots. `decks` prearranges the deck
+    order (top card first, as a shuffle would leave it) of hands/games 1, 2, …; `dice` likewise
+    prearranges the die rolls of Durak games 1, 2, …. Hands or games past the given ones are
+    drawn from the seed.
+    """
+
+    first_dealer: int | None = None
+    decks: tuple[tuple[Card, ...], ...] = ()
+    dice: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def prearranged(self) -> bool:
+        """True when any deck order or roll was given rather than drawn from the seed (R-3)."""
+        return bool(self.decks or self.dice)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished match ended.
+
+    `winners` are seats (several when they share the win); `scores` are per seat in the game's
+    own unit (Dix totals, Six Dozens capitals, Durak fool counts); `reason` is one sentence.
+    """
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str
+    details: tuple[tuple[str, str], ...] = field(default=())
+
+
+class Game(Protocol):
+    """What a rules module provides (each of `kozyr.games.dix`, `six_dozens`, `durak_dice`)."""
+
+    NAME: str
+    TITLE: str
+    MIN_PLAYERS: int
+    MAX_PLAYERS: int
+    OPTIONS: tuple[OptionSpec, ...]
+    COMMAND_TYPES: tuple[type, ...]
+    EVENT_TYPES: tuple[type, ...]
+    RULES_VERSION: str
+
+    def make_config(self, options: Mapping[str, object], players: int) -> Config:
+        """Validate raw options (names of RULES.md) for a player count; raise InvalidOptions."""
+        ...
+
+    def start(
+        self, config: Config, players: Sequence[str], seed: bytes, setup: Setup = ...
+    ) -> tuple[Event, ...]:
+        """The events that open a match: the first records config, players, seed and setup."""
+        ...
+
+    def decide(self, state: State, seat: int, command: Command) -> tuple[Event, ...]:
+        """The events a seat's command causes, automatic consequences included; or IllegalMove."""
+        ...
+
+    def evolve(self, state: State | None, event: Event) -> State:
+        """Apply one event (state None only for the first event of a match)."""
+        ...
+
+    def legal_commands(self, state: State, seat: int) -> tuple[Command, ...]:
+        """Every command `seat` may send now (empty when it is not that seat's turn)."""
+        ...
+
+    def to_act(self, state: State) -> int | None:
+        """The seat whose decision the match waits for; None once the match is over."""
+        ...
+
+    def view(self, state: State, viewer: int | None) -> View:
+        """What `viewer` may see (None = spectator); the seed and stock only after the end."""
+        ...
+
+    def redact(self, event: Event, viewer: int | None) -> Event | None:
+        """The event as `viewer` may see it (hidden cards removed), or None if it shows nothing."""
+        ...
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The final outcome, or None while the match runs."""
+        ...
+
+
+def fold(game: Game, events: Iterable[Event], state: State | None = None) -> State:
+    """Apply events in order to a state (None: from the start of the match)."""
+    evolve = game.evolve
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def resolve_options(
+    specs: Sequence[OptionSpec], raw: Mapping[str, object]
+) -> dict[str, object]:
+    """Check raw options against specs and fill defaults (R-6); raise InvalidOptions.
+
+    Values may be typed (int, bool, str) or strings as they arrive over the wire.
+    """
+    by_name = {s.name: s for s in specs}
+    unknown = sorted(set(raw) - set(by_name))
+    if unknown:
+        known = ", ".join(by_name) or "none"
+        raise InvalidOptions("UNKNOWN_OPTION", f"unknown option {unknown[0]!r} (known: {known})")
+    out: dict[str, object] = {}
+    for spec in specs:
+        out[spec.name] = _coerce(spec, raw[spec.name]) if spec.name in raw else spec.default
+    return out
+
+
+def _coerce(spec: OptionSpec, value: object) -> object:
+    bad = InvalidOptions(
+        "BAD_OPTION_VALUE",
+        f"option {spec.name!r} cannot be {value!r}"
+        + (f" (allowed: {', '.join(map(str, spec.choices))})" if spec.choices else ""),
+    )
+    if spec.kind == "int":
+        if isinstance(value, bool):
+            raise bad
+        if isinstance(value, str):
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise bad from None
+        if not isinstance(value, int):
+            raise bad
+        if spec.minimum is not None and value < spec.minimum:
+            raise InvalidOptions(
+                "BAD_OPTION_VALUE", f"option {spec.name!r} must be at least {spec.minimum}"
+            )
+    elif spec.kind == "bool":
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered not in ("true", "false"):
+                raise bad
+            value = lowered == "true"
+        if not isinstance(value, bool):
+            raise bad
+    elif spec.kind == "enum":
+        if not isinstance(value, str):
+            raise bad
+        value = value.strip().upper()
+    elif spec.kind == "suits":
+        if isinstance(value, str):
+            letters = value.replace(",", "").replace(" ", "")
+        elif isinstance(value, (list, tuple)):
+            letters = "".join(s.letter if isinstance(s, Suit) else str(s) for s in value)
+        else:
+            raise bad
+        try:
+            suits = tuple(Suit.parse(ch) for ch in letters)
+        except ValueError:
+            raise bad from None
+        if len(set(suits)) != len(suits):
+            raise InvalidOptions(
+                "BAD_OPTION_VALUE", f"option {spec.name!r}: the suits given must be different"
+            )
+        return suits
+    else:  # pragma: no cover - a programming error in a game's spec
+        raise AssertionError(spec.kind)
+    if spec.choices and value not in spec.choices:
+        raise bad
+    return value
+
+
+def check_seat(players: int, seat: int) -> None:
+    """Raise IllegalMove NOT_A_SEAT unless 0 <= seat < players."""
+    if not 0 <= seat < players:
+        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat} in this match")

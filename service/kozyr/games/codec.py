@@ -1,0 +1,138 @@
+"""Plain-data form of the games' frozen dataclasses (events, commands, configs).
+
+`encode` turns a dataclass into JSON-ready data: ``{"type": ClassName, field: value, …}`` with
+cards as their codes (``"10H"``), suits as letters, bytes as hex, enums by name and tuples as
+lists. `decode` reverses it using the dataclass's type hints. The form is what the event store
+and the replay files hold, so it must stay readable as games grow: a field added later needs a
+default, and `decode` fills it for old data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from kozyr.cards import Card, Suit, parse_card
+
+Encoder = Callable[[Any], Any]
+Decoder = Callable[[Any], Any]
+
+
+def encode(obj: Any) -> Any:
+    """JSON-ready data for a dataclass instance (or any supported value)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return _dataclass_encoder(type(obj))(obj)
+    return _encode_value(obj)
+
+
+def _encode_value(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, Suit):
+        return value.letter
+    if isinstance(value, Enum):
+        return value.name
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, tuple | list):
+        return [_encode_value(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return encode(value)
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+@cache
+def _dataclass_encoder(cls: type) -> Encoder:
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    type_name = cls.__name__
+
+    def enc(obj: Any) -> Any:
+        out: dict[str, Any] = {"type": type_name}
+        for name in names:
+            out[name] = _encode_value(getattr(obj, name))
+        return out
+
+    return enc
+
+
+class Registry:
+    """Decodes data back into the dataclasses of one game, by their ``type`` name."""
+
+    def __init__(self, classes: Iterable[type]) -> None:
+        self._classes = {c.__name__: c for c in classes}
+
+    def decode(self, data: Mapping[str, Any]) -> Any:
+        """The dataclass instance the data describes; ValueError if its type is unknown."""
+        name = data.get("type")
+        cls = self._classes.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise ValueError(f"unknown type {name!r}")
+        return _dataclass_decoder(cls)(data)
+
+
+def decode_as(cls: type, data: Mapping[str, Any]) -> Any:
+    """Decode data known to describe a `cls` instance."""
+    return _dataclass_decoder(cls)(data)
+
+
+@cache
+def _dataclass_decoder(cls: type) -> Decoder:
+    hints = typing.get_type_hints(cls)
+    fields = [
+        (f.name, _decoder_for(hints[f.name]), f.default is not dataclasses.MISSING
+         or f.default_factory is not dataclasses.MISSING)
+        for f in dataclasses.fields(cls)
+        if f.init
+    ]
+
+    def dec(data: Mapping[str, Any]) -> Any:
+        kwargs = {}
+        for name, decoder, optional in fields:
+            if name in data:
+                kwargs[name] = decoder(data[name])
+            elif not optional:
+                raise ValueError(f"{cls.__name__}: missing field {name!r}")
+        return cls(**kwargs)
+
+    return dec
+
+
+def _decoder_for(tp: Any) -> Decoder:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Card:
+        return parse_card
+    if tp is Suit:
+        return Suit.parse
+    if tp in (int, str, bool, Any):
+        return _identity
+    if tp is bytes:
+        return bytes.fromhex
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return lambda v: tp[v]
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _dataclass_decoder(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) != 1:
+            raise TypeError(f"unsupported union {tp}")
+        sub = _decoder_for(inner[0])
+        return lambda v: None if v is None else sub(v)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _decoder_for(args[0])
+            return lambda v: tuple(item(x) for x in v)
+        subs = [_decoder_for(a) for a in args]
+        return lambda v: tuple(d(x) for d, x in zip(subs, v, strict=True))
+    raise TypeError(f"unsupported field type {tp}")
+
+
+def _identity(value: Any) -> Any:
+    return value
