@@ -12,3 +12,95 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# ---------------------------------------------------------------------------- real components
+
+import asyncio  # noqa: E402
+import threading  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from concurrent.futures import Future  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import grpc  # noqa: E402
+import pytest  # noqa: E402
+import redis  # noqa: E402
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc  # noqa: E402
+from kozyr.engine.embedded import EmbeddedRedis  # noqa: E402
+
+ARBITER = "arbiter-token-for-tests-0123456789"
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Redis: $REDIS_URL if set, else an embedded redis-server for the session."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    with EmbeddedRedis(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    """A synchronous client on the test Redis, for checking what the store holds."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    yield client
+    client.close()
+
+
+class ServerThread:
+    """A real Kozyr gRPC server on a loopback port, its asyncio loop in a background thread."""
+
+    def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER) -> None:
+        from kozyr.api.server import Running, start_server
+        from kozyr.engine import Engine, EventStore
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+        async def boot() -> Running:
+            engine = Engine(EventStore.from_url(redis_url), arbiter_token=arbiter_token)
+            return await start_server(engine, "127.0.0.1:0")
+
+        self.running = self.run(boot())
+        self.port = self.running.port
+        self.address = f"127.0.0.1:{self.port}"
+
+    def run(self, coro: Any) -> Any:
+        """Run a coroutine on the server's loop and wait for its result."""
+        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        return future.result(60)
+
+    def stub(self) -> kozyr_pb2_grpc.KozyrServiceStub:
+        """A client stub on a new channel to this server."""
+        return kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(self.address))
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Stop gracefully and end the loop thread."""
+        self.run(self.running.stop(grace))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture
+def server(redis_url: str) -> Iterator[ServerThread]:
+    """A running server on the test Redis."""
+    srv = ServerThread(redis_url)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def stub(server: ServerThread) -> kozyr_pb2_grpc.KozyrServiceStub:
+    """A client stub on the running server."""
+    return server.stub()
+
+
+def repo_root() -> Path:
+    """The project's root folder."""
+    return Path(__file__).resolve().parent.parent

@@ -1,0 +1,233 @@
+"""Protobuf ⇄ domain conversion: moves in, views and events out.
+
+A game's View dataclass and its proto message share field names, so one generic converter fills
+any table message: cards become their codes, suits the Suit enum, tuples repeated fields (a
+tuple inside a repeated message field fills that message's fields in order), None leaves an
+optional field unset.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.cards import Card, Suit, parse_card
+from kozyr.engine.errors import bad_request
+from kozyr.engine.log import ENGINE_EVENTS, MatchCreated, MatchRecord, SeatJoined, SeedRevealed
+from kozyr.games import Game
+from kozyr.games.base import OptionSpec
+from kozyr.games.codec import encode
+
+# Which oneof field of MatchView / Move belongs to which game.
+TABLE_FIELD = {"dix": "dix", "six-dozens": "six_dozens", "durak-dice": "durak_dice"}
+MAX_CARD_TEXT = 8
+
+
+def game_info(game: Game) -> pb.GameInfo:
+    """ListGames' description of one game."""
+    return pb.GameInfo(
+        name=game.NAME,
+        title=game.TITLE,
+        min_players=game.MIN_PLAYERS,
+        max_players=game.MAX_PLAYERS,
+        options=[_option(s) for s in game.OPTIONS],
+        rules_version=game.RULES_VERSION,
+    )
+
+
+def _option(spec: OptionSpec) -> pb.OptionSpec:
+    msg = pb.OptionSpec(
+        name=spec.name, kind=spec.kind, default_value=option_text(spec.default), help=spec.help,
+        choices=[option_text(c) for c in spec.choices],
+    )
+    if spec.minimum is not None:
+        msg.minimum = spec.minimum
+    return msg
+
+
+def option_text(value: object) -> str:
+    """An option value as the text the API uses (R-6)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "".join(s.letter if isinstance(s, Suit) else str(s) for s in value)
+    return str(value)
+
+
+# ---------------------------------------------------------------------------- moves
+
+
+def parse_card_text(text: str) -> Card:
+    """A card from a request; INVALID_ARGUMENT with a hint otherwise."""
+    if len(text) > MAX_CARD_TEXT:
+        raise bad_request("FIELD_TOO_LONG", "a card code has at most 3 characters, e.g. 10H")
+    try:
+        return parse_card(text)
+    except ValueError as e:
+        raise bad_request("BAD_CARD", str(e)) from None
+
+
+def command_from_move(game: Game, move: pb.Move) -> Any:
+    """The game's command for a Move message; INVALID_ARGUMENT if it is malformed."""
+    which = move.WhichOneof("game")
+    if which is None:
+        raise bad_request("EMPTY_MOVE", "the move is empty: set the game's move")
+    if which != TABLE_FIELD[game.NAME]:
+        raise bad_request("WRONG_GAME",
+                          f"this match plays {game.NAME}; send Move.{TABLE_FIELD[game.NAME]}")
+    inner = getattr(move, which)
+    action = inner.WhichOneof("action")
+    if action is None:
+        raise bad_request("EMPTY_MOVE", "the move has no action")
+    types = {cls.__name__.lower(): cls for cls in game.COMMAND_TYPES}
+    cls = types.get(action)
+    if cls is None:  # "play" in Dix / Six Dozens, "attack"/"beat"/"take"/"pass" in Durak
+        raise bad_request("UNKNOWN_ACTION", f"{action!r} is not a {game.TITLE} move")
+    payload = getattr(inner, action)
+    if "card" in payload.DESCRIPTOR.fields_by_name:
+        if not payload.card:
+            raise bad_request("EMPTY_CARD", "the move names no card")
+        return cls(card=parse_card_text(payload.card))
+    return cls()
+
+
+def move_from_command(game: Game, command: Any) -> pb.Move:
+    """The Move message for one of the game's commands."""
+    move = pb.Move()
+    inner = getattr(move, TABLE_FIELD[game.NAME])
+    action = getattr(inner, type(command).__name__.lower())
+    card = getattr(command, "card", None)
+    if card is not None:
+        action.card = card.code
+    else:
+        action.SetInParent()
+    return move
+
+
+# ---------------------------------------------------------------------------- views
+
+
+def match_view(record: MatchRecord, viewer: int | None, game_view: Any | None = None) -> pb.MatchView:
+    """The MatchView of a record for a seat (or spectator/arbiter when viewer is None)."""
+    game = record.game
+    msg = pb.MatchView(
+        match_id=record.match_id,
+        game=game.NAME,
+        version=record.version,
+        options=record.options,
+        prearranged=record.created.prearranged,
+        seed_commitment=record.created.commitment,
+        revealed_server_seed=record.revealed_seed,
+        players=[
+            pb.Player(seat=i, name=name, joined=bool(name), seed_contribution=contribution)
+            for i, (name, contribution) in enumerate(zip(record.names, record.contributions,
+                                                         strict=True))
+        ],
+    )
+    if viewer is not None:
+        msg.seat = viewer
+    if not record.started:
+        msg.status = pb.MATCH_STATUS_WAITING
+        return msg
+    outcome = record.outcome
+    if outcome is None:
+        msg.status = pb.MATCH_STATUS_PLAYING
+        to_act = game.to_act(record.state)
+        if to_act is not None:
+            msg.to_act = to_act
+    else:
+        msg.status = pb.MATCH_STATUS_FINISHED
+        msg.outcome.CopyFrom(pb.Outcome(winners=outcome.winners, scores=outcome.scores,
+                                        reason=outcome.reason))
+    view = game_view if game_view is not None else game.view(record.state, viewer)
+    fill(getattr(msg, TABLE_FIELD[game.NAME]), view)
+    return msg
+
+
+def fill(msg: Message, obj: Any) -> Message:
+    """Copy the same-named attributes of a dataclass into a message (see module docstring)."""
+    for field in msg.DESCRIPTOR.fields:
+        if not hasattr(obj, field.name):
+            continue
+        _set(msg, field, getattr(obj, field.name))
+    return msg
+
+
+def _set(msg: Message, field: FieldDescriptor, value: Any) -> None:
+    if value is None:
+        return
+    if field.is_repeated:
+        target = getattr(msg, field.name)
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            for item in value:
+                _fill_positional(target.add(), item)
+        else:
+            target.extend(_scalar(field, v) for v in value)
+    elif field.type == FieldDescriptor.TYPE_MESSAGE:
+        _fill_positional(getattr(msg, field.name), value)
+    else:
+        setattr(msg, field.name, _scalar(field, value))
+
+
+def _fill_positional(msg: Message, value: Any) -> None:
+    if isinstance(value, tuple):
+        for field, item in zip(msg.DESCRIPTOR.fields, value, strict=False):
+            _set(msg, field, item)
+    else:
+        fill(msg, value)
+
+
+def _scalar(field: FieldDescriptor, value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, Suit):
+        return int(value) + 1  # kozyr.v1.Suit: SUIT_S = 1 … SUIT_C = 4
+    if field.type == FieldDescriptor.TYPE_STRING and not isinstance(value, str):
+        return str(value)
+    return value
+
+
+def events_for(game: Game, version: int, events: Sequence[Any], viewer: int | None,
+               arbiter: bool = False) -> list[pb.Event]:
+    """The entry's events as the viewer may see them (the arbiter sees all but the secrets
+    the engine itself keeps out of events)."""
+    out = []
+    for event in events:
+        shown = event if arbiter else _redact(game, event, viewer)
+        if shown is None:
+            continue
+        out.append(pb.Event(
+            version=version, type=type(shown).__name__,
+            data_json=json.dumps(encode(shown), ensure_ascii=False, separators=(",", ":")),
+            text=_describe(game, shown),
+        ))
+    return out
+
+
+def _redact(game: Game, event: Any, viewer: int | None) -> Any | None:
+    if isinstance(event, MatchCreated):
+        if event.decks:  # a prearranged deal is hidden like any deck until the end
+            return replace(event, decks=())
+        return event
+    if isinstance(event, ENGINE_EVENTS):
+        return event
+    return game.redact(event, viewer)
+
+
+def _describe(game: Game, event: Any) -> str:
+    if isinstance(event, MatchCreated):
+        return f"match created: {event.game}, {len(event.seats)} seats"
+    if isinstance(event, SeatJoined):
+        return f"{event.name} takes seat {event.seat}"
+    if isinstance(event, SeedRevealed):
+        return "the match is over; the server seed is revealed"
+    describe = getattr(game, "describe", None)
+    return str(describe(event)) if describe is not None else type(event).__name__

@@ -1,0 +1,56 @@
+"""The one table that maps engine errors to gRPC statuses, with google.rpc.ErrorInfo details.
+
+Every error carries exactly one ErrorInfo (AIP-193): `reason` is the stable code, `domain` is
+"kozyr.v1", and `metadata` holds `match_id` and `seat` where known.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from kozyr.engine.errors import EngineError, Kind
+
+DOMAIN = "kozyr.v1"
+
+STATUS: dict[Kind, grpc.StatusCode] = {
+    Kind.BAD_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
+    Kind.RULES: grpc.StatusCode.FAILED_PRECONDITION,
+    Kind.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    Kind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
+    Kind.FORBIDDEN: grpc.StatusCode.PERMISSION_DENIED,
+    Kind.CONFLICT: grpc.StatusCode.ABORTED,
+    Kind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    Kind.INTERNAL: grpc.StatusCode.INTERNAL,
+}
+
+
+def to_status(error: EngineError) -> grpc.Status:
+    """The rich gRPC status for an engine error."""
+    code = STATUS[error.kind]
+    info = error_details_pb2.ErrorInfo(reason=error.code, domain=DOMAIN)
+    if error.match_id:
+        info.metadata["match_id"] = error.match_id
+    if error.seat is not None:
+        info.metadata["seat"] = str(error.seat)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(
+        code=getattr(code_pb2, code.name), message=error.message, details=[detail]
+    )
+    return rpc_status.to_status(status)
+
+
+def error_info(call: grpc.Call | grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ErrorInfo of a failed call, for clients and tests."""
+    status = rpc_status.from_call(call)  # type: ignore[arg-type]
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None

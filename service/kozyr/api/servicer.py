@@ -1,0 +1,298 @@
+"""The KozyrService servicer: authentication, proto ⇄ domain, error mapping, logs and metrics.
+
+Each RPC is thin: parse and check the request, ask the engine, convert the answer. Every engine
+error becomes its gRPC status with one ErrorInfo (api/errors.py); anything unexpected becomes
+INTERNAL with a generic message while the traceback goes to the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr.api import convert
+from kozyr.api.errors import to_status
+from kozyr.api.metrics import METRICS
+from kozyr.cards import parse_cards
+from kozyr.engine import Applied, Engine, EngineError, Kind, Viewer
+from kozyr.engine.engine import MAX_NAME
+from kozyr.engine.errors import bad_request
+from kozyr.engine.log import MatchRecord, decode_events
+from kozyr.games import GAMES
+
+log = structlog.get_logger("kozyr.api")
+
+MAX_OPTIONS = 32
+MAX_OPTION_TEXT = 64
+MAX_DECK_TEXT = 53 * 4
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+def _rpc(
+    method: Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
+    """Map errors of a unary RPC to statuses."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+        try:
+            return await method(self, request, context)
+        except EngineError as e:
+            METRICS.errors.labels(reason=e.code).inc()
+            await context.abort_with_status(to_status(e))
+        except Exception:
+            log.exception("internal_error", rpc=method.__name__)
+            METRICS.errors.labels(reason="INTERNAL").inc()
+            await context.abort_with_status(to_status(EngineError(
+                Kind.INTERNAL, "INTERNAL", "internal error; it has been logged")))
+        raise AssertionError("unreachable")  # abort_with_status raises
+
+    return wrapper
+
+
+class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
+    """gRPC front of an Engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.closing = asyncio.Event()
+
+    # ------------------------------------------------------------------ helpers
+
+    async def _viewer(self, match_id: str, context: grpc.aio.ServicerContext) -> Viewer:
+        token = None
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization":
+                text = value.decode() if isinstance(value, bytes) else value
+                scheme, _, token = text.partition(" ")
+                if scheme.lower() != "bearer" or not token.strip():
+                    raise EngineError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
+                                      "send the token as 'authorization: Bearer <token>'",
+                                      match_id)
+                token = token.strip()
+        return await self.engine.authenticate(match_id, token)
+
+    async def _seat(self, match_id: str, context: grpc.aio.ServicerContext) -> int:
+        viewer = await self._viewer(match_id, context)
+        if viewer.seat is None:
+            raise EngineError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
+                              "only a seated player may move; send your seat token", match_id)
+        return viewer.seat
+
+    def _view(self, record: MatchRecord, viewer: Viewer) -> pb.MatchView:
+        return convert.match_view(record, viewer.seat)
+
+    def _update(self, applied: Applied, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
+        record = applied.record
+        events = decode_events(record.game, applied.entry)
+        shown = convert.events_for(record.game, applied.entry.version, events, viewer.seat,
+                                   arbiter=viewer.arbiter)
+        return shown, self._view(record, viewer)
+
+    # ------------------------------------------------------------------ RPCs
+
+    @_rpc
+    async def ListGames(self, request: pb.ListGamesRequest,
+                        context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:
+        """Every game with its options."""
+        return pb.ListGamesResponse(games=[convert.game_info(g) for g in GAMES.values()])
+
+    @_rpc
+    async def CreateMatch(self, request: pb.CreateMatchRequest,
+                          context: grpc.aio.ServicerContext) -> pb.CreateMatchResponse:
+        """Create a match and hand out the named seats' tokens."""
+        if not request.game:
+            raise bad_request("EMPTY_GAME", "name the game: " + ", ".join(GAMES))
+        if not request.seats:
+            raise bad_request("NO_SEATS", "list one seat per player (a name, or empty to leave "
+                                          "it open)")
+        if len(request.options) > MAX_OPTIONS or any(
+                len(k) > MAX_OPTION_TEXT or len(v) > MAX_OPTION_TEXT
+                for k, v in request.options.items()):
+            raise bad_request("FIELD_TOO_LONG", "too many or too long options")
+        decks = []
+        for text in request.prearranged_decks:
+            if len(text) > MAX_DECK_TEXT:
+                raise bad_request("FIELD_TOO_LONG", "a prearranged deck is too long")
+            try:
+                decks.append(parse_cards(text))
+            except ValueError as e:
+                raise bad_request("BAD_CARD", str(e)) from None
+        created = await self.engine.create(
+            request.game,
+            dict(request.options),
+            [(s.name, s.seed_contribution) for s in request.seats],
+            request_id=request.request_id,
+            first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
+            decks=decks,
+        )
+        log.info("match_created", match_id=created.match_id, game=request.game,
+                 seats=len(request.seats))
+        return pb.CreateMatchResponse(
+            match_id=created.match_id,
+            version=created.version,
+            tokens=[pb.SeatToken(seat=t.seat, name=t.name, token=t.token)
+                    for t in created.tokens],
+        )
+
+    @_rpc
+    async def JoinMatch(self, request: pb.JoinMatchRequest,
+                        context: grpc.aio.ServicerContext) -> pb.JoinMatchResponse:
+        """Claim an open seat."""
+        if len(request.name) > MAX_NAME:
+            raise bad_request("FIELD_TOO_LONG", f"a name may have at most {MAX_NAME} characters")
+        joined = await self.engine.join(
+            request.match_id, request.name,
+            request.seat if request.HasField("seat") else None, request.seed_contribution,
+        )
+        log.info("seat_joined", match_id=request.match_id, seat=joined.seat,
+                 version=joined.version, started=joined.started)
+        return pb.JoinMatchResponse(seat=joined.seat, token=joined.token,
+                                    version=joined.version, started=joined.started)
+
+    @_rpc
+    async def GetMatch(self, request: pb.GetMatchRequest,
+                       context: grpc.aio.ServicerContext) -> pb.GetMatchResponse:
+        """The caller's view."""
+        viewer = await self._viewer(request.match_id, context)
+        record = await self.engine.record(request.match_id)
+        return pb.GetMatchResponse(view=self._view(record, viewer))
+
+    @_rpc
+    async def ListLegalMoves(self, request: pb.ListLegalMovesRequest,
+                             context: grpc.aio.ServicerContext) -> pb.ListLegalMovesResponse:
+        """The caller's legal moves."""
+        viewer = await self._viewer(request.match_id, context)
+        record = await self.engine.record(request.match_id)
+        moves: list[pb.Move] = []
+        if viewer.seat is not None and record.started:
+            game = record.game
+            moves = [convert.move_from_command(game, c)
+                     for c in game.legal_commands(record.state, viewer.seat)]
+        return pb.ListLegalMovesResponse(version=record.version, moves=moves)
+
+    @_rpc
+    async def SubmitMove(self, request: pb.SubmitMoveRequest,
+                         context: grpc.aio.ServicerContext) -> pb.SubmitMoveResponse:
+        """Decide and record one move."""
+        started = time.perf_counter()
+        match_id, seat = request.match_id, None
+        game_name = "?"
+        try:
+            seat = await self._seat(match_id, context)
+            record = await self.engine.record(match_id)
+            game_name = record.game.NAME
+            if not request.HasField("move"):
+                raise bad_request("EMPTY_MOVE", "the request has no move")
+            command = convert.command_from_move(record.game, request.move)
+            applied = await self.engine.submit(
+                match_id, seat, command, request.command_id,
+                request.expected_version if request.HasField("expected_version") else None,
+            )
+        except EngineError as e:
+            if e.seat is None:
+                e.seat = seat
+            if not e.match_id:
+                e.match_id = match_id
+            METRICS.moves.labels(game=game_name, result=e.code).inc()
+            log.info("move", match_id=match_id, seat=seat, command_id=request.command_id,
+                     result=e.code, latency_ms=round((time.perf_counter() - started) * 1e3, 3))
+            raise
+        events, view = self._update(applied, Viewer(seat))
+        elapsed = time.perf_counter() - started
+        METRICS.moves.labels(game=game_name, result="OK").inc()
+        METRICS.latency.observe(elapsed)
+        log.info("move", match_id=match_id, seat=seat, command_id=request.command_id,
+                 version=applied.entry.version, result="OK", latency_ms=round(elapsed * 1e3, 3))
+        return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view)
+
+    async def WatchMatch(self, request: pb.WatchMatchRequest,
+                         context: grpc.aio.ServicerContext) -> AsyncIterator[pb.MatchUpdate]:
+        """Stream updates after from_version until the match ends or the server stops."""
+        try:
+            viewer = await self._viewer(request.match_id, context)
+            updates = self.engine.updates(request.match_id, request.from_version)
+            METRICS.watchers.inc()
+            try:
+                closing = asyncio.ensure_future(self.closing.wait())
+                try:
+                    while True:
+                        step = asyncio.ensure_future(anext(updates))
+                        done, _ = await asyncio.wait({step, closing},
+                                                     return_when=asyncio.FIRST_COMPLETED)
+                        if step not in done:
+                            step.cancel()
+                            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                                await step
+                            return
+                        try:
+                            applied = step.result()
+                        except StopAsyncIteration:
+                            return
+                        events, view = self._update(applied, viewer)
+                        yield pb.MatchUpdate(version=applied.entry.version, events=events,
+                                             view=view)
+                finally:
+                    closing.cancel()
+                    await updates.aclose()
+            finally:
+                METRICS.watchers.dec()
+        except EngineError as e:
+            METRICS.errors.labels(reason=e.code).inc()
+            await context.abort_with_status(to_status(e))
+
+    @_rpc
+    async def GetMatchLog(self, request: pb.GetMatchLogRequest,
+                          context: grpc.aio.ServicerContext) -> pb.GetMatchLogResponse:
+        """The full log: for the arbiter, or for anyone once the match is finished."""
+        viewer = await self._viewer(request.match_id, context)
+        record = await self.engine.record(request.match_id)
+        self._check_may_replay(record, viewer)
+        entries = await self.engine.log(request.match_id)
+        return pb.GetMatchLogResponse(
+            game=record.game.NAME,
+            entries=[pb.LogEntry(version=e.version, canonical_json=e.text, hash=e.hash)
+                     for e in entries],
+        )
+
+    @_rpc
+    async def ReplayMatch(self, request: pb.ReplayMatchRequest,
+                          context: grpc.aio.ServicerContext) -> pb.ReplayMatchResponse:
+        """The view at a version, for the arbiter or for anyone once the match is finished."""
+        viewer = await self._viewer(request.match_id, context)
+        current = await self.engine.record(request.match_id)
+        self._check_may_replay(current, viewer)
+        if not 1 <= request.version <= current.version:
+            raise bad_request("NO_SUCH_VERSION", f"version must be 1..{current.version}")
+        record = await self.engine.record_at(request.match_id, request.version)
+        assert record is not None
+        seat = request.as_seat if request.HasField("as_seat") else None
+        if seat is not None and not 0 <= seat < record.players:
+            raise bad_request("NOT_A_SEAT", f"there is no seat {seat} in this match")
+        view = convert.match_view(record, seat)
+        text = ""
+        if record.started:
+            game = record.game
+            text = str(game.render(game.view(record.state, seat)))  # type: ignore[attr-defined]
+            if seat is None and not request.spectator:
+                hands = [game.view(record.state, i).hand for i in range(record.players)]
+                text += "\n" + "\n".join(
+                    f"seat {i} holds: {' '.join(c.code for c in h)}" for i, h in enumerate(hands))
+        return pb.ReplayMatchResponse(view=view, text=text)
+
+    def _check_may_replay(self, record: MatchRecord, viewer: Viewer) -> None:
+        if not (viewer.arbiter or record.finished):
+            raise EngineError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
+                              "the log is open to everyone once the match is finished; before "
+                              "that only the arbiter may read it", record.match_id, viewer.seat)

@@ -1,0 +1,41 @@
+"""Errors the engine raises: a kind (which the API maps to a gRPC status), a stable reason code
+and a sentence a player can act on."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Kind(Enum):
+    """What went wrong, independent of transport."""
+
+    BAD_REQUEST = "bad_request"
+    RULES = "rules"
+    NOT_FOUND = "not_found"
+    UNAUTHENTICATED = "unauthenticated"
+    FORBIDDEN = "forbidden"
+    CONFLICT = "conflict"
+    UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
+
+
+class EngineError(Exception):
+    """A refused request: nothing was changed."""
+
+    def __init__(
+        self, kind: Kind, code: str, message: str, match_id: str = "", seat: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.match_id = match_id
+        self.seat = seat
+
+    def __repr__(self) -> str:
+        return f"EngineError({self.kind.name}, {self.code!r}, {self.message!r})"
+
+
+def bad_request(code: str, message: str) -> EngineError:
+    """A malformed request."""
+    return EngineError(Kind.BAD_REQUEST, code, message)

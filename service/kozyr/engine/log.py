@@ -1,0 +1,256 @@
+"""Log entries, the engine's own events, and the pure fold from a log to a match record.
+
+One log entry = one accepted command and every event it caused. Its canonical form (sorted keys,
+no spaces, UTF-8 JSON; see docs/replay-format.md) is what the hash chain covers:
+``hash = SHA-256(canonical)``, and each entry carries the previous entry's hash (``prev``),
+the first one 64 zeros.
+
+Engine events wrap the game's events: `MatchCreated` (version 1), `SeatJoined`, and
+`SeedRevealed` (in the entry that finishes the match). The game's own events (dealt cards,
+tricks, bouts…) come from its rules module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kozyr.cards import Card
+from kozyr.games import Game, get_game
+from kozyr.games.base import Outcome, Setup
+from kozyr.games.codec import Registry, encode
+
+SCHEMA_VERSION = 1
+GENESIS_HASH = "0" * 64
+SYSTEM_SEAT = -1
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCreated:
+    """The first event of every match: what was asked for and the seed commitment."""
+
+    match_id: str
+    game: str
+    rules_version: str
+    options: tuple[tuple[str, str], ...]
+    seats: tuple[str, ...]
+    contributions: tuple[str, ...]
+    commitment: str
+    prearranged: bool = False
+    first_dealer: int | None = None
+    decks: tuple[tuple[Card, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatJoined:
+    """A player claimed an open seat, with an optional seed contribution (hex)."""
+
+    seat: int
+    name: str
+    contribution: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed:
+    """The match is over: the server seed is made public so anyone can check the deals."""
+
+    server_seed: str
+
+
+ENGINE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One log entry; `data` is its canonical JSON object, `hash` the SHA-256 of that text."""
+
+    version: int
+    seat: int
+    command_id: str
+    command: Mapping[str, Any] | None
+    events: tuple[Mapping[str, Any], ...]
+    time_ms: int
+    prev: str
+    schema: int = SCHEMA_VERSION
+
+    def canonical(self) -> str:
+        """The canonical JSON text the chain hashes."""
+        return canonical_json(
+            {
+                "version": self.version,
+                "seat": self.seat,
+                "command_id": self.command_id,
+                "command": self.command,
+                "events": list(self.events),
+                "time_ms": self.time_ms,
+                "prev": self.prev,
+                "schema": self.schema,
+            }
+        )
+
+    @classmethod
+    def from_canonical(cls, text: str) -> Entry:
+        """Read an entry back from its canonical JSON (older schemas are upcast here)."""
+        d = json.loads(text)
+        return cls(
+            version=int(d["version"]),
+            seat=int(d["seat"]),
+            command_id=str(d["command_id"]),
+            command=d.get("command"),
+            events=tuple(d["events"]),
+            time_ms=int(d["time_ms"]),
+            prev=str(d["prev"]),
+            schema=int(d.get("schema", 1)),
+        )
+
+
+def canonical_json(data: Any) -> str:
+    """Sorted keys, no insignificant spaces, non-ASCII kept as UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def entry_hash(canonical: str) -> str:
+    """SHA-256 of an entry's canonical text, hex."""
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """Everything the log says about a match at one version (a pure fold of its entries)."""
+
+    match_id: str
+    game: Game
+    created: MatchCreated
+    names: tuple[str, ...]
+    contributions: tuple[str, ...]
+    state: Any = None
+    version: int = 0
+    head: str = GENESIS_HASH
+    revealed_seed: str = ""
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.names)
+
+    @property
+    def open_seats(self) -> tuple[int, ...]:
+        """Seats nobody has taken yet."""
+        return tuple(i for i, n in enumerate(self.names) if not n)
+
+    @property
+    def started(self) -> bool:
+        """True once every seat is taken and the game's first events are in."""
+        return self.state is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The game's outcome, None while running or waiting."""
+        return None if self.state is None else self.game.outcome(self.state)
+
+    @property
+    def finished(self) -> bool:
+        """True once the match has its outcome."""
+        return self.outcome is not None
+
+    @property
+    def options(self) -> dict[str, str]:
+        """The options as created (text values)."""
+        return dict(self.created.options)
+
+    def setup(self) -> Setup:
+        """The game setup recorded at creation (first dealer, prearranged decks)."""
+        return Setup(first_dealer=self.created.first_dealer, decks=self.created.decks)
+
+
+_REGISTRIES: dict[str, Registry] = {}
+
+
+def registry_for(game: Game) -> Registry:
+    """A decoder for the engine's and this game's events and commands."""
+    reg = _REGISTRIES.get(game.NAME)
+    if reg is None:
+        reg = Registry((*ENGINE_EVENTS, *game.EVENT_TYPES, *game.COMMAND_TYPES))
+        _REGISTRIES[game.NAME] = reg
+    return reg
+
+
+def decode_events(game: Game, entry: Entry) -> list[Any]:
+    """The entry's events as dataclasses."""
+    reg = registry_for(game)
+    return [reg.decode(e) for e in entry.events]
+
+
+def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
+    """Fold one entry into the record (None before the first entry). Pure.
+
+    `digest` is the entry's hash when the caller has it already (saves re-serializing).
+    """
+    if record is None:
+        first = entry.events[0]
+        if first.get("type") != "MatchCreated":
+            raise ValueError("a match log must start with MatchCreated")
+        game = get_game(str(first["game"]))
+        created = registry_for(game).decode(first)
+        record = MatchRecord(
+            match_id=created.match_id,
+            game=game,
+            created=created,
+            names=created.seats,
+            contributions=created.contributions,
+        )
+        events = decode_events(game, entry)[1:]
+    else:
+        events = decode_events(record.game, entry)
+    names, contributions = list(record.names), list(record.contributions)
+    state, revealed = record.state, record.revealed_seed
+    evolve = record.game.evolve
+    for event in events:
+        if isinstance(event, SeatJoined):
+            names[event.seat] = event.name
+            contributions[event.seat] = event.contribution
+        elif isinstance(event, SeedRevealed):
+            revealed = event.server_seed
+        elif not isinstance(event, MatchCreated):
+            state = evolve(state, event)
+    return MatchRecord(
+        match_id=record.match_id,
+        game=record.game,
+        created=record.created,
+        names=tuple(names),
+        contributions=tuple(contributions),
+        state=state,
+        version=entry.version,
+        head=digest or entry_hash(entry.canonical()),
+        revealed_seed=revealed,
+    )
+
+
+def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None) -> MatchRecord:
+    """Apply entries in order."""
+    for entry in entries:
+        record = apply_entry(record, entry)
+    if record is None:
+        raise ValueError("an empty log")
+    return record
+
+
+def command_key(seat: int, command_id: str) -> str:
+    """The idempotency key of a command: its id, scoped to the seat that sent it."""
+    return f"{seat}:{command_id}"
+
+
+def match_seed(server_seed: bytes, contributions: Sequence[bytes]) -> bytes:
+    """docs/fairness.md §1: the seed the deals come from, from the server seed and each seat's."""
+    h = hashlib.sha256(b"kozyr/match-seed/v1\x00" + server_seed)
+    for c in contributions:
+        h.update(len(c).to_bytes(4, "big") + c)
+    return h.digest()
+
+
+def encode_events(events: Iterable[Any]) -> tuple[dict[str, Any], ...]:
+    """The plain-data form of events for an entry."""
+    return tuple(encode(e) for e in events)
