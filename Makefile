@@ -31,7 +31,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check service tests
 	$(BIN)/mypy
 
-test: $(STAMP) lint
+test: $(STAMP) lint proto-check
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -22,7 +22,7 @@ def test_parse_is_lenient_on_case_and_ten_alias() -> None:
 
 @pytest.mark.parametrize("bad", ["", "1H", "11S", "QX", "JOKER", "10"])
 def test_parse_refuses_non_cards_with_a_hint(bad: str) -> None:
-    with pytest.raises(ValueError, match="write e.g."):
+    with pytest.raises(ValueError, match=r"write e\.g\."):
         parse_card(bad)
 
 

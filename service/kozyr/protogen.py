@@ -72,7 +72,8 @@ def main() -> int:
 
 def _diff(a: Path, b: Path) -> list[str]:
     names = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
-    names |= {p.relative_to(b) for p in b.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    names |= {p.relative_to(b) for p in b.rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
     return sorted(str(n) for n in names
                   if not ((a / n).exists() and (b / n).exists()
                           and filecmp.cmp(a / n, b / n, shallow=False)))

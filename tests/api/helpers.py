@@ -43,6 +43,8 @@ def play_one(stub: Stub, match_id: str, tokens: Sequence[str], rng: random.Rando
     seat = view.to_act
     legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
                                 metadata=auth(tokens[seat])).moves
+    if not legal:  # another client of this seat moved in between
+        return pb.SubmitMoveResponse(version=view.version)
     move = legal[rng.randrange(len(legal))]
     return stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=move,
                                                 command_id=uuid.uuid4().hex),

@@ -41,10 +41,12 @@ def random_playout(
     game: Game, state: Any, stream: RandomStream, max_steps: int
 ) -> Iterator[tuple[Any, int, Any, tuple[Any, ...]]]:
     """Play random legal commands; yield (state before, seat, command, events) per step."""
-    for _ in range(max_steps):
+    for step in range(max_steps + 1):
         seat = game.to_act(state)
         if seat is None:
             return
+        if step == max_steps:
+            break
         legal = game.legal_commands(state, seat)
         command = legal[stream.randbelow(len(legal))]
         events = game.decide(state, seat, command)

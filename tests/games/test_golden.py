@@ -41,10 +41,8 @@ def playthrough(name: str) -> str:
            "== start"]
     for event in opening:
         out += [f"  {game.describe(event)}", f"    {_line(event)}"]
-    step = 0
-    for before, seat, command, events in random_playout(
-            game, state, RandomStream(seed, "golden-moves"), 100_000):
-        step += 1
+    for step, (before, seat, command, events) in enumerate(random_playout(
+            game, state, RandomStream(seed, "golden-moves"), 100_000), start=1):
         out.append(f"== {step}. seat {seat}: {_line(command)}")
         for event in events:
             out += [f"  {game.describe(event)}", f"    {_line(event)}"]

@@ -149,7 +149,7 @@ def before_config(game: Game, state: Any) -> Any:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_views_hide_what_a_seat_cannot_see(name: str) -> None:
-    """Swapping two cards the viewer cannot see leaves its view unchanged; spectators see no hand."""
+    """Swapping two cards a viewer cannot see leaves its view unchanged; spectators see no hand."""
     @settings(max_examples=10)
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:

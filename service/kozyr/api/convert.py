@@ -115,7 +115,9 @@ def move_from_command(game: Game, command: Any) -> pb.Move:
 # ---------------------------------------------------------------------------- views
 
 
-def match_view(record: MatchRecord, viewer: int | None, game_view: Any | None = None) -> pb.MatchView:
+def match_view(
+    record: MatchRecord, viewer: int | None, game_view: Any | None = None
+) -> pb.MatchView:
     """The MatchView of a record for a seat (or spectator/arbiter when viewer is None)."""
     game = record.game
     msg = pb.MatchView(
@@ -154,43 +156,59 @@ def match_view(record: MatchRecord, viewer: int | None, game_view: Any | None = 
 
 def fill(msg: Message, obj: Any) -> Message:
     """Copy the same-named attributes of a dataclass into a message (see module docstring)."""
-    for field in msg.DESCRIPTOR.fields:
-        if not hasattr(obj, field.name):
-            continue
-        _set(msg, field, getattr(obj, field.name))
+    for name, repeated, nested, text in _plan(msg.DESCRIPTOR):
+        value = getattr(obj, name, None)
+        if value is not None:
+            _set(msg, name, repeated, nested, text, value)
     return msg
 
 
-def _set(msg: Message, field: FieldDescriptor, value: Any) -> None:
-    if value is None:
-        return
-    if field.is_repeated:
-        target = getattr(msg, field.name)
-        if field.type == FieldDescriptor.TYPE_MESSAGE:
+_PLANS: dict[Any, tuple[tuple[str, bool, bool, bool], ...]] = {}
+
+
+def _plan(descriptor: Any) -> tuple[tuple[str, bool, bool, bool], ...]:
+    """Per message type: each field's name, whether repeated, a message, a string (cached:
+    reading descriptors costs more than filling the fields)."""
+    plan = _PLANS.get(descriptor)
+    if plan is None:
+        plan = _PLANS[descriptor] = tuple(
+            (f.name, f.is_repeated, f.type == FieldDescriptor.TYPE_MESSAGE,
+             f.type == FieldDescriptor.TYPE_STRING)
+            for f in descriptor.fields
+        )
+    return plan
+
+
+def _set(msg: Message, name: str, repeated: bool, nested: bool, text: bool, value: Any) -> None:
+    if repeated:
+        target = getattr(msg, name)
+        if nested:
             for item in value:
                 _fill_positional(target.add(), item)
         else:
-            target.extend(_scalar(field, v) for v in value)
-    elif field.type == FieldDescriptor.TYPE_MESSAGE:
-        _fill_positional(getattr(msg, field.name), value)
+            target.extend([_scalar(text, v) for v in value])
+    elif nested:
+        _fill_positional(getattr(msg, name), value)
     else:
-        setattr(msg, field.name, _scalar(field, value))
+        setattr(msg, name, _scalar(text, value))
 
 
 def _fill_positional(msg: Message, value: Any) -> None:
     if isinstance(value, tuple):
-        for field, item in zip(msg.DESCRIPTOR.fields, value, strict=False):
-            _set(msg, field, item)
+        for (name, repeated, nested, text), item in zip(_plan(msg.DESCRIPTOR), value,
+                                                        strict=False):
+            if item is not None:
+                _set(msg, name, repeated, nested, text, item)
     else:
         fill(msg, value)
 
 
-def _scalar(field: FieldDescriptor, value: Any) -> Any:
+def _scalar(text: bool, value: Any) -> Any:
     if isinstance(value, Card):
         return value.code
     if isinstance(value, Suit):
         return int(value) + 1  # kozyr.v1.Suit: SUIT_S = 1 … SUIT_C = 4
-    if field.type == FieldDescriptor.TYPE_STRING and not isinstance(value, str):
+    if text and not isinstance(value, str):
         return str(value)
     return value
 

@@ -89,7 +89,9 @@ async def serve(redis_url: str, address: str, *, arbiter_token: str | None = Non
     await engine.store.redis.ping()
     running = await start_server(engine, address)
     if metrics_port is not None:
-        start_http_server(metrics_port, addr="127.0.0.1", registry=METRICS.registry)
+        # Metrics listen on the same host as the API (loopback by default).
+        start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
+                          registry=METRICS.registry)
     log.info("serving", address=f"{address.rsplit(':', 1)[0]}:{running.port}",
              metrics_port=metrics_port)
     stop = asyncio.Event()

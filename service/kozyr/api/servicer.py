@@ -26,7 +26,7 @@ from kozyr.cards import parse_cards
 from kozyr.engine import Applied, Engine, EngineError, Kind, Viewer
 from kozyr.engine.engine import MAX_NAME
 from kozyr.engine.errors import bad_request
-from kozyr.engine.log import MatchRecord, decode_events
+from kozyr.engine.log import MatchRecord
 from kozyr.games import GAMES
 
 log = structlog.get_logger("kozyr.api")
@@ -35,17 +35,18 @@ MAX_OPTIONS = 32
 MAX_OPTION_TEXT = 64
 MAX_DECK_TEXT = 53 * 4
 
+Context = grpc.aio.ServicerContext[Any, Any]
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 
 
 def _rpc(
-    method: Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]],
-) -> Callable[[Any, Req, grpc.aio.ServicerContext], Awaitable[Resp]]:
+    method: Callable[[Any, Req, Context], Awaitable[Resp]],
+) -> Callable[[Any, Req, Context], Awaitable[Resp]]:
     """Map errors of a unary RPC to statuses."""
 
     @functools.wraps(method)
-    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext) -> Resp:
+    async def wrapper(self: Any, request: Req, context: Context) -> Resp:
         try:
             return await method(self, request, context)
         except EngineError as e:
@@ -70,7 +71,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     # ------------------------------------------------------------------ helpers
 
-    async def _viewer(self, match_id: str, context: grpc.aio.ServicerContext) -> Viewer:
+    async def _viewer(self, match_id: str, context: Context) -> Viewer:
         token = None
         for key, value in context.invocation_metadata() or ():
             if key == "authorization":
@@ -83,8 +84,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 token = token.strip()
         return await self.engine.authenticate(match_id, token)
 
-    async def _seat(self, match_id: str, context: grpc.aio.ServicerContext) -> int:
+    async def _seat(self, match_id: str, context: Context) -> int:
         viewer = await self._viewer(match_id, context)
+        if viewer.seat is None and not viewer.arbiter:
+            await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
+            raise EngineError(Kind.UNAUTHENTICATED, "NO_TOKEN",
+                              "moves need your seat token: send 'authorization: Bearer <token>'",
+                              match_id)
         if viewer.seat is None:
             raise EngineError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
                               "only a seated player may move; send your seat token", match_id)
@@ -95,22 +101,21 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     def _update(self, applied: Applied, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
-        events = decode_events(record.game, applied.entry)
-        shown = convert.events_for(record.game, applied.entry.version, events, viewer.seat,
-                                   arbiter=viewer.arbiter)
+        shown = convert.events_for(record.game, applied.entry.version, applied.events,
+                                   viewer.seat, arbiter=viewer.arbiter)
         return shown, self._view(record, viewer)
 
     # ------------------------------------------------------------------ RPCs
 
     @_rpc
     async def ListGames(self, request: pb.ListGamesRequest,
-                        context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:
+                        context: Context) -> pb.ListGamesResponse:
         """Every game with its options."""
         return pb.ListGamesResponse(games=[convert.game_info(g) for g in GAMES.values()])
 
     @_rpc
     async def CreateMatch(self, request: pb.CreateMatchRequest,
-                          context: grpc.aio.ServicerContext) -> pb.CreateMatchResponse:
+                          context: Context) -> pb.CreateMatchResponse:
         """Create a match and hand out the named seats' tokens."""
         if not request.game:
             raise bad_request("EMPTY_GAME", "name the game: " + ", ".join(GAMES))
@@ -148,7 +153,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_rpc
     async def JoinMatch(self, request: pb.JoinMatchRequest,
-                        context: grpc.aio.ServicerContext) -> pb.JoinMatchResponse:
+                        context: Context) -> pb.JoinMatchResponse:
         """Claim an open seat."""
         if len(request.name) > MAX_NAME:
             raise bad_request("FIELD_TOO_LONG", f"a name may have at most {MAX_NAME} characters")
@@ -163,7 +168,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_rpc
     async def GetMatch(self, request: pb.GetMatchRequest,
-                       context: grpc.aio.ServicerContext) -> pb.GetMatchResponse:
+                       context: Context) -> pb.GetMatchResponse:
         """The caller's view."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
@@ -171,7 +176,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_rpc
     async def ListLegalMoves(self, request: pb.ListLegalMovesRequest,
-                             context: grpc.aio.ServicerContext) -> pb.ListLegalMovesResponse:
+                             context: Context) -> pb.ListLegalMovesResponse:
         """The caller's legal moves."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
@@ -184,18 +189,18 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_rpc
     async def SubmitMove(self, request: pb.SubmitMoveRequest,
-                         context: grpc.aio.ServicerContext) -> pb.SubmitMoveResponse:
+                         context: Context) -> pb.SubmitMoveResponse:
         """Decide and record one move."""
         started = time.perf_counter()
         match_id, seat = request.match_id, None
         game_name = "?"
         try:
             seat = await self._seat(match_id, context)
-            record = await self.engine.record(match_id)
-            game_name = record.game.NAME
+            game = await self.engine.game_of(match_id)
+            game_name = game.NAME
             if not request.HasField("move"):
                 raise bad_request("EMPTY_MOVE", "the request has no move")
-            command = convert.command_from_move(record.game, request.move)
+            command = convert.command_from_move(game, request.move)
             applied = await self.engine.submit(
                 match_id, seat, command, request.command_id,
                 request.expected_version if request.HasField("expected_version") else None,
@@ -218,7 +223,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view)
 
     async def WatchMatch(self, request: pb.WatchMatchRequest,
-                         context: grpc.aio.ServicerContext) -> AsyncIterator[pb.MatchUpdate]:
+                         context: Context) -> AsyncIterator[pb.MatchUpdate]:
         """Stream updates after from_version until the match ends or the server stops."""
         try:
             viewer = await self._viewer(request.match_id, context)
@@ -254,7 +259,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_rpc
     async def GetMatchLog(self, request: pb.GetMatchLogRequest,
-                          context: grpc.aio.ServicerContext) -> pb.GetMatchLogResponse:
+                          context: Context) -> pb.GetMatchLogResponse:
         """The full log: for the arbiter, or for anyone once the match is finished."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
@@ -268,7 +273,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_rpc
     async def ReplayMatch(self, request: pb.ReplayMatchRequest,
-                          context: grpc.aio.ServicerContext) -> pb.ReplayMatchResponse:
+                          context: Context) -> pb.ReplayMatchResponse:
         """The view at a version, for the arbiter or for anyone once the match is finished."""
         viewer = await self._viewer(request.match_id, context)
         current = await self.engine.record(request.match_id)
@@ -284,7 +289,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         text = ""
         if record.started:
             game = record.game
-            text = str(game.render(game.view(record.state, seat)))  # type: ignore[attr-defined]
+            text = game.render(game.view(record.state, seat))
             if seat is None and not request.spectator:
                 hands = [game.view(record.state, i).hand for i in range(record.players)]
                 text += "\n" + "\n".join(

@@ -23,9 +23,9 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.exceptions
 
@@ -40,6 +40,7 @@ from kozyr.engine.log import (
     SeedRevealed,
     apply_entry,
     command_key,
+    decode_events,
     encode_events,
     entry_hash,
     match_seed,
@@ -50,6 +51,7 @@ from kozyr.games import Game, IllegalMove, InvalidOptions, get_game
 from kozyr.games.base import Setup
 from kozyr.games.codec import encode
 
+T = TypeVar("T")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 COMMAND_ID = re.compile(r"^[\x21-\x7e]{1,64}$")
 MAX_NAME = 64
@@ -88,9 +90,11 @@ class Joined:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """An entry and the record right after it (the answer to a move, or one watched update)."""
+    """An entry, its decoded events and the record right after it (a move's answer, or one
+    watched update)."""
 
     entry: Entry
+    events: tuple[Any, ...]
     record: MatchRecord
 
 
@@ -166,9 +170,8 @@ class Engine:
             raise bad_request("BAD_SETUP", f"the match setup is invalid: {e}") from None
 
         match_id = secrets.token_hex(8)
-        tokens = tuple(
-            SeatToken(i, name, _new_token(self._random)) for i, (name, _) in enumerate(seats) if name
-        )
+        tokens = tuple(SeatToken(i, name, _new_token(self._random))
+                       for i, (name, _) in enumerate(seats) if name)
         if request_id:
             sealed = _seal(request_id, match_id, tokens)
             earlier = await self._guard(self.store.claim_request(request_id, sealed))
@@ -286,6 +289,12 @@ class Engine:
             return record
         return self._remember(_fold_stored(record, stored))
 
+    async def game_of(self, match_id: str) -> Game:
+        """The match's game (it never changes, so the cache answers without reading Redis)."""
+        _check_match_id(match_id)
+        cached = self._cache.get(match_id)
+        return cached.game if cached is not None else (await self._load(match_id)).game
+
     async def record_at(self, match_id: str, version: int) -> MatchRecord | None:
         """The record right after `version` (None for version 0); replays from the start."""
         _check_match_id(match_id)
@@ -382,7 +391,7 @@ class Engine:
                 if status == "OK":
                     record = self._remember(apply_entry(record, entry, digest))
                     self._wake(match_id, record.version)
-                    return Applied(entry, record)
+                    return Applied(entry, events, record)
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
                 record, fresh = await self._conflict(record, version), True
@@ -401,13 +410,12 @@ class Engine:
     async def _answer_at(self, match_id: str, version: int) -> Applied:
         """The recorded answer of the entry at `version` (for a repeated command)."""
         cached = self._cache.get(match_id)
-        if cached is not None and cached.version == version:
-            stored = await self._guard(self.store.read_after(match_id, version - 1, upto=version))
-            return Applied(Entry.from_canonical(stored[0].text), cached)
-        record = await self.record_at(match_id, version)
+        record = cached if cached is not None and cached.version == version else (
+            await self.record_at(match_id, version))
         assert record is not None
         stored = await self._guard(self.store.read_after(match_id, version - 1, upto=version))
-        return Applied(Entry.from_canonical(stored[0].text), record)
+        entry = Entry.from_canonical(stored[0].text)
+        return Applied(entry, tuple(decode_events(record.game, entry)), record)
 
     async def _conflict(self, record: MatchRecord, current: int) -> MatchRecord:
         if current < record.version:
@@ -422,7 +430,7 @@ class Engine:
 
     # ------------------------------------------------------------------ watching
 
-    async def updates(self, match_id: str, from_version: int) -> AsyncIterator[Applied]:
+    async def updates(self, match_id: str, from_version: int) -> AsyncGenerator[Applied, None]:
         """Every entry after `from_version` with the record after it, waiting for new ones;
         ends after the entry that finishes the match."""
         current = await self.record(match_id)
@@ -439,7 +447,7 @@ class Engine:
                 entry = Entry.from_canonical(item.text)
                 record = apply_entry(record, entry, item.hash)
                 version = item.version
-                yield Applied(entry, record)
+                yield Applied(entry, tuple(decode_events(record.game, entry)), record)
                 if record.finished:
                     return
             await self._wait(match_id, version)
@@ -531,7 +539,7 @@ class Engine:
                               match_id)
         return bytes.fromhex(value)
 
-    async def _guard(self, awaitable: Any) -> Any:
+    async def _guard(self, awaitable: Awaitable[T]) -> T:
         """Await a store call, turning a lost Redis into UNAVAILABLE."""
         try:
             return await awaitable
@@ -605,8 +613,7 @@ def _seal(request_id: str, match_id: str, tokens: Sequence[SeatToken]) -> str:
     request id, which Redis never stores, so Redis still holds no usable token."""
     sealed = [
         {"seat": t.seat, "name": t.name,
-         "token": bytes(a ^ b for a, b in zip(_token_raw(t.token),
-                                             _pad(request_id, match_id, t.seat), strict=True)).hex()}
+         "token": _xor(_token_raw(t.token), _pad(request_id, match_id, t.seat)).hex()}
         for t in tokens
     ]
     return json.dumps({"match_id": match_id, "tokens": sealed})
@@ -616,12 +623,16 @@ def _unseal(request_id: str, sealed: str) -> tuple[str, tuple[SeatToken, ...]]:
     data = json.loads(sealed)
     match_id = data["match_id"]
     tokens = tuple(
-        SeatToken(t["seat"], t["name"], base64.urlsafe_b64encode(bytes(
-            a ^ b for a, b in zip(bytes.fromhex(t["token"]), _pad(request_id, match_id, t["seat"]),
-                                  strict=True))).rstrip(b"=").decode())
+        SeatToken(t["seat"], t["name"], base64.urlsafe_b64encode(
+            _xor(bytes.fromhex(t["token"]), _pad(request_id, match_id, t["seat"]))
+        ).rstrip(b"=").decode())
         for t in data["tokens"]
     )
     return match_id, tokens
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return bytes(x ^ y for x, y in zip(a, b, strict=True))
 
 
 def _token_raw(token: str) -> bytes:

@@ -114,17 +114,20 @@ class EventStore:
         """Entries with versions in (version, upto] — all later ones when upto is None."""
         low = f"({version}-0" if version > 0 else "-"
         high = "+" if upto is None else f"{upto}-0"
-        rows = await self.redis.xrange(log_key(match_id), min=low, max=high)
+        rows: list[tuple[str, dict[str, str]]] = await self.redis.xrange(
+            log_key(match_id), min=low, max=high)  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
     async def version(self, match_id: str) -> int:
         """The stream's current version (0 when the match does not exist)."""
-        rows = await self.redis.xrevrange(log_key(match_id), count=1)
+        rows: list[tuple[str, Any]] = await self.redis.xrevrange(  # type: ignore[assignment]
+            log_key(match_id), count=1)
         return int(rows[0][0].split("-", 1)[0]) if rows else 0
 
     async def wait_after(self, match_id: str, version: int, block_ms: int) -> int:
         """Block until the stream has an entry after `version` (or timeout); its top version."""
-        rows = await self.redis.xread({log_key(match_id): f"{version}-0"}, block=block_ms)
+        rows: list[tuple[str, list[tuple[str, Any]]]] = await self.redis.xread(  # type: ignore[assignment]
+            {log_key(match_id): f"{version}-0"}, block=block_ms)
         if not rows:
             return version
         entries = rows[0][1]

@@ -151,6 +151,29 @@ class Game(Protocol):
         """The final outcome, or None while the match runs."""
         ...
 
+    def zones(self, state: State) -> Mapping[str, tuple[Card, ...]]:
+        """Where every card is (hands, stock, table, piles…): each card in exactly one zone."""
+        ...
+
+    def hidden_zones(self, state: State, viewer: int | None) -> tuple[str, ...]:
+        """The zones whose cards `viewer` may not see (its view must not depend on them)."""
+        ...
+
+    def with_zones(self, state: State, zones: Mapping[str, tuple[Card, ...]]) -> State:
+        """The state with its cards placed as `zones` says (same names and sizes as `zones`).
+
+        Used to swap hidden cards in tests and to sample what a seat cannot see (bots).
+        """
+        ...
+
+    def render(self, view: View) -> str:
+        """The table as plain text (≤ 78 columns) as a person would see it from that view."""
+        ...
+
+    def describe(self, event: Event) -> str:
+        """One readable line for an event."""
+        ...
+
 
 def fold(game: Game, events: Iterable[Event], state: State | None = None) -> State:
     """Apply events in order to a state (None: from the start of the match)."""

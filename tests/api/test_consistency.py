@@ -1,0 +1,195 @@
+"""Idempotency, two server processes on one Redis, restarts of the server and of Redis."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+import pytest
+import redis
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr.api import convert
+from kozyr.engine.embedded import EmbeddedRedis
+from kozyr.engine.log import GENESIS_HASH, Entry, entry_hash, fold_entries
+from kozyr.engine.store import log_key
+from tests.api.helpers import auth, create, play_one, play_out, reason
+from tests.conftest import ARBITER, ServerThread
+
+
+def test_one_command_sent_five_times_concurrently_appends_once(
+        server: ServerThread, redis_client: redis.Redis) -> None:
+    stub = server.stub()
+    match_id, tokens = create(stub, "dix")
+    view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+    seat = view.to_act
+    move = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                               metadata=auth(tokens[seat])).moves[0]
+    request = pb.SubmitMoveRequest(match_id=match_id, move=move, command_id="same-command")
+    stubs = [server.stub() for _ in range(5)]
+    barrier = threading.Barrier(5)
+
+    def send(s: kozyr_pb2_grpc.KozyrServiceStub) -> bytes:
+        barrier.wait()
+        return s.SubmitMove(request, metadata=auth(tokens[seat])).SerializeToString()
+
+    with ThreadPoolExecutor(5) as pool:
+        answers = list(pool.map(send, stubs))
+    assert len(set(answers)) == 1, "all five must get the same answer"
+    assert redis_client.xlen(log_key(match_id)) == view.version + 1
+    # Later, after other moves, the same command id still answers the same.
+    play_one(stub, match_id, tokens, random.Random(1))
+    again = stub.SubmitMove(request, metadata=auth(tokens[seat])).SerializeToString()
+    assert again == answers[0]
+
+
+def test_create_match_with_a_request_id_is_idempotent(server: ServerThread) -> None:
+    stub = server.stub()
+    request = pb.CreateMatchRequest(game="durak-dice", request_id=uuid.uuid4().hex,
+                                    seats=[pb.SeatRequest(name=n) for n in "abc"])
+    first, second = stub.CreateMatch(request), stub.CreateMatch(request)
+    assert first == second and len(first.tokens) == 3
+    assert stub.GetMatch(pb.GetMatchRequest(match_id=first.match_id),
+                         metadata=auth(first.tokens[1].token)).view.seat == 1
+
+
+def verify_chain(client: redis.Redis, match_id: str) -> list[Entry]:
+    """Versions 1..n with no gap or duplicate, and every hash link intact."""
+    rows = client.xrange(log_key(match_id))
+    assert [int(i.split("-")[0]) for i, _ in rows] == list(range(1, len(rows) + 1))
+    prev, entries = GENESIS_HASH, []
+    for _, fields in rows:
+        entry = Entry.from_canonical(fields["e"])
+        assert entry_hash(fields["e"]) == fields["h"] and entry.prev == prev
+        assert entry.canonical() == fields["e"]
+        prev = fields["h"]
+        entries.append(entry)
+    return entries
+
+
+@pytest.fixture
+def two_processes(redis_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    procs, addresses = [], []
+    env = {**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER}
+    for _ in range(2):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
+             "--redis-url", redis_url, "--json-logs"],
+            stderr=subprocess.PIPE, text=True, env=env)
+        procs.append(proc)
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            record = json.loads(line)
+            if record.get("event") == "serving":
+                addresses.append(record["address"])
+                break
+        threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep the pipe drained
+    yield addresses
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        assert proc.wait(30) == 0, "SIGTERM must stop the server cleanly with status 0"
+
+
+def test_two_server_processes_sixteen_clients_same_matches(
+        two_processes: list[str], redis_client: redis.Redis) -> None:
+    stubs = [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a)) for a in two_processes]
+    matches = [create(stubs[0], "dix", options={"single_hand": "true"}),
+               create(stubs[1], "six-dozens", players=2),
+               create(stubs[0], "durak-dice", players=3),
+               create(stubs[1], "dix", options={"single_hand": "true"})]
+    refused: list[str] = []
+
+    def client(n: int) -> None:
+        stub = stubs[n % 2]
+        match_id, tokens = matches[n % len(matches)]
+        rng = random.Random(n)
+        for _ in range(5000):
+            try:
+                if play_one(stub, match_id, tokens, rng) is None:
+                    return
+            except grpc.RpcError as e:
+                # Racing clients of one seat: the loser sees the move already made.
+                assert e.code() in (grpc.StatusCode.FAILED_PRECONDITION,
+                                    grpc.StatusCode.ABORTED), e.details()
+                refused.append(reason(e))
+        raise AssertionError("a match did not end")
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(client, range(16)))
+    for match_id, _ in matches:
+        entries = verify_chain(redis_client, match_id)
+        fresh = fold_entries(entries)  # a fresh process: nothing but the stream
+        assert fresh.finished
+        expected = convert.match_view(fresh, None)
+        for stub in stubs:
+            view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+            assert view == expected
+    assert refused, "16 clients on 4 matches should have raced at least once"
+
+
+def test_server_restart_mid_match_continues_from_the_same_state(redis_url: str) -> None:
+    first = ServerThread(redis_url)
+    stub = first.stub()
+    match_id, tokens = create(stub, "durak-dice", players=3)
+    rng = random.Random(3)
+    for _ in range(10):
+        play_one(stub, match_id, tokens, rng)
+    before = [stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(t)).view
+              for t in tokens]
+    first.stop()
+    second = ServerThread(redis_url)
+    try:
+        stub = second.stub()
+        after = [stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(t)).view
+                 for t in tokens]
+        assert after == before
+        play_out(stub, match_id, tokens)
+        assert stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.status == \
+            pb.MATCH_STATUS_FINISHED
+    finally:
+        second.stop()
+
+
+@pytest.mark.parametrize(("fsync", "how"), [("everysec", signal.SIGTERM),
+                                            ("always", signal.SIGKILL)])
+def test_redis_restart_loses_no_acknowledged_move(
+        tmp_path: Path, fsync: str, how: signal.Signals) -> None:
+    """A clean stop flushes the append-only file; with `always`, even a kill loses nothing."""
+    embedded = EmbeddedRedis(tmp_path / "data", appendfsync=fsync).start()
+    server = ServerThread(embedded.url)
+    try:
+        stub = server.stub()
+        match_id, tokens = create(stub, "dix")
+        rng = random.Random(5)
+        acknowledged = 1
+        for _ in range(15):
+            response = play_one(stub, match_id, tokens, rng)
+            assert response is not None
+            acknowledged = response.version
+        assert embedded.process is not None
+        embedded.process.send_signal(how)
+        embedded.process.wait(10)
+        embedded.process = None
+        with pytest.raises(grpc.RpcError) as info:
+            play_one(stub, match_id, tokens, rng)
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert reason(info.value) == "STORE_UNAVAILABLE"
+        embedded.start()
+        view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+        assert view.version == acknowledged
+        play_out(stub, match_id, tokens)
+    finally:
+        server.stop()
+        embedded.stop()

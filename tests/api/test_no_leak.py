@@ -1,0 +1,114 @@
+"""No leak: every byte sent to a seat or a spectator through a whole match of each game.
+
+The test folds the finished match's public log itself, so at every version it knows where each
+card lay (the rules' `zones`) and which of those places each viewer may not see. A card that
+was hidden from a viewer both before and after an entry, and never on the table up to then,
+must not appear in any response or watched update of that version — neither as a JSON string
+in an event (`"QS"`) nor as a protobuf string field (length byte + code). The seeds must not
+appear in anything sent before the final entry.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections import defaultdict
+
+import pytest
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.engine.log import Entry, MatchRecord, SeedRevealed, apply_entry, decode_events
+from tests.api.helpers import PLAYERS, Watcher, auth, create
+from tests.conftest import ServerThread
+
+Sent = dict[int | None, list[tuple[int, bytes]]]  # viewer -> (version, bytes)
+
+
+def patterns(code: str) -> tuple[bytes, bytes]:
+    raw = code.encode()
+    return b'"' + raw + b'"', bytes([len(raw)]) + raw
+
+
+def play_and_record(server: ServerThread, game: str, seed: int) -> tuple[str, Sent, list[str]]:
+    stub = server.stub()
+    match_id, tokens = create(stub, game)
+    watchers = {s: Watcher(server.stub(), match_id, t)
+                for s, t in [*enumerate(tokens), (None, None)]}
+    sent: Sent = defaultdict(list)
+    rng = random.Random(seed)
+    while True:
+        for seat, token in [*enumerate(tokens), (None, None)]:
+            view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(token))
+            sent[seat].append((view.view.version, view.SerializeToString()))
+        if view.view.status == pb.MATCH_STATUS_FINISHED:
+            break
+        mover = view.view.to_act
+        legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                                    metadata=auth(tokens[mover]))
+        sent[mover].append((legal.version, legal.SerializeToString()))
+        move = legal.moves[rng.randrange(len(legal.moves))]
+        answer = stub.SubmitMove(pb.SubmitMoveRequest(
+            match_id=match_id, move=move, command_id=uuid.uuid4().hex),
+            metadata=auth(tokens[mover]))
+        sent[mover].append((answer.version, answer.SerializeToString()))
+    for seat, w in watchers.items():
+        w.join(30)
+        assert w.error is None and w.updates
+        sent[seat] += [(u.version, raw) for u, raw in zip(w.updates, w.raw, strict=True)]
+    return match_id, sent, tokens
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_no_hidden_card_or_seed_reaches_a_viewer(server: ServerThread, game: str) -> None:
+    match_id, sent, tokens = play_and_record(server, game, seed=7)
+    log = server.stub().GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
+    viewers: list[int | None] = [*range(len(tokens)), None]
+
+    # Fold the log: for each version, the cards each viewer may not know.
+    forbidden: dict[tuple[int | None, int], set[str]] = {}
+    record: MatchRecord | None = None
+    ever_public: set[str] = set()
+    hidden_before: dict[int | None, set[str]] = {v: set() for v in viewers}
+    secrets: list[bytes] = []
+    for item in log:
+        entry = Entry.from_canonical(item.canonical_json)
+        state = None if record is None else record.state
+        record = apply_entry(record, entry)
+        game_rules = record.game
+        for event in decode_events(game_rules, entry):
+            seed = getattr(event, "seed", b"")
+            if isinstance(seed, bytes) and seed:
+                secrets += [seed.hex().encode(), seed]
+            if isinstance(event, SeedRevealed):
+                secrets.append(event.server_seed.encode())
+            if type(event) in game_rules.EVENT_TYPES:
+                # Step through the entry event by event: a card that lay face up at any moment
+                # (a trick taken and a new hand dealt in one entry) is public from then on.
+                state = game_rules.evolve(state, event)
+                zones = game_rules.zones(state)  # type: ignore[attr-defined]
+                secret = set(game_rules.hidden_zones(state, None))  # type: ignore[attr-defined]
+                ever_public |= {c.code for name, cs in zones.items() if name not in secret
+                                for c in cs}
+        if not record.started:
+            continue
+        state = record.state
+        zones = game_rules.zones(state)  # type: ignore[attr-defined]
+        for viewer in viewers:
+            hidden_names = set(game_rules.hidden_zones(state, viewer))  # type: ignore[attr-defined]
+            hidden = {c.code for name in hidden_names for c in zones.get(name, ())}
+            forbidden[(viewer, item.version)] = (hidden & hidden_before[viewer]) - ever_public
+            hidden_before[viewer] = hidden
+    assert record is not None and record.finished and secrets
+    final = record.version
+
+    checked = 0
+    for viewer, messages in sent.items():
+        for version, raw in messages:
+            for code in forbidden.get((viewer, version), ()):
+                for pattern in patterns(code):
+                    assert pattern not in raw, f"{code} leaked to {viewer} at version {version}"
+                checked += 1
+            if version < final:
+                for secret in secrets:
+                    assert secret not in raw, f"a seed leaked to {viewer} at version {version}"
+    assert checked > 100, "the check must actually have looked at hidden cards"

@@ -1,0 +1,270 @@
+"""Kozyr benchmarks (`make bench`): figures for README, medians of repeated runs in one process.
+
+Sections (all by default, or pick with --only):
+- games:   random-playout matches/s and moves/s per game, and events folded/s;
+- service: moves/s through the whole service (gRPC → rules → Redis → reply) with many concurrent
+           matches, health Check calls/s with the same client harness (the no-op ceiling), their
+           ratio, and a move's median latency at version ~10 against version ~1,000.
+
+The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
+across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from kozyr.cards import deck  # noqa: E402
+from kozyr.fairness import RandomStream, deal_label  # noqa: E402
+from kozyr.games import GAMES, Game, fold  # noqa: E402
+from kozyr.games.base import Setup  # noqa: E402
+
+PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
+RUNS = 5
+
+
+def median_of(runs: int, measure: Callable[[], float]) -> float:
+    """The median of `runs` measurements."""
+    return statistics.median(measure() for _ in range(runs))
+
+
+# ---------------------------------------------------------------------------- games
+
+
+def playout(game: Game, players: int, seed: bytes) -> tuple[int, list[Any]]:
+    """One random-playout match: the number of moves and every event."""
+    config = game.make_config({}, players)
+    events = list(game.start(config, [f"p{i}" for i in range(players)], seed))
+    state = fold(game, events)
+    stream = RandomStream(seed, "bench")
+    moves = 0
+    to_act, legal_commands, decide, evolve = (game.to_act, game.legal_commands, game.decide,
+                                              game.evolve)
+    while (seat := to_act(state)) is not None:
+        legal = legal_commands(state, seat)
+        new = decide(state, seat, legal[stream.randbelow(len(legal))])
+        for event in new:
+            state = evolve(state, event)
+        events.extend(new)
+        moves += 1
+    return moves, events
+
+
+def bench_games(seconds: float) -> dict[str, Any]:
+    """Random-playout throughput and fold speed per game."""
+    out: dict[str, Any] = {}
+    for name, game in GAMES.items():
+        players = PLAYERS[name]
+        samples = []
+        for run in range(RUNS):
+            matches = moves = 0
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                n, _ = playout(game, players, f"{run}-{matches}".encode())
+                matches += 1
+                moves += n
+            elapsed = time.perf_counter() - start
+            samples.append((matches / elapsed, moves / elapsed))
+        logs = [playout(game, players, f"fold-{i}".encode())[1] for i in range(20)]
+        total = sum(len(log) for log in logs)
+
+        def fold_rate(logs: list[list[Any]] = logs, total: int = total, game: Game = game
+                      ) -> float:
+            start = time.perf_counter()
+            for log in logs:
+                fold(game, log)
+            return total / (time.perf_counter() - start)
+
+        out[name] = {
+            "players": players,
+            "matches_per_s": round(statistics.median(s[0] for s in samples), 1),
+            "moves_per_s": round(statistics.median(s[1] for s in samples)),
+            "events_folded_per_s": round(median_of(RUNS, fold_rate)),
+        }
+        print(f"  {name:11} {players}p  {out[name]['matches_per_s']:>9,.1f} matches/s "
+              f"{out[name]['moves_per_s']:>10,} moves/s "
+              f"{out[name]['events_folded_per_s']:>11,} events folded/s", flush=True)
+    return out
+
+
+# ---------------------------------------------------------------------------- service
+
+
+def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]]]:
+    """A Dix match decided in advance: prearranged decks and a legal move sequence.
+
+    The harness then spends exactly one RPC per move, like a client that knows its legal moves.
+    """
+    game = GAMES["dix"]
+    decks = [RandomStream(seed, deal_label(h + 1)).shuffle(deck(53)) for h in range(hands)]
+    options = {"target": 100_000, "max_hands": hands}
+    config = game.make_config(options, 2)
+    setup = Setup(first_dealer=0, decks=tuple(decks))
+    state = fold(game, game.start(config, ["a", "b"], b"\x00" * 32, setup))
+    stream = RandomStream(seed, "moves")
+    moves = []
+    while (seat := game.to_act(state)) is not None:
+        legal = game.legal_commands(state, seat)
+        command = legal[stream.randbelow(len(legal))]
+        moves.append((seat, command.card.code))
+        state = fold(game, game.decide(state, seat, command), state)
+    return [" ".join(c.code for c in d) for d in decks], moves
+
+
+def start_service(tmp: str) -> tuple[subprocess.Popen[str], str]:
+    """`kozyr serve` with an embedded Redis in its own process; its address."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
+         "--data-dir", tmp, "--json-logs"],
+        stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("{") and json.loads(line).get("event") == "serving":
+            address = json.loads(line)["address"]
+            break
+    else:
+        raise RuntimeError("the service did not start")
+    # Keep draining the log so the server never blocks on a full pipe.
+    import threading
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
+    return proc, address
+
+
+async def bench_service_async(address: str, matches: int, hands: int) -> dict[str, Any]:
+    """Moves/s over many concurrent matches, health checks/s, and latency by version."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+    from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+
+    channels = [grpc.aio.insecure_channel(address) for _ in range(4)]
+    stubs = [kozyr_pb2_grpc.KozyrServiceStub(c) for c in channels]
+    health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
+
+    async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
+        r = await stub.CreateMatch(pb.CreateMatchRequest(
+            game="dix", options={"target": "100000", "max_hands": str(len(decks))},
+            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
+            prearranged_decks=decks))
+        return r.match_id, [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
+
+    def move(match_id: str, card: str) -> pb.SubmitMoveRequest:
+        return pb.SubmitMoveRequest(match_id=match_id, command_id=uuid.uuid4().hex,
+                                    move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))))
+
+    async def moves_rate() -> float:
+        scripts = [dix_script(f"m{i}".encode(), 1) for i in range(matches)]
+        created = await asyncio.gather(*(new_match(stubs[i % 4], s[0])
+                                         for i, s in enumerate(scripts)))
+
+        async def play(i: int) -> int:
+            match_id, tokens = created[i]
+            stub = stubs[i % 4]
+            for seat, card in scripts[i][1]:
+                await stub.SubmitMove(move(match_id, card),
+                                      metadata=[("authorization", f"Bearer {tokens[seat]}")])
+            return len(scripts[i][1])
+
+        start = time.perf_counter()
+        total = sum(await asyncio.gather(*(play(i) for i in range(matches))))
+        return total / (time.perf_counter() - start)
+
+    async def health_rate() -> float:
+        per_task = 52  # the same shape as the move harness: one task per "match"
+        request = health_pb2.HealthCheckRequest(service="")
+
+        async def run(i: int) -> None:
+            for _ in range(per_task):
+                await health_stubs[i % 4].Check(request)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(run(i) for i in range(matches)))
+        return matches * per_task / (time.perf_counter() - start)
+
+    moves_samples, health_samples = [], []
+    for _ in range(RUNS):  # interleaved, so both see the same machine load
+        moves_samples.append(await moves_rate())
+        health_samples.append(await health_rate())
+
+    decks, script = dix_script(b"long", hands)
+    match_id, tokens = await new_match(stubs[0], decks)
+    latencies: dict[int, float] = {}
+    for version, (seat, card) in enumerate(script, start=2):
+        start = time.perf_counter()
+        await stubs[0].SubmitMove(move(match_id, card),
+                                  metadata=[("authorization", f"Bearer {tokens[seat]}")])
+        latencies[version] = time.perf_counter() - start
+    top = max(latencies)
+    early = [latencies[v] for v in range(5, 26)]
+    late_band = range(min(990, top - 21), min(1011, top + 1))
+    late = [latencies[v] for v in late_band]
+    for c in channels:
+        await c.close()
+    moves_per_s, checks_per_s = (statistics.median(moves_samples),
+                                 statistics.median(health_samples))
+    return {
+        "concurrent_matches": matches,
+        "moves_per_s": round(moves_per_s),
+        "health_checks_per_s": round(checks_per_s),
+        "moves_to_noop_ratio": round(moves_per_s / checks_per_s, 2),
+        "latency_ms_at_v10": round(statistics.median(early) * 1e3, 3),
+        f"latency_ms_at_v{late_band.start + 10}": round(statistics.median(late) * 1e3, 3),
+        "latency_ratio_late_to_early": round(statistics.median(late) / statistics.median(early),
+                                             2),
+    }
+
+
+def bench_service(matches: int) -> dict[str, Any]:
+    """Run the service benchmark against a fresh `kozyr serve` process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, address = start_service(tmp)
+        try:
+            result = asyncio.run(bench_service_async(address, matches, hands=25))
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    for k, v in result.items():
+        print(f"  {k:32} {v}", flush=True)
+    return result
+
+
+def main() -> int:
+    """Run the chosen sections and print (and optionally save) the figures."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", action="append", choices=["games", "service"],
+                        help="run only these sections")
+    parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
+    parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    sections = args.only or ["games", "service"]
+    results: dict[str, Any] = {}
+    if "games" in sections:
+        print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
+        results["games"] = bench_games(args.seconds)
+    if "service" in sections:
+        print(f"service: kozyr serve + embedded Redis, median of {RUNS} runs", flush=True)
+        results["service"] = bench_service(args.matches)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
