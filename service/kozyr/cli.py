@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import asyncio
 import os
 import sys
 from collections.abc import Sequence
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+# Modules with a `register(subparsers)` function adding their subcommand(s).
+SUBCOMMANDS: list[str] = []
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -51,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
                        help="JSON log lines (default: when stderr is not a terminal)")
     serve.set_defaults(func=_serve)
+
+    # Each further subcommand lives beside the code it drives and registers itself here.
+    for module in SUBCOMMANDS:
+        importlib.import_module(module).register(sub)
     return parser
 
 
