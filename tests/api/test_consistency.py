@@ -6,13 +6,17 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -21,6 +25,7 @@ import redis
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api import convert
+from kozyr.cards import deck
 from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.log import GENESIS_HASH, Entry, entry_hash, fold_entries
 from kozyr.engine.store import log_key
@@ -78,33 +83,59 @@ def verify_chain(client: redis.Redis, match_id: str) -> list[Entry]:
     return entries
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Processes:
+    """Two `kozyr serve` processes on one Redis: their addresses, log lines and metrics port."""
+
+    def __init__(self) -> None:
+        self.addresses: list[str] = []
+        self.logs: list[dict[str, object]] = []
+        self.metrics_port = free_port()
+
+
 @pytest.fixture
-def two_processes(redis_url: str, tmp_path: Path) -> Iterator[list[str]]:
-    procs, addresses = [], []
+def two_processes(redis_url: str, tmp_path: Path) -> Iterator[Processes]:
+    procs, out = [], Processes()
     env = {**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER}
-    for _ in range(2):
+    readers = []
+    for n in range(2):
+        metrics = ["--metrics-port", str(out.metrics_port)] if n == 0 else []
         proc = subprocess.Popen(
             [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-             "--redis-url", redis_url, "--json-logs"],
+             "--redis-url", redis_url, "--json-logs", *metrics],
             stderr=subprocess.PIPE, text=True, env=env)
         procs.append(proc)
         assert proc.stderr is not None
         for line in proc.stderr:
             record = json.loads(line)
+            out.logs.append(record)
             if record.get("event") == "serving":
-                addresses.append(record["address"])
+                out.addresses.append(str(record["address"]))
                 break
-        threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep the pipe drained
-    yield addresses
+
+        def drain(stream: Any = proc.stderr) -> None:  # keep the pipe drained, keep the lines
+            out.logs.extend(json.loads(line) for line in stream)
+
+        readers.append(threading.Thread(target=drain, daemon=True))
+        readers[-1].start()
+    yield out
     for proc in procs:
         proc.send_signal(signal.SIGTERM)
     for proc in procs:
         assert proc.wait(30) == 0, "SIGTERM must stop the server cleanly with status 0"
+    for reader in readers:
+        reader.join(10)
 
 
 def test_two_server_processes_sixteen_clients_same_matches(
-        two_processes: list[str], redis_client: redis.Redis) -> None:
-    stubs = [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a)) for a in two_processes]
+        two_processes: Processes, redis_client: redis.Redis) -> None:
+    stubs = [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a))
+             for a in two_processes.addresses]
     matches = [create(stubs[0], "dix", options={"single_hand": "true"}),
                create(stubs[1], "six-dozens", players=2),
                create(stubs[0], "durak-dice", players=3),
@@ -137,6 +168,44 @@ def test_two_server_processes_sixteen_clients_same_matches(
             view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
             assert view == expected
     assert refused, "16 clients on 4 matches should have raced at least once"
+
+    # Metrics: moves by game and result, refusals by reason, latency, watchers.
+    metrics = urllib.request.urlopen(
+        f"http://127.0.0.1:{two_processes.metrics_port}/metrics", timeout=10).read().decode()
+    for family in ("kozyr_moves_total", "kozyr_errors_total", "kozyr_move_seconds_bucket",
+                   "kozyr_open_watchers"):
+        assert family in metrics
+    assert 'result="OK"' in metrics
+
+
+def test_logs_say_one_line_per_command_and_never_a_card_or_seed(
+        two_processes: Processes) -> None:
+    stub = kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(two_processes.addresses[0]))
+    match_id, tokens = create(stub, "six-dozens", players=2)
+    moves = play_out(stub, match_id, tokens)
+    log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
+    secrets = [json.loads(e.canonical_json) for e in log]
+    revealed = [ev["server_seed"] for e in secrets for ev in e["events"]
+                if ev["type"] == "SeedRevealed"]
+    seeds = [ev["seed"] for e in secrets for ev in e["events"] if ev.get("seed")]
+    assert revealed and seeds
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the reader thread may still be catching up
+        lines = [r for r in two_processes.logs if r.get("match_id") == match_id]
+        if sum(r.get("event") == "move" for r in lines) >= moves:
+            break
+        time.sleep(0.05)
+    move_lines = [r for r in lines if r.get("event") == "move"]
+    assert len(move_lines) == moves, "one log line per command"
+    for r in move_lines:
+        assert {"match_id", "seat", "command_id", "version", "result", "latency_ms",
+                "timestamp", "level"} <= set(r)
+    cards = {c.code for c in deck(53)}
+    text = "\n".join(json.dumps(r) for r in two_processes.logs)
+    for r in two_processes.logs:
+        assert not any(isinstance(v, str) and v in cards for v in r.values()), r
+    for secret in [*revealed, *seeds]:
+        assert secret not in text
 
 
 def test_server_restart_mid_match_continues_from_the_same_state(redis_url: str) -> None:
