@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -35,6 +37,9 @@ def test_graceful_stop_ends_open_watchers(redis_url: str) -> None:
     match_id, _ = create(stub, "dix")
     watcher = Watcher(server.stub(), match_id, None)
     version = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.version
+    deadline = time.monotonic() + 10
+    while len(watcher.updates) < version and time.monotonic() < deadline:
+        time.sleep(0.01)  # the watcher is open and caught up
     server.stop(grace=5)
     watcher.join(10)
     assert not watcher.is_alive(), "a watcher must not hold the server open"
