@@ -249,7 +249,7 @@ def test_R_5_max_hands_guard_ends_the_match() -> None:
 
 def test_R_6_defaults_and_values_from_the_wire() -> None:
     assert dix.make_config({}, 2) == dix.Config(50, "NON_DEALER", "LAST_HAND", False, 30)
-    config = dix.make_config({"target": "7", "first_lead": "dealer", "tiebreak_tens": "MATCH",
+    config = dix.make_config({"target": "7", "first_lead": "DEALER", "tiebreak_tens": "MATCH",
                               "single_hand": "true", "max_hands": 3}, 2)
     assert config == dix.Config(7, "DEALER", "MATCH", True, 3)
 

@@ -257,7 +257,7 @@ def test_R_6_defaults_and_every_option_value() -> None:
         ("max_bouts", 1000),
     ]
     config = D.make_config(
-        {"deck": "52", "next_first": "from_under_fool", "max_attacks": 6, "games": "3",
+        {"deck": "52", "next_first": "FROM_UNDER_FOOL", "max_attacks": 6, "games": "3",
          "max_bouts": 1}, 6
     )
     assert config == D.Config(52, "FROM_UNDER_FOOL", 6, 3, 1)

@@ -229,7 +229,7 @@ def test_R_5_max_hands_guard_ends_match() -> None:
 
 def test_R_6_options_are_read_by_name_and_value() -> None:
     config = sd.make_config(
-        {"deck": "32", "trumps": "one", "trump_suits": "h", "seven": "NONE", "dealer": "LOSER",
+        {"deck": "32", "trumps": "ONE", "trump_suits": "H", "seven": "NONE", "dealer": "LOSER",
          "max_hands": "7", "final_kitty": "SPLIT_SOLVENT", "eight_on_trumps": "false"}, 3)
     assert config == sd.Config(32, "ONE", (Suit.H,), "NONE", "LOSER", 7, "SPLIT_SOLVENT", False)
     assert sd.make_config({}, 3) == sd.Config(
@@ -448,11 +448,14 @@ def test_SIX_6_eight_on_trumps_switch() -> None:
     plain_eight, trump_bank = parse_card("8H"), parse_card("KS")
     assert sd.may_play(on, 0, plain_eight, trump_bank)
     assert not sd.may_play(off, 0, plain_eight, trump_bank)
-    # Still fine on the same or a lower category, on another 8 and on the 9 of its suit.
+    # Still fine on the same or a lower category, on a plain 8 and on the 9 of its suit.
     assert sd.may_play(off, 0, plain_eight, parse_card("KD"))
     assert sd.may_play(off, 0, parse_card("8S"), parse_card("KD"))
-    assert sd.may_play(off, 0, plain_eight, parse_card("8S"))
+    assert sd.may_play(off, 0, parse_card("8S"), plain_eight)
     assert sd.may_play(off, 0, plain_eight, parse_card("9H"))
+    # "An 8 only goes on a bank of the same or lower category": not on a trump 8 either (b).
+    assert sd.may_play(on, 0, plain_eight, parse_card("8S"))
+    assert not sd.may_play(off, 0, plain_eight, parse_card("8S"))
     # In a match: seat 0 (first mover by 7S) holds 8H; only the 8 could go on the trump 9S.
     hands = ["8H 7S AD 10D KD QD JD AH", "AC 10C KC QC JC 7C 7D KH"]
     state, _ = new(2, hands, "9S", "QH JH 10H 9H 6H", first_dealer=1, trumps="ONE")
@@ -561,6 +564,25 @@ def test_SIX_8_cover_after_a_seven_cancels_the_skip_and_a_turned_seven_does_noth
     assert sd.to_act(state) == 0 and legal(state) == "9C"
     state, events = play(state, 0, "9C")
     assert sd.to_act(state) == 1 and legal(state) == "9D"
+
+
+@pytest.mark.parametrize(("seven", "lost"), [("SKIP", sd.TurnSkipped(2)), ("NONE", sd.Passed(2))])
+def test_SIX_8_the_skip_falls_on_the_next_holder_past_an_out_seat_even_if_it_could_not_play(
+        seven: str, lost: object) -> None:
+    # Seat 1 sheds all eight cards (nobody else can play on them) and is out. Seat 0 then plays
+    # 7C: the seat after it is seat 1 (out), so the 7 costs seat 2 its turn although seat 2
+    # holds nothing for 7C; seat 0 (7H) moves again. Without the option seat 2 simply passes.
+    hands = ["7C 7H KS QS JS 9S KH QH", "AH AD AC 6C 6H 6D 6S 8C", "JH 9H KD QD JD 9D KC QC"]
+    state, _ = new(3, hands, "AS", "JC 9C 10S 10H", first_dealer=0, trumps="NONE", seven=seven)
+    for code in ["AH", "AD", "AC", "6C", "6H", "6D", "6S", "8C"]:
+        assert sd.to_act(state) == 1
+        state, events = play(state, 1, code)
+    assert events[1:] == [sd.PlayerOut(1, 1), sd.Passed(2)]
+    assert sd.to_act(state) == 0 and legal(state) == "7C"
+    state, events = play(state, 0, "7C")
+    assert events[1:] == [lost]
+    assert sd.to_act(state) == 0 and legal(state) == "7H"
+    assert not state.skip_next
 
 
 # ------------------------------------------------------------------------------- SIX-9, 10
@@ -926,3 +948,16 @@ def test_random_play_always_ends(players: int) -> None:
         assert result.winners
         assert state.hand_number <= config.max_hands
         assert sum(len(z) for z in sd.zones(state).values()) == config.deck
+
+
+def test_R_3_six_dozens_refuses_prearranged_dice() -> None:
+    config = sd.make_config({}, 2)
+    with pytest.raises(InvalidOptions) as info:
+        sd.start(config, ["a", "b"], b"s", Setup(dice=((3, 4),)))
+    assert info.value.code == "BAD_SETUP"
+
+
+def test_R_6_enumerated_values_are_written_upper_snake() -> None:
+    with pytest.raises(InvalidOptions, match="write 'LOSER'") as info:
+        sd.make_config({"dealer": "loser"}, 2)
+    assert info.value.code == "BAD_OPTION_VALUE"

@@ -230,9 +230,13 @@ def _coerce(spec: OptionSpec, value: object) -> object:
         if not isinstance(value, bool):
             raise bad
     elif spec.kind == "enum":
+        # enumerated values are written exactly as RULES.md writes them (UPPER_SNAKE).
         if not isinstance(value, str):
             raise bad
-        value = value.strip().upper()
+        if value not in spec.choices and value.strip().upper() in spec.choices:
+            raise InvalidOptions(
+                "BAD_OPTION_VALUE",
+                f"option {spec.name!r} cannot be {value!r}: write {value.strip().upper()!r}")
     elif spec.kind == "suits":
         if isinstance(value, str):
             letters = value.replace(",", "").replace(" ", "")

@@ -31,8 +31,9 @@ Decisions where RULES.md is silent (or leaves the form open):
   finisher. (The kitty is always a multiple of 6, so every SIX-11 share is exact in practice.)
 - With `final_kitty` SPLIT_SOLVENT the final kitty shares are added to the capitals before the
   winners are chosen; the outcome's details report the shares and the discarded amount.
-- `eight_on_trumps` false restricts only clause SIX-6(d): an 8 may still go on an 8 (b) or on a
-  9 of its suit (a), and on a lower category by (e).
+- `eight_on_trumps` false: "an 8 only goes on a bank of the same or lower category for its
+  player" is read literally, whatever clause would allow it — so it also keeps an 8 off an 8 of
+  a higher category (b). (Clauses (a) and (e) never put an 8 on a higher category anyway.)
 - Cards left in hand are not revealed at the end of a hand; `HandSettled` gives their counts.
 - Redaction: `MatchStarted` loses its seed (``b""``) and the prearranged deck orders (each
   becomes ``()``, so their number stays visible); `HandDealt` keeps only the viewer's own hand
@@ -427,8 +428,8 @@ def category(config: Config, seat: int, card: Card) -> int:
     return 1 if card.suit in suits else 0
 
 
-def may_play(config: Config, seat: int, card: Card, bank: Card) -> bool:
-    """SIX-6: may `seat` put `card` on `bank` (on its own turn)?"""
+def _clauses(config: Config, seat: int, card: Card, bank: Card) -> bool:
+    """SIX-6 (a)–(e) as written."""
     if card.suit == bank.suit and _IDX[card.rank] == _IDX[bank.rank] + 1:  # (a)
         return True
     if card.rank == bank.rank:  # (b)
@@ -440,6 +441,14 @@ def may_play(config: Config, seat: int, card: Card, bank: Card) -> bool:
     if card.rank == Rank.EIGHT and (config.eight_on_trumps or cat_b <= cat_c):  # (d)
         return True
     return cat_c > cat_b  # (e)
+
+
+def may_play(config: Config, seat: int, card: Card, bank: Card) -> bool:
+    """SIX-6: may `seat` put `card` on `bank` (on its own turn)?"""
+    if (card.rank == Rank.EIGHT and not config.eight_on_trumps
+            and category(config, seat, bank) > category(config, seat, card)):
+        return False  # the option's "only": no clause puts such an 8 on a higher category
+    return _clauses(config, seat, card, bank)
 
 
 def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
@@ -478,6 +487,8 @@ def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
             place = _IDX[b.rank] + 1
             if place <= 8:  # (a): the next card towards the 6, if the deck has it
                 mask |= (1 << (bs * 13 + _RANK_AT[place] - 2)) & suit_mask[bs]
+            if not config.eight_on_trumps:
+                mask &= ~eights_all | eights[bs]  # the option keeps lower 8s off, whatever clause
             row[b.index] = mask & ~(1 << b.index)
         tables.append(tuple(row))
     return tuple(tables)
@@ -580,6 +591,8 @@ def start(
         )
     if setup.first_dealer is not None and not 0 <= setup.first_dealer < n:
         raise InvalidOptions("BAD_FIRST_DEALER", f"there is no seat {setup.first_dealer}")
+    if setup.dice:
+        raise InvalidOptions("BAD_SETUP", "Six Dozens uses no dice")
     canonical = deck(config.deck)
     expected = sorted(canonical)
     for k, d in enumerate(setup.decks, 1):
