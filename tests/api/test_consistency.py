@@ -262,3 +262,46 @@ def test_redis_restart_loses_no_acknowledged_move(
     finally:
         server.stop()
         embedded.stop()
+
+
+def test_a_stream_behind_the_cache_is_never_written_over(
+        server: ServerThread, redis_client: redis.Redis) -> None:
+    """A failover that loses the stream's tail: refuse, reload, go on from what Redis holds."""
+    stub = server.stub()
+    match_id, tokens = create(stub, "dix")
+    rng = random.Random(11)
+    for _ in range(4):
+        play_one(stub, match_id, tokens, rng)
+    # The replica never got the last entry: the stream as it stands there.
+    rows = redis_client.xrange(log_key(match_id))
+    redis_client.delete(log_key(match_id))
+    for entry_id, fields in rows[:-1]:
+        redis_client.xadd(log_key(match_id), fields, id=entry_id)
+    lost = len(rows)
+    with pytest.raises(grpc.RpcError) as info:
+        for _ in range(3):  # the move decided on the cached state is refused, not appended
+            play_one(stub, match_id, tokens, rng)
+    assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert reason(info.value) == "STREAM_BEHIND"
+    assert redis_client.xlen(log_key(match_id)) == lost - 1
+    # The server reloaded: it now serves what the stream holds and play goes on from there.
+    view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+    assert view.version == lost - 1
+    answer = play_one(stub, match_id, tokens, rng)
+    assert answer is not None and answer.version == lost
+    verify_chain(redis_client, match_id)
+
+
+def test_a_stream_with_deleted_entries_is_refused_not_repaired(
+        server: ServerThread, redis_client: redis.Redis) -> None:
+    stub = server.stub()
+    match_id, tokens = create(stub, "dix")
+    rng = random.Random(12)
+    play_one(stub, match_id, tokens, rng)
+    top = redis_client.xrevrange(log_key(match_id), count=1)[0][0]
+    redis_client.xdel(log_key(match_id), top)  # Redis keeps the deleted ID as its last one
+    with pytest.raises(grpc.RpcError) as info:
+        for _ in range(3):
+            play_one(stub, match_id, tokens, rng)
+    assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert reason(info.value) in ("STREAM_BEHIND", "STREAM_DAMAGED")

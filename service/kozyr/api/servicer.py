@@ -28,6 +28,7 @@ from kozyr.engine.engine import MAX_NAME
 from kozyr.engine.errors import bad_request
 from kozyr.engine.log import MatchRecord
 from kozyr.games import GAMES
+from kozyr.replay import show as replay_show
 
 log = structlog.get_logger("kozyr.api")
 
@@ -286,15 +287,10 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         if seat is not None and not 0 <= seat < record.players:
             raise bad_request("NOT_A_SEAT", f"there is no seat {seat} in this match")
         view = convert.match_view(record, seat)
-        text = ""
-        if record.started:
-            game = record.game
-            text = game.render(game.view(record.state, seat))
-            if seat is None and not request.spectator:
-                hands = [game.view(record.state, i).hand for i in range(record.players)]
-                text += "\n" + "\n".join(
-                    f"seat {i} holds: {' '.join(c.code for c in h)}" for i, h in enumerate(hands))
-        return pb.ReplayMatchResponse(view=view, text=text)
+        # The same text `kozyr replay show` prints for that step and viewer.
+        shown = seat if seat is not None else (
+            replay_show.SPECTATOR if request.spectator else replay_show.FULL)
+        return pb.ReplayMatchResponse(view=view, text=replay_show.table_text(record, shown))
 
     def _check_may_replay(self, record: MatchRecord, viewer: Viewer) -> None:
         if not (viewer.arbiter or record.finished):

@@ -24,10 +24,11 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import redis.exceptions
+import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.errors import EngineError, Kind, bad_request
@@ -51,6 +52,7 @@ from kozyr.games import Game, IllegalMove, InvalidOptions, get_game
 from kozyr.games.base import Setup
 from kozyr.games.codec import encode
 
+log = structlog.get_logger("kozyr.engine")
 T = TypeVar("T")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 COMMAND_ID = re.compile(r"^[\x21-\x7e]{1,64}$")
@@ -253,6 +255,8 @@ class Engine:
                     record = self._remember(apply_entry(record, entry, digest))
                     self._wake(match_id, record.version)
                     return Joined(chosen, token, record.version, record.started)
+                if status == "GAP":
+                    raise self._gap(record)
                 record = await self._conflict(record, version)
         raise EngineError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                           "the match is busy; try joining again", match_id)
@@ -379,9 +383,11 @@ class Engine:
                     if earlier is not None:
                         return await self._answer_at(match_id, earlier)
                     raise
-                if record.game.outcome(_fold_game(record, events)) is not None:
-                    seed = await self._server_seed(match_id)
-                    events = (*events, SeedRevealed(seed.hex()))
+                state = _fold_game(record, events)
+                revealed = ""
+                if record.game.outcome(state) is not None:
+                    revealed = (await self._server_seed(match_id)).hex()
+                    events = (*events, SeedRevealed(revealed, record.head))
                 entry = self._entry(record.version + 1, seat, command_id, encode(command),
                                     events, record.head)
                 text = entry.canonical()
@@ -389,11 +395,17 @@ class Engine:
                 status, version = await self._guard(
                     self.store.append(match_id, record.version, key, text, digest))
                 if status == "OK":
-                    record = self._remember(apply_entry(record, entry, digest))
+                    # The events are already folded: build the next record directly rather than
+                    # decoding the entry we just encoded.
+                    record = self._remember(replace(
+                        record, state=state, version=entry.version, head=digest,
+                        revealed_seed=revealed or record.revealed_seed))
                     self._wake(match_id, record.version)
                     return Applied(entry, events, record)
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
+                if status == "GAP":
+                    raise self._gap(record)
                 record, fresh = await self._conflict(record, version), True
         raise EngineError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                           "too many concurrent writers on this match; try again", match_id, seat)
@@ -417,11 +429,20 @@ class Engine:
         entry = Entry.from_canonical(stored[0].text)
         return Applied(entry, tuple(decode_events(record.game, entry)), record)
 
+    def _gap(self, record: MatchRecord) -> EngineError:
+        self._cache.pop(record.match_id, None)
+        log.error("stream_gap", match_id=record.match_id, version=record.version)
+        return EngineError(Kind.UNAVAILABLE, "STREAM_DAMAGED",
+                           "the match's event stream had entries deleted; an operator must "
+                           "repair it before play can go on", record.match_id)
+
     async def _conflict(self, record: MatchRecord, current: int) -> MatchRecord:
         if current < record.version:
             # The stream lost entries we had seen (e.g. a failover dropped its tail): never write
             # over it. Forget the cache so the next request reloads what the store really holds.
             self._cache.pop(record.match_id, None)
+            log.error("stream_behind", match_id=record.match_id, stream_version=current,
+                      cached_version=record.version)
             raise EngineError(
                 Kind.UNAVAILABLE, "STREAM_BEHIND",
                 f"the event store is behind this server (at {current}, saw {record.version}); "

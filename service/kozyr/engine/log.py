@@ -55,9 +55,14 @@ class SeatJoined:
 
 @dataclass(frozen=True, slots=True)
 class SeedRevealed:
-    """The match is over: the server seed is made public so anyone can check the deals."""
+    """The match is over: the server seed is made public so anyone can check the deals.
+
+    `head` is the hash of the entry before the final one (the chain's head when the match
+    ended; an entry cannot hold its own hash). Logs written before it existed decode with "".
+    """
 
     server_seed: str
+    head: str = ""
 
 
 ENGINE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed)

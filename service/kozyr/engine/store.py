@@ -32,13 +32,14 @@ local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
 if current ~= tonumber(ARGV[1]) then return {'CONFLICT', tostring(current)} end
 local version = current + 1
-redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[3], 'h', ARGV[4])
+local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[3], 'h', ARGV[4])
+if type(added) == 'table' and added.err then return {'GAP', tostring(current)} end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
 if #ARGV > 4 then redis.call('HSET', KEYS[3], unpack(ARGV, 5)) end
 return {'OK', tostring(version)}
 """
 
-AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT"]
+AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +98,10 @@ class EventStore:
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the stream is at `expected_version` and the command is new.
 
-        Returns ("OK", new version), ("DUPLICATE", the version that command produced) or
-        ("CONFLICT", the stream's current version).
+        Returns ("OK", new version), ("DUPLICATE", the version that command produced),
+        ("CONFLICT", the stream's current version) or ("GAP", current version) when Redis refuses
+        the next ID because entries above the top one were deleted — a damaged stream that only
+        an operator may repair.
         """
         args: list[str | int] = [expected_version, command_key, text, digest]
         for k, v in (meta or {}).items():

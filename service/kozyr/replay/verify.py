@@ -1,0 +1,804 @@
+"""The offline verifier: is this replay the authentic, fair, rule-abiding record of a match?
+
+Pure: it reads a parsed replay file and needs nothing but the rules core (no server, no Redis, no
+gRPC). It walks the entries in order and stops at the first bad one, checking for each
+
+1. the chain (docs/replay-format.md §3): versions 1..n, every ``prev`` link, every hash;
+2. its shape: the creation entry, a join, or a seat's command;
+3. the randomness (docs/fairness.md): every deck a deal shows is the shuffle of ``deal/K`` (or
+   the deck given at creation for a prearranged hand), every die roll is the next die of
+   ``dice/K``, a first dealer chosen by lot is ``randbelow(players)`` of ``first-dealer`` — all
+   from the match seed, which must be the one the revealed server seed and the seats'
+   contributions give;
+4. the rules: the game's opening events are re-run (`start`), every command is re-decided on
+   the state before it with the current rules, and what they produce must be exactly what was
+   recorded; the entry that ends the match must reveal the server seed, whose SHA-256 must be
+   the commitment published in entry 1;
+
+then the outcome and the header and footer against the log. A tamperer who recomputes every
+hash still fails at 3 or 4: the commitment fixes the seed before anyone played, and the rules
+fix everything else.
+
+A match recorded under another rules version is re-run under the current rules: the verifier
+names both versions and lists every entry where the current rules disagree (following the
+recorded events from one entry to the next).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kozyr.cards import deck
+from kozyr.engine.log import (
+    GENESIS_HASH,
+    SCHEMA_VERSION,
+    SYSTEM_SEAT,
+    MatchCreated,
+    SeatJoined,
+    canonical_json,
+    entry_hash,
+    match_seed,
+    registry_for,
+)
+from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
+from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions
+from kozyr.games.base import Setup
+from kozyr.games.codec import encode
+from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, ReplayFile, outcome_json
+
+VERIFIED = "VERIFIED"
+NOT_VERIFIED = "NOT_VERIFIED"
+UNREADABLE = "UNREADABLE"
+EXIT_CODES = {VERIFIED: 0, NOT_VERIFIED: 1, UNREADABLE: 2}
+
+MAX_CONTRIBUTION = 64
+_HEX = frozenset("0123456789abcdef")
+_DECK_SIZES = (28, 32, 36, 52, 53)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """What failed, where: an entry number (None for the file, header, footer or end)."""
+
+    where: str
+    message: str
+    expected: str = ""
+    found: str = ""
+    entry: int | None = None
+
+    def text(self) -> str:
+        """The problem as a few lines for people."""
+        lines = [f"{self.where}: {self.message}"]
+        if self.expected or self.found:
+            lines.append(f"  expected: {self.expected}")
+            lines.append(f"  found:    {self.found}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The verdict and what was checked."""
+
+    status: str
+    problems: tuple[Problem, ...] = ()
+    notes: tuple[str, ...] = ()
+    match_id: str = ""
+    game: str = ""
+    rules_version: str = ""
+    current_rules_version: str = ""
+    seats: int = 0
+    entries: int = 0
+    commands: int = 0
+    deals: int = 0
+    prearranged_deals: int = 0
+    rolls: int = 0
+    lots: int = 0
+    prearranged: bool = False
+    finished: bool = False
+    outcome: str = ""
+    head: str = ""
+    divergences: tuple[Problem, ...] = field(default=())
+
+    @property
+    def verified(self) -> bool:
+        """True when the match verified (chain, seed, deals, rules, outcome)."""
+        return self.status == VERIFIED
+
+    @property
+    def fair(self) -> bool:
+        """True when the match verified and every deal came from the committed seed."""
+        return self.verified and not self.prearranged
+
+    @property
+    def exit_code(self) -> int:
+        """0 verified, 1 not verified, 2 unreadable."""
+        return EXIT_CODES[self.status]
+
+    @property
+    def first_bad_entry(self) -> int | None:
+        """The number of the first bad entry, if an entry is to blame."""
+        return self.problems[0].entry if self.problems else None
+
+    def text(self) -> str:
+        """The verdict for people: what was checked, then VERIFIED or the first problem."""
+        if self.status == UNREADABLE:
+            return "\n".join(["UNREADABLE", *(p.text() for p in self.problems)])
+        out = []
+        if self.match_id or self.game:
+            out.append(f"match {self.match_id or '?'} · {self.game} · rules "
+                       f"{self.rules_version or '?'} · {self.seats} seats · "
+                       f"{self.entries} entries")
+        out += [f"note: {n}" for n in self.notes]
+        if self.status == VERIFIED:
+            out.append(f"chain: {self.entries} entries, every version, link and hash checked; "
+                       f"head {self.head}")
+            out.append("seed: the revealed server seed matches the commitment; the match seed "
+                       "re-derived (docs/fairness.md §1)")
+            out.append(f"deals: {_plural(self.deals, 'shuffle')}, "
+                       f"{_plural(self.rolls, 'die roll')} and {_plural(self.lots, 'lot')} "
+                       "re-derived from the match seed"
+                       + (f"; {_plural(self.prearranged_deals, 'deck')} as given at creation"
+                          if self.prearranged_deals else ""))
+            out.append(f"rules: {self.commands} commands re-decided under rules "
+                       f"{self.current_rules_version}; every event as recorded")
+            out.append(f"outcome: {self.outcome}")
+            if self.prearranged:
+                out.append("VERIFIED — prearranged: not a fair random deal")
+            else:
+                out.append("VERIFIED — a fair deal: every shuffle and roll came from the "
+                           "committed seed")
+            return "\n".join(out)
+        if self.divergences:
+            out.append(f"diverging entries under rules {self.current_rules_version}: "
+                       + ", ".join(str(p.entry) for p in self.divergences))
+            out += [p.text() for p in self.divergences]
+        out.append("NOT VERIFIED")
+        if self.problems and not self.divergences:
+            out.append(self.problems[0].text())
+        return "\n".join(out)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data (for `--json`)."""
+        data = asdict(self)
+        data.update(verified=self.verified, fair=self.fair, exit_code=self.exit_code,
+                    first_bad_entry=self.first_bad_entry)
+        return data
+
+
+class _Bad(Exception):
+    """Stops the walk at the first problem."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else canonical_json(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _is_hex(text: Any, length: int | None = None) -> bool:
+    return (isinstance(text, str) and len(text) % 2 == 0 and set(text) <= _HEX
+            and (length is None or len(text) == length))
+
+
+def _first_diff(expected: Any, found: Any, path: str = "") -> tuple[str, str, str]:
+    """The first place two JSON values differ: (path, expected, found)."""
+    if isinstance(expected, dict) and isinstance(found, dict):
+        for key in sorted(set(expected) | set(found)):
+            sub = f"{path}.{key}" if path else key
+            if key not in found:
+                return sub, _short(expected[key]), "(missing)"
+            if key not in expected:
+                return sub, "(no such field)", _short(found[key])
+            if canonical_json(expected[key]) != canonical_json(found[key]):
+                return _first_diff(expected[key], found[key], sub)
+    if isinstance(expected, list) and isinstance(found, list):
+        for i, (a, b) in enumerate(zip(expected, found, strict=False)):
+            if canonical_json(a) != canonical_json(b):
+                return _first_diff(a, b, f"{path}[{i}]")
+        if len(expected) != len(found):
+            return path, f"{len(expected)} items", f"{len(found)} items"
+    return path, _short(expected), _short(found)
+
+
+class _Walk:
+    """The verifier's state while it walks the entries."""
+
+    def __init__(self, replay: ReplayFile, expect_commitment: str | None) -> None:
+        self.replay = replay
+        self.expect_commitment = expect_commitment
+        self.game: Game | None = None
+        self.created: MatchCreated | None = None
+        self.names: list[str] = []
+        self.contributions: list[str] = []
+        self.state: Any = None
+        self.seed: bytes | None = None
+        self.trusted_seed: bytes | None = None
+        self.dice: tuple[tuple[int, ...], ...] = ()
+        self.prev = GENESIS_HASH
+        self.fields: dict[str, Any] = {}
+        self.text = ""  # the canonical text of the entry being checked
+        self.finished_at = 0
+        self.revealed = ""
+        self.notes: list[str] = []
+        self.divergent = False  # another rules version: collect divergences, follow the record
+        self.divergences: list[Problem] = []
+        self.commands = self.deals = self.prearranged_deals = self.rolls = self.lots = 0
+        self.revealed_in_log = _prescan_revealed(replay.entries)
+
+    # ------------------------------------------------------------------ the walk
+
+    def run(self) -> None:
+        if not self.replay.entries:
+            raise _Bad(Problem("file", "the replay holds no entries"))
+        for i, line in enumerate(self.replay.entries, 1):
+            self._chain(i, line)
+            try:
+                self._content(i, line)
+            except _Bad:
+                raise
+            except Exception as e:  # tampered data the rules choke on is still a bad entry
+                raise _Bad(Problem(f"entry {i}", f"the entry cannot be checked: "
+                                                 f"{type(e).__name__}: {e}", entry=i)) from None
+
+    def _chain(self, i: int, line: dict[str, Any]) -> None:
+        """Version, link and hash of entry i (docs/replay-format.md §3)."""
+        where = f"entry {i}"
+        if set(line) != ENTRY_KEYS:
+            missing = sorted(ENTRY_KEYS - set(line))
+            extra = sorted(set(line) - ENTRY_KEYS)
+            raise _Bad(Problem(where, "the entry line does not have the entry's fields",
+                               expected=", ".join(sorted(ENTRY_KEYS)),
+                               found=f"missing {missing or 'none'}, extra {extra or 'none'}",
+                               entry=i))
+        kinds = {"version": int, "seat": int, "command_id": str, "time_ms": int, "prev": str,
+                 "schema": int, "hash": str, "events": list}
+        for name, kind in kinds.items():
+            if type(line[name]) is not kind:
+                raise _Bad(Problem(where, f"field {name!r} is not a JSON {kind.__name__}",
+                                   found=_short(line[name]), entry=i))
+        if line["command"] is not None and not isinstance(line["command"], dict):
+            raise _Bad(Problem(where, "the command is neither null nor an object", entry=i))
+        if not all(isinstance(e, dict) for e in line["events"]):
+            raise _Bad(Problem(where, "an event is not a JSON object", entry=i))
+        if line["version"] != i:
+            raise _Bad(Problem(where, "wrong version: an entry is missing, repeated or out of "
+                                      "order", expected=str(i), found=str(line["version"]),
+                               entry=i))
+        if line["prev"] != self.prev:
+            raise _Bad(Problem(where, "the link to the previous entry is broken (prev is not "
+                                      "the previous entry's hash)",
+                               expected=self.prev, found=line["prev"], entry=i))
+        fields = {k: line[k] for k in ENTRY_FIELDS}
+        text = canonical_json(fields)
+        digest = entry_hash(text)
+        if digest != line["hash"]:
+            raise _Bad(Problem(where, "the hash does not match the entry's content: it was "
+                                      "changed after it was written",
+                               expected=digest, found=line["hash"], entry=i))
+        if line["schema"] != SCHEMA_VERSION:
+            raise _Bad(Problem(where, "unknown entry schema", expected=str(SCHEMA_VERSION),
+                               found=str(line["schema"]), entry=i))
+        self.prev = line["hash"]
+        self.fields, self.text = fields, text
+
+    def _content(self, i: int, line: dict[str, Any]) -> None:
+        if self.finished_at:
+            raise _Bad(Problem(f"entry {i}", f"the match ended at entry {self.finished_at} (its "
+                                             "server seed was revealed); no entry may follow",
+                               expected="no entry", found=f"entry {i}", entry=i))
+        if i == 1:
+            self._creation(i, line)
+        elif self.state is None:
+            self._join(i, line)
+        else:
+            self._move(i, line)
+
+    # ------------------------------------------------------------------ creation and joins
+
+    def _creation(self, i: int, line: dict[str, Any]) -> None:
+        where = "entry 1"
+        events = line["events"]
+        if line["seat"] != SYSTEM_SEAT or line["command"] is not None or not events or \
+                events[0].get("type") != "MatchCreated":
+            raise _Bad(Problem(where, "the first entry must be the creation of the match "
+                                      "(seat -1, no command, MatchCreated first)",
+                               found=_short({"seat": line["seat"], "command": line["command"],
+                                             "first": events[0].get("type") if events else None}),
+                               entry=i))
+        name = events[0].get("game")
+        game = GAMES.get(name) if isinstance(name, str) else None
+        if game is None:
+            raise _Bad(Problem(where, f"unknown game {name!r}", expected=", ".join(GAMES),
+                               found=str(name), entry=i))
+        self.game = game
+        try:
+            created = registry_for(game).decode(events[0])
+        except (ValueError, TypeError, KeyError) as e:
+            raise _Bad(Problem(where, f"MatchCreated cannot be read: {e}", entry=i)) from None
+        if not isinstance(created, MatchCreated):  # pragma: no cover - checked by type above
+            raise _Bad(Problem(where, "MatchCreated cannot be read", entry=i))
+        self._exact(i, created, events[0])
+        self.created = created
+        n = len(created.seats)
+        if not game.MIN_PLAYERS <= n <= game.MAX_PLAYERS or len(created.contributions) != n:
+            raise _Bad(Problem(where, f"{game.TITLE} takes {game.MIN_PLAYERS}–"
+                                      f"{game.MAX_PLAYERS} seats, each with a contribution",
+                               found=f"{n} seats, {len(created.contributions)} contributions",
+                               entry=i))
+        if not _is_hex(created.commitment, 64):
+            raise _Bad(Problem(where, "the commitment is not a SHA-256 in hex",
+                               found=created.commitment, entry=i))
+        if self.expect_commitment is not None and created.commitment != self.expect_commitment:
+            raise _Bad(Problem(where, "the commitment is not the one you noted for this match",
+                               expected=self.expect_commitment, found=created.commitment,
+                               entry=i))
+        for seat, contribution in enumerate(created.contributions):
+            self._check_contribution(i, seat, contribution)
+        try:
+            game.make_config(dict(created.options), n)
+        except InvalidOptions as e:
+            raise _Bad(Problem(where, f"the options are invalid: {e.code}: {e.message}",
+                               found=_short(dict(created.options)), entry=i)) from None
+        if created.rules_version != game.RULES_VERSION:
+            self.divergent = True
+            self.notes.append(
+                f"recorded under rules {created.rules_version}, but these are the rules "
+                f"{game.RULES_VERSION}: re-run under the current rules; diverging entries are "
+                "listed")
+        if created.prearranged:
+            self.notes.append("prearranged: not a fair random deal (decks given at creation, "
+                              "RULES.md R-3)")
+        self.names = list(created.seats)
+        self.contributions = list(created.contributions)
+        if all(self.names):
+            self._start(i, events, 1)
+        elif len(events) != 1:
+            raise _Bad(Problem(where, "seats are open, so the match cannot start yet",
+                               expected="MatchCreated only",
+                               found=", ".join(str(e.get("type")) for e in events), entry=i))
+
+    def _exact(self, i: int, decoded: Any, raw: dict[str, Any]) -> None:
+        """Every field of `raw` must be one `decoded` has, with the same value: decoding alone
+        would silently drop an extra field (fields missing from old logs take defaults)."""
+        encoded = encode(decoded)
+        for key, value in raw.items():
+            if key not in encoded or canonical_json(value) != canonical_json(encoded[key]):
+                raise _Bad(Problem(f"entry {i}", f"{raw.get('type')}: field {key!r} is not "
+                                                 "part of it or not in its canonical form",
+                                   expected=_short(encoded.get(key, "(no such field)")),
+                                   found=_short(value), entry=i))
+
+    def _check_contribution(self, i: int, seat: int, contribution: str) -> None:
+        if not _is_hex(contribution) or len(contribution) > 2 * MAX_CONTRIBUTION:
+            raise _Bad(Problem(f"entry {i}", f"seat {seat}'s seed contribution is not hex of at "
+                                             f"most {MAX_CONTRIBUTION} bytes",
+                               found=_short(contribution), entry=i))
+
+    def _join(self, i: int, line: dict[str, Any]) -> None:
+        where = f"entry {i}"
+        assert self.game is not None
+        events = line["events"]
+        if line["command"] is not None or not events or events[0].get("type") != "SeatJoined":
+            raise _Bad(Problem(where, "the match has open seats, so this entry must be a "
+                                      "seat joining (SeatJoined, no command)",
+                               found=_short(line["command"] or
+                                            (events[0].get("type") if events else None)),
+                               entry=i))
+        try:
+            joined = registry_for(self.game).decode(events[0])
+        except (ValueError, TypeError, KeyError) as e:
+            raise _Bad(Problem(where, f"SeatJoined cannot be read: {e}", entry=i)) from None
+        assert isinstance(joined, SeatJoined)
+        self._exact(i, joined, events[0])
+        if joined.seat != line["seat"] or not 0 <= joined.seat < len(self.names):
+            raise _Bad(Problem(where, "the joining seat is not the entry's seat",
+                               expected=str(line["seat"]), found=str(joined.seat), entry=i))
+        if self.names[joined.seat]:
+            raise _Bad(Problem(where, f"seat {joined.seat} was taken already",
+                               found=self.names[joined.seat], entry=i))
+        if not joined.name:
+            raise _Bad(Problem(where, "a joining player needs a name", entry=i))
+        self._check_contribution(i, joined.seat, joined.contribution)
+        self.names[joined.seat] = joined.name
+        self.contributions[joined.seat] = joined.contribution
+        if all(self.names):
+            self._start(i, events, 1)
+        elif len(events) != 1:
+            raise _Bad(Problem(where, "seats are still open, so the match cannot start yet",
+                               expected="SeatJoined only",
+                               found=", ".join(str(e.get("type")) for e in events), entry=i))
+
+    def _start(self, i: int, events: list[dict[str, Any]], offset: int) -> None:
+        """The last seat is taken: the seed and the game's opening events (from `offset`)."""
+        recorded = events[offset:]
+        where = f"entry {i}"
+        game, created = self.game, self.created
+        assert game is not None and created is not None
+        first = recorded[0] if recorded else {}
+        if first.get("type") != "MatchStarted" or not _is_hex(first.get("seed")):
+            raise _Bad(Problem(where, "every seat is taken, so the game's MatchStarted (with "
+                                      "the match seed) must follow", found=_short(first),
+                               entry=i))
+        seed = bytes.fromhex(first["seed"])
+        contributions = [bytes.fromhex(c) for c in self.contributions]
+        revealed = self.revealed_in_log
+        if revealed and hashlib.sha256(bytes.fromhex(revealed)).hexdigest() == \
+                created.commitment:
+            self.trusted_seed = match_seed(bytes.fromhex(revealed), contributions)
+            if self.trusted_seed != seed:
+                raise _Bad(Problem(
+                    where, "the match seed is not the one the revealed server seed and the "
+                           "seats' contributions give (docs/fairness.md §1): the deals were "
+                           "not drawn from the committed seed",
+                    expected=self.trusted_seed.hex(), found=seed.hex(), entry=i))
+        self.seed = seed
+        dice = first.get("dice", [])
+        self.dice = tuple(tuple(r for r in d) for d in dice) if isinstance(dice, list) else ()
+        self._draws(i, recorded)
+        config = game.make_config(dict(created.options), len(self.names))
+        setup = Setup(first_dealer=created.first_dealer, decks=created.decks)
+        try:
+            expected = game.start(config, list(self.names), seed, setup)
+        except InvalidOptions as e:
+            raise _Bad(Problem(where, f"the rules refuse this setup: {e.code}: {e.message}",
+                               entry=i)) from None
+        self.state = self._compare(i, None, expected, offset, len(events))
+
+    # ------------------------------------------------------------------ moves
+
+    def _move(self, i: int, line: dict[str, Any]) -> None:
+        where = f"entry {i}"
+        game = self.game
+        assert game is not None and self.created is not None
+        seat, raw = line["seat"], line["command"]
+        if raw is None:
+            raise _Bad(Problem(where, "the match is running, so each entry must be a seat's "
+                                      "command", found="an entry without a command", entry=i))
+        try:
+            command = registry_for(game).decode(raw)
+        except (ValueError, TypeError, KeyError) as e:
+            raise _Bad(Problem(where, f"the command cannot be read: {e}", found=_short(raw),
+                               entry=i)) from None
+        if not isinstance(command, game.COMMAND_TYPES):
+            raise _Bad(Problem(where, f"{type(command).__name__} is not a {game.TITLE} command",
+                               found=_short(raw), entry=i))
+        self._exact(i, command, raw)
+        self.commands += 1
+        recorded = line["events"]
+        self._draws(i, recorded)
+        state = self.state
+        try:
+            produced = game.decide(state, seat, command)
+        except IllegalMove as e:
+            problem = Problem(where, f"the rules refuse seat {seat}'s command {_command_text(raw)}"
+                                     f": {e.code}: {e.message}",
+                              expected="a legal command", found=_short(raw), entry=i)
+            self._diverge(problem)
+            self.state = self._follow(i, state, recorded)
+            self._maybe_reveal(i, line, recorded)
+            return
+        after = state
+        for event in produced:
+            after = game.evolve(after, event)
+        finished = game.outcome(after) is not None
+        reveals = bool(recorded) and recorded[-1].get("type") == "SeedRevealed"
+        if finished != reveals:
+            self._diverge(Problem(
+                where, "this move ends the match, so the entry must end by revealing the server "
+                       "seed" if finished else "the match is not over after this move, yet the "
+                                               "entry reveals the server seed",
+                expected="SeedRevealed last" if finished else "no SeedRevealed",
+                found=str(recorded[-1].get("type")) if recorded else "no event", entry=i))
+            self.state = self._follow(i, state, recorded)
+            self._maybe_reveal(i, line, recorded)
+            return
+        self.state = self._compare(i, state, produced, 0,
+                                   len(recorded) - 1 if reveals else len(recorded), after)
+        if reveals:
+            self._reveal(i, recorded[-1], line["prev"])
+
+    def _maybe_reveal(self, i: int, line: dict[str, Any], recorded: list[dict[str, Any]]) -> None:
+        """Following a diverging record: the recorded reveal still ends the match."""
+        if recorded and recorded[-1].get("type") == "SeedRevealed":
+            self._reveal(i, recorded[-1], line["prev"])
+
+    def _reveal(self, i: int, event: dict[str, Any], prev: str) -> None:
+        where = f"entry {i}"
+        assert self.created is not None
+        server_seed = event.get("server_seed")
+        if set(event) - {"type", "server_seed", "head"} or not _is_hex(server_seed):
+            raise _Bad(Problem(where, "SeedRevealed must hold the server seed in hex (and the "
+                                      "head hash)", found=_short(event), entry=i))
+        assert isinstance(server_seed, str)
+        digest = hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()
+        if digest != self.created.commitment:
+            raise _Bad(Problem(where, "the revealed server seed does not match the commitment "
+                                      "published in entry 1: SHA-256(revealed seed) differs",
+                               expected=self.created.commitment, found=digest, entry=i))
+        derived = match_seed(bytes.fromhex(server_seed),
+                             [bytes.fromhex(c) for c in self.contributions])
+        if derived != self.seed:
+            raise _Bad(Problem(where, "the revealed server seed does not give the match seed "
+                                      "the deals came from (docs/fairness.md §1)",
+                               expected=derived.hex(),
+                               found=self.seed.hex() if self.seed else "none", entry=i))
+        head = event.get("head", "")
+        if head and head != prev:
+            raise _Bad(Problem(where, "the final event's head hash is not the hash of the "
+                                      "entry before it", expected=prev, found=str(head),
+                               entry=i))
+        if not head:
+            self.notes.append("the final event carries no head hash (a log written before "
+                              "SeedRevealed.head existed); the chain itself was checked")
+        self.revealed = server_seed
+        self.finished_at = i
+
+    # ------------------------------------------------------------------ randomness
+
+    def _draws(self, i: int, recorded: Sequence[dict[str, Any]]) -> None:
+        """docs/fairness.md: each deal, die roll and lot the events show, from the seed."""
+        assert self.created is not None and self.seed is not None
+        seed, where = self.seed, f"entry {i}"
+        for event in recorded:
+            kind = event.get("type")
+            if isinstance(event.get("deck"), list):
+                number = event.get("hand_number", event.get("game"))
+                if type(number) is not int or number < 1:
+                    raise _Bad(Problem(where, f"{kind}: the deal has no hand number",
+                                       found=_short(event), entry=i))
+                found = event["deck"]
+                if number <= len(self.created.decks):
+                    expected = [c.code for c in self.created.decks[number - 1]]
+                    self.prearranged_deals += 1
+                    source = "the deck given at creation (prearranged)"
+                else:
+                    sizes = [s for s in _DECK_SIZES if s == len(found)]
+                    if not sizes or sorted(map(str, found)) != sorted(
+                            c.code for c in deck(sizes[0])):
+                        raise _Bad(Problem(where, f"deal of hand {number}: the deck is not a "
+                                                  "whole deck, each card once",
+                                           found=_short(found), entry=i))
+                    expected = [c.code for c in RandomStream(seed, deal_label(number)).shuffle(
+                        deck(sizes[0]))]
+                    self.deals += 1
+                    source = f"the shuffle of {deal_label(number)} from the match seed"
+                if found != expected:
+                    j = next((k for k, (a, b) in enumerate(zip(expected, found, strict=False))
+                              if a != b), min(len(expected), len(found)))
+                    raise _Bad(Problem(
+                        where, f"deal of hand {number}: card {j + 1} of the deck is not "
+                               f"{source} (docs/fairness.md)",
+                        expected=expected[j] if j < len(expected) else "(end of deck)",
+                        found=str(found[j]) if j < len(found) else "(end of deck)", entry=i))
+            if isinstance(event.get("rolls"), list):
+                number = event.get("game", event.get("hand_number"))
+                rolls = event["rolls"]
+                if type(number) is not int or number < 1 or not all(
+                        isinstance(r, list) and len(r) == 2 for r in rolls):
+                    raise _Bad(Problem(where, f"{kind}: the rolls cannot be read",
+                                       found=_short(rolls), entry=i))
+                given = self.dice[number - 1] if number <= len(self.dice) else ()
+                stream = RandomStream(seed, dice_label(number))
+                for j, (_, value) in enumerate(rolls):
+                    expected_roll = given[j] if j < len(given) else stream.die()
+                    if value != expected_roll:
+                        raise _Bad(Problem(
+                            where, f"game {number}: die roll {j + 1} is not the next die of "
+                                   f"{dice_label(number)} from the match seed "
+                                   "(docs/fairness.md)",
+                            expected=str(expected_roll), found=_short(value), entry=i))
+                    self.rolls += 1
+            if isinstance(kind, str) and kind.endswith("DealerChosen") and \
+                    event.get("by_lot") is True:
+                value = event.get("dealer", event.get("seat"))
+                expected_lot = RandomStream(seed, FIRST_DEALER).randbelow(len(self.names))
+                if value != expected_lot:
+                    raise _Bad(Problem(where, "the first dealer is not the lot of first-dealer "
+                                              "from the match seed (docs/fairness.md)",
+                                       expected=str(expected_lot), found=_short(value),
+                                       entry=i))
+                self.lots += 1
+
+    # ------------------------------------------------------------------ rules
+
+    def _compare(self, i: int, state: Any, produced: Sequence[Any], start: int, end: int,
+                 after: Any = None) -> Any:
+        """Compare what the rules produce with the entry's events[start:end] (the rest are the
+        engine's own, checked apart); the state after the entry."""
+        game = self.game
+        assert game is not None
+        expected = [encode(e) for e in produced]
+        events = self.fields["events"]
+        # One serialization: the entry rebuilt with the produced events must be the very text
+        # that was hashed (stricter than ==, which would take true for 1).
+        if canonical_json(dict(self.fields, events=[*events[:start], *expected, *events[end:]])
+                          ) == self.text:
+            if after is not None:
+                return after
+            for event in produced:
+                state = game.evolve(state, event)
+            return state
+        recorded = events[start:end]
+        where = f"entry {i}"
+        problem = Problem(where, "the events are not what the rules give", entry=i)
+        for j in range(max(len(expected), len(recorded))):
+            if j >= len(recorded):
+                problem = Problem(where, f"event {j + 1}: the rules give "
+                                         f"{expected[j]['type']} here, the log has no event",
+                                  expected=_describe(game, produced[j]), found="nothing",
+                                  entry=i)
+                break
+            if j >= len(expected):
+                problem = Problem(where, f"event {j + 1}: the log has "
+                                         f"{recorded[j].get('type')}, which the rules do not "
+                                         "give here", expected="nothing",
+                                  found=_short(recorded[j]), entry=i)
+                break
+            if canonical_json(expected[j]) != canonical_json(recorded[j]):
+                path, a, b = _first_diff(expected[j], recorded[j])
+                problem = Problem(where, f"event {j + 1} ({expected[j]['type']}): {path} is not "
+                                         f"what the rules give — they give: "
+                                         f"{_describe(game, produced[j])}",
+                                  expected=a, found=b, entry=i)
+                break
+        self._diverge(problem)
+        return self._follow(i, state, recorded)
+
+    def _diverge(self, problem: Problem) -> None:
+        if not self.divergent:
+            raise _Bad(problem)
+        self.divergences.append(problem)
+
+    def _follow(self, i: int, state: Any, recorded: Sequence[dict[str, Any]]) -> Any:
+        """Another rules version: continue from the recorded events."""
+        game = self.game
+        assert game is not None
+        reg = registry_for(game)
+        try:
+            for data in recorded:
+                event = reg.decode(data)
+                if not isinstance(event, (MatchCreated, SeatJoined)) and \
+                        data.get("type") != "SeedRevealed":
+                    state = game.evolve(state, event)
+        except Exception as e:  # an old event the current rules cannot even apply
+            raise _Bad(Problem(f"entry {i}", f"the current rules cannot follow the recorded "
+                                             f"events: {type(e).__name__}: {e}",
+                               entry=i)) from None
+        return state
+
+    # ------------------------------------------------------------------ end
+
+    def finish(self, expect_head: str | None) -> None:
+        """The outcome, then the header and footer against the log."""
+        game, created = self.game, self.created
+        assert game is not None and created is not None
+        n = len(self.replay.entries)
+        if self.divergences:
+            return
+        if not self.finished_at:
+            raise _Bad(Problem("end", f"the match is not finished: the log ends at entry {n} "
+                                      "and the server seed is not revealed, so the deals "
+                                      "cannot be checked against the commitment",
+                               expected="a finished match", found=f"{n} entries"))
+        outcome = game.outcome(self.state)
+        if outcome is None:  # pragma: no cover - the reveal comes only with an outcome
+            raise _Bad(Problem("end", "the seed was revealed but the match has no outcome"))
+        if expect_head is not None and self.prev != expect_head:
+            raise _Bad(Problem("end", "the head hash is not the one you noted for this match",
+                               expected=expect_head, found=self.prev))
+        header = self.replay.header
+        seats = [{"seat": s, "name": name, "contribution": c}
+                 for s, (name, c) in enumerate(zip(self.names, self.contributions, strict=True))]
+        for key, value in (("match_id", created.match_id), ("game", created.game),
+                           ("rules_version", created.rules_version),
+                           ("options", dict(created.options)), ("seats", seats),
+                           ("commitment", created.commitment),
+                           ("prearranged", created.prearranged),
+                           ("first_dealer", created.first_dealer)):
+            if canonical_json(header.get(key)) != canonical_json(value):
+                raise _Bad(Problem("header", f"{key} is not what the log says",
+                                   expected=_short(value), found=_short(header.get(key))))
+        footer = self.replay.footer
+        if footer is None:
+            raise _Bad(Problem("footer", "the file has no footer (was it cut short?)",
+                               expected="a footer line", found="none"))
+        for key, value in (("entries", n), ("head", self.prev), ("finished", True),
+                           ("outcome", outcome_json(outcome)),
+                           ("revealed_seed", self.revealed)):
+            if canonical_json(footer.get(key)) != canonical_json(value):
+                path, a, b = _first_diff(value, footer.get(key), key)
+                raise _Bad(Problem("footer", f"{path} is not what the log says", expected=a,
+                                   found=b))
+
+
+def _prescan_revealed(entries: Sequence[Any]) -> str:
+    """The server seed the last entry claims to reveal (trusted only once it matches the
+    commitment), so a seed that does not fit is blamed on the entry that recorded it."""
+    if not entries or not isinstance(entries[-1], dict):
+        return ""
+    events = entries[-1].get("events")
+    if not isinstance(events, list):
+        return ""
+    for event in events:
+        if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
+                _is_hex(event.get("server_seed")):
+            return str(event["server_seed"])
+    return ""
+
+
+def _command_text(raw: dict[str, Any]) -> str:
+    values = [json.dumps(v) if not isinstance(v, str) else v
+              for k, v in raw.items() if k != "type"]
+    return " ".join([str(raw.get("type")), *values])
+
+
+def _describe(game: Game, event: Any) -> str:
+    try:
+        return game.describe(event)
+    except Exception:  # describe is for people; never let it hide the real problem
+        return type(event).__name__
+
+
+def _outcome_text(game: Game, state: Any) -> str:
+    outcome = game.outcome(state)
+    if outcome is None:
+        return "not finished"
+    winners = ", ".join(f"seat {w}" for w in outcome.winners) or "nobody"
+    return f"{winners} won; scores {' '.join(map(str, outcome.scores))}; {outcome.reason}"
+
+
+def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
+           expect_head: str | None = None) -> Report:
+    """Verify a parsed replay file (see the module docstring); never raises for bad content.
+
+    `expect_commitment` / `expect_head`: values the caller noted independently (a player sees
+    the commitment when the match is created), pinning the file to that match.
+    """
+    walk = _Walk(replay, expect_commitment)
+    problem: Problem | None = None
+    try:
+        walk.run()
+        walk.finish(expect_head)
+    except _Bad as bad:
+        problem = bad.problem
+    game = walk.game
+    created = walk.created
+    problems = (problem,) if problem else tuple(walk.divergences)
+    status = NOT_VERIFIED if problems else VERIFIED
+    return Report(
+        status=status,
+        problems=problems,
+        notes=tuple(walk.notes),
+        match_id=created.match_id if created else str(replay.header.get("match_id", "")),
+        game=game.NAME if game else str(replay.header.get("game", "")),
+        rules_version=created.rules_version if created else "",
+        current_rules_version=game.RULES_VERSION if game else "",
+        seats=len(walk.names),
+        entries=len(replay.entries),
+        commands=walk.commands,
+        deals=walk.deals,
+        prearranged_deals=walk.prearranged_deals,
+        rolls=walk.rolls,
+        lots=walk.lots,
+        prearranged=bool(created and created.prearranged),
+        finished=bool(walk.finished_at),
+        outcome=_outcome_text(game, walk.state) if game and walk.state is not None else "",
+        head=walk.prev,
+        divergences=tuple(walk.divergences),
+    )
+
+
+def unreadable(message: str) -> Report:
+    """The report for a file that cannot be read."""
+    return Report(status=UNREADABLE, problems=(Problem("file", message),))
