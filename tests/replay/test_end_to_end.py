@@ -203,7 +203,8 @@ def test_the_fairness_recipe_rederives_the_deals_of_an_export(exported: dict[str
                                                              game: str) -> None:
     lines = [json.loads(line) for line in exported[game].read_text().splitlines()]
     checked = independent_rederivation(lines)
-    assert checked >= 2 + (10 if game == "durak-dice" else 0)
+    # A 36-card dice deal takes at least 36 / 6 = 6 rolls.
+    assert checked >= 2 + (6 if game == "durak-dice" else 0)
 
 
 def test_the_independent_recipe_notices_a_rigged_deck(exported: dict[str, Path]) -> None:
