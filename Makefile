@@ -5,12 +5,13 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test lint bench clean
+.PHONY: venv proto proto-check run test lint bench clean ts-client
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e clients/python
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -28,11 +29,15 @@ run: $(STAMP)
 	$(BIN)/kozyr serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check service tests
+	$(BIN)/ruff check service tests clients/python
 	$(BIN)/mypy
 
 test: $(STAMP) lint proto-check
 	$(BIN)/python -m pytest
+
+## Install the pinned TypeScript toolchain and build clients/typescript (node and npm needed).
+ts-client:
+	cd clients/typescript && npm ci --no-audit --no-fund && npm run build
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/bench.py

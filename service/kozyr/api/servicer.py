@@ -232,6 +232,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             METRICS.watchers.inc()
             try:
                 closing = asyncio.ensure_future(self.closing.wait())
+                step: asyncio.Future[Applied] | None = None
                 try:
                     while True:
                         step = asyncio.ensure_future(anext(updates))
@@ -251,6 +252,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                                              view=view)
                 finally:
                     closing.cancel()
+                    if step is not None and not step.done():
+                        # The caller went away (cancelled) while we waited for the next entry:
+                        # stop that wait too, or it outlives the call and the generator cannot
+                        # be closed while it runs.
+                        step.cancel()
+                        with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                            await step
                     await updates.aclose()
             finally:
                 METRICS.watchers.dec()

@@ -781,6 +781,8 @@ class DurakDiceView(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     BOUT_NUMBER_FIELD_NUMBER: _builtins.int
     ROLLS_FIELD_NUMBER: _builtins.int
+    LAST_BOUT_FIELD_NUMBER: _builtins.int
+    LAST_BOUT_TAKEN_BY_FIELD_NUMBER: _builtins.int
     hand_number: _builtins.int
     """The game being played, from 1 (same as game_number)."""
     dealer: _builtins.int
@@ -801,6 +803,8 @@ class DurakDiceView(_message.Message):
     """Games in the match."""
     bout_number: _builtins.int
     """Bouts played so far in this game."""
+    last_bout_taken_by: _builtins.int
+    """Who picked the previous bout up; unset when it was beaten off (discarded)."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The viewer's own cards."""
@@ -825,6 +829,10 @@ class DurakDiceView(_message.Message):
     def rolls(self) -> _containers.RepeatedCompositeFieldContainer[Global___Roll]:
         """This game's dice deal, in order."""
 
+    @_builtins.property
+    def last_bout(self) -> _containers.RepeatedCompositeFieldContainer[Global___TablePair]:
+        """The previous bout's cards, as they lay when it ended."""
+
     def __init__(
         self,
         *,
@@ -844,19 +852,25 @@ class DurakDiceView(_message.Message):
         games: _builtins.int = ...,
         bout_number: _builtins.int = ...,
         rolls: _abc.Iterable[Global___Roll] | None = ...,
+        last_bout: _abc.Iterable[Global___TablePair] | None = ...,
+        last_bout_taken_by: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_attacker", b"_attacker", "_defender", b"_defender", "attacker", b"attacker", "defender", b"defender"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_attacker", b"_attacker", "_defender", b"_defender", "_last_bout_taken_by", b"_last_bout_taken_by", "attacker", b"attacker", "defender", b"defender", "last_bout_taken_by", b"last_bout_taken_by"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_attacker", b"_attacker", "_defender", b"_defender", "attacker", b"attacker", "bout_number", b"bout_number", "dealer", b"dealer", "defender", b"defender", "discard_count", b"discard_count", "fools", b"fools", "game_number", b"game_number", "games", b"games", "hand", b"hand", "hand_number", b"hand_number", "hand_sizes", b"hand_sizes", "out", b"out", "rolls", b"rolls", "table", b"table", "trump", b"trump", "trump_card", b"trump_card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_attacker", b"_attacker", "_defender", b"_defender", "_last_bout_taken_by", b"_last_bout_taken_by", "attacker", b"attacker", "bout_number", b"bout_number", "dealer", b"dealer", "defender", b"defender", "discard_count", b"discard_count", "fools", b"fools", "game_number", b"game_number", "games", b"games", "hand", b"hand", "hand_number", b"hand_number", "hand_sizes", b"hand_sizes", "last_bout", b"last_bout", "last_bout_taken_by", b"last_bout_taken_by", "out", b"out", "rolls", b"rolls", "table", b"table", "trump", b"trump", "trump_card", b"trump_card"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__attacker: _TypeAlias = _typing.Literal["attacker"]  # noqa: Y015
     _WhichOneofArgType__attacker: _TypeAlias = _typing.Literal["_attacker", b"_attacker"]  # noqa: Y015
     _WhichOneofReturnType__defender: _TypeAlias = _typing.Literal["defender"]  # noqa: Y015
     _WhichOneofArgType__defender: _TypeAlias = _typing.Literal["_defender", b"_defender"]  # noqa: Y015
+    _WhichOneofReturnType__last_bout_taken_by: _TypeAlias = _typing.Literal["last_bout_taken_by"]  # noqa: Y015
+    _WhichOneofArgType__last_bout_taken_by: _TypeAlias = _typing.Literal["_last_bout_taken_by", b"_last_bout_taken_by"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__attacker) -> _WhichOneofReturnType__attacker | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__defender) -> _WhichOneofReturnType__defender | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_bout_taken_by) -> _WhichOneofReturnType__last_bout_taken_by | None: ...
 
 Global___DurakDiceView: _TypeAlias = DurakDiceView  # noqa: Y015
 

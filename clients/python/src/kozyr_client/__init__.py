@@ -1,0 +1,32 @@
+"""kozyr_client: a typed synchronous Python client of the Kozyr gRPC service (kozyr.v1).
+
+The messages it takes and returns are the generated classes of `kozyr._proto.kozyr.v1.kozyr_pb2`
+(re-exported here as `pb`).
+"""
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr_client import moves
+from kozyr_client.client import (
+    Backoff,
+    Created,
+    Joined,
+    KozyrClient,
+    SeatClient,
+    Watch,
+    bearer,
+)
+from kozyr_client.errors import KozyrError, error_info
+
+__all__ = [
+    "Backoff",
+    "Created",
+    "Joined",
+    "KozyrClient",
+    "KozyrError",
+    "SeatClient",
+    "Watch",
+    "bearer",
+    "error_info",
+    "moves",
+    "pb",
+]

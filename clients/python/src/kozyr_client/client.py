@@ -1,0 +1,371 @@
+"""A synchronous, typed client of the Kozyr service over one gRPC channel.
+
+    with KozyrClient("127.0.0.1:50051") as client:
+        created = client.create_match("dix", ["ann", "bob"])
+        ann = client.seat(created.match_id, created.tokens[0])
+        for update in ann.watch():
+            ...
+
+Retries: a call that fails with UNAVAILABLE (server restarting, Redis briefly away) is retried
+with exponential backoff when repeating it cannot do anything twice: reads, CreateMatch (it
+always sends a request id, a fresh one unless you give yours) and SubmitMove (it always sends a
+command id and repeats the SAME id, so the server answers a repeat with the recorded result
+instead of moving again). JoinMatch is never retried: a repeat could claim a second seat.
+
+Watching: `SeatClient.watch()` reconnects after a dropped stream and resumes after the last
+version it delivered, so its updates have consecutive versions with no gap and no duplicate.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+import grpc
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr_client.errors import KozyrError
+
+Resp = TypeVar("Resp")
+
+# Transport failures a watch recovers from by reconnecting: the server went away (UNAVAILABLE),
+# the stream was cut (CANCELLED that we did not ask for, or an RST_STREAM that grpc reports as
+# INTERNAL/UNKNOWN). Errors carrying the service's ErrorInfo are answers, not drops — except
+# UNAVAILABLE, which the service sends while its event store is unreachable.
+_DROPPED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
+                      grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN,
+                      grpc.StatusCode.DEADLINE_EXCEEDED})
+
+# grpc waits 1 s and more before reconnecting a channel whose connection failed; a player waiting
+# on a restarted server wants it back within our own retry schedule.
+CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A new match: its id, the named seats' tokens by seat, the version after creation."""
+
+    match_id: str
+    tokens: dict[int, str]
+    version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A claimed seat: the seat, its token, the version after joining, whether play began."""
+
+    seat: int
+    token: str
+    version: int = 0
+    started: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Retry schedule: `attempts` retries after the first try, sleeping first, first*2, … ≤ cap."""
+
+    attempts: int = 6
+    first: float = 0.1
+    cap: float = 2.0
+
+    def delays(self) -> Iterator[float]:
+        """The sleeps between tries."""
+        delay = self.first
+        for _ in range(self.attempts):
+            yield delay
+            delay = min(delay * 2, self.cap)
+
+
+def bearer(token: str | None) -> tuple[tuple[str, str], ...]:
+    """Call metadata for a token (none for a spectator)."""
+    return () if token is None else (("authorization", f"Bearer {token}"),)
+
+
+class KozyrClient:
+    """A connection to one Kozyr server; a context manager that closes its channel."""
+
+    def __init__(self, address: str, *, timeout: float | None = 30.0,
+                 backoff: Backoff | None = None,
+                 options: Sequence[tuple[str, Any]] = ()) -> None:
+        self.address = address
+        self.timeout = timeout
+        self.backoff = backoff or Backoff()
+        self.channel = grpc.insecure_channel(address, options=[*CHANNEL_OPTIONS, *options])
+        self.stub = kozyr_pb2_grpc.KozyrServiceStub(self.channel)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> KozyrClient:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the channel (open watches end)."""
+        self.channel.close()
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Block until the channel is connected; KozyrError(UNAVAILABLE) after `timeout`."""
+        try:
+            grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise KozyrError(grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE",
+                             f"no Kozyr server at {self.address} after {timeout} s",
+                             transport=True) from None
+
+    # ------------------------------------------------------------------ calls
+
+    def call(self, method: Callable[..., Resp], request: Any, token: str | None = None, *,
+             retry: bool = True) -> Resp:
+        """One unary call with the token; UNAVAILABLE retried when `retry`; KozyrError on
+        failure."""
+        delays = self.backoff.delays() if retry else iter(())
+        while True:
+            try:
+                return method(request, metadata=bearer(token), timeout=self.timeout)
+            except grpc.RpcError as e:
+                error = KozyrError.from_rpc_error(e)
+                delay = next(delays, None) if error.code == grpc.StatusCode.UNAVAILABLE else None
+                if delay is None:
+                    raise error from None
+                time.sleep(delay)
+
+    def list_games(self) -> list[pb.GameInfo]:
+        """Every game the server runs, with its player counts and options."""
+        return list(self.call(self.stub.ListGames, pb.ListGamesRequest()).games)
+
+    def create_match(self, game: str, seats: list[str],
+                     options: Mapping[str, str] | None = None,
+                     request_id: str | None = None,
+                     first_dealer: int | None = None,
+                     prearranged_decks: list[str] | None = None,
+                     seed_contributions: Sequence[bytes] | None = None) -> Created:
+        """Create a match; one name per seat ("" leaves a seat open for join())."""
+        request = pb.CreateMatchRequest(
+            game=game, options=dict(options or {}),
+            seats=[pb.SeatRequest(name=name, seed_contribution=contribution)
+                   for name, contribution in zip(
+                       seats, seed_contributions or [b""] * len(seats), strict=True)],
+            # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
+            request_id=request_id or uuid.uuid4().hex,
+            prearranged_decks=prearranged_decks or [],
+        )
+        if first_dealer is not None:
+            request.first_dealer = first_dealer
+        response = self.call(self.stub.CreateMatch, request)
+        return Created(response.match_id, {t.seat: t.token for t in response.tokens},
+                       response.version)
+
+    def join(self, match_id: str, name: str, seat: int | None = None,
+             seed_contribution: bytes = b"") -> Joined:
+        """Claim an open seat (the first open one unless `seat`); never retried."""
+        request = pb.JoinMatchRequest(match_id=match_id, name=name,
+                                      seed_contribution=seed_contribution)
+        if seat is not None:
+            request.seat = seat
+        response = self.call(self.stub.JoinMatch, request, retry=False)
+        return Joined(response.seat, response.token, response.version, response.started)
+
+    def seat(self, match_id: str, token: str) -> SeatClient:
+        """Act in a match with a seat token (or look with the arbiter token)."""
+        return SeatClient(self, match_id, token)
+
+    def spectate(self, match_id: str) -> SeatClient:
+        """Look at a match as a spectator (no token: the public table only)."""
+        return SeatClient(self, match_id, None)
+
+
+class SeatClient:
+    """One viewer of one match: a seat (with its token) or a spectator (token None)."""
+
+    def __init__(self, client: KozyrClient, match_id: str, token: str | None) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.token = token
+
+    def __repr__(self) -> str:
+        who = "spectator" if self.token is None else "seat"
+        return f"SeatClient({self.match_id!r}, {who})"
+
+    def view(self) -> pb.MatchView:
+        """The match as this viewer sees it now."""
+        return self.client.call(self.client.stub.GetMatch,
+                                pb.GetMatchRequest(match_id=self.match_id), self.token).view
+
+    def legal(self) -> pb.ListLegalMovesResponse:
+        """The legal moves with the version they are legal at."""
+        return self.client.call(self.client.stub.ListLegalMoves,
+                                pb.ListLegalMovesRequest(match_id=self.match_id), self.token)
+
+    def legal_moves(self) -> list[pb.Move]:
+        """This seat's legal moves now (empty when it is not its turn)."""
+        return list(self.legal().moves)
+
+    def move(self, move: pb.Move, command_id: str | None = None,
+             expected_version: int | None = None) -> pb.SubmitMoveResponse:
+        """Play a move. Retried on UNAVAILABLE with the same command id, so at most once."""
+        request = pb.SubmitMoveRequest(match_id=self.match_id, move=move,
+                                       command_id=command_id or uuid.uuid4().hex)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self.client.call(self.client.stub.SubmitMove, request, self.token)
+
+    def watch(self, from_version: int = 0, backoff: Backoff | None = None) -> Watch:
+        """Every update after `from_version` until the match ends, surviving dropped streams."""
+        return Watch(self, from_version, backoff or self.client.backoff)
+
+    def play(self, choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move],
+             watch: Watch | None = None) -> pb.MatchView:
+        """Play this seat to the end: at each of its turns, move `choose(view, legal moves)`.
+        Returns the final view. Pass `watch` to follow (and be able to close) a given Watch."""
+        now = self.view()
+        if not now.HasField("seat"):
+            raise ValueError("play() needs a seat token")
+        seat = now.seat
+        # From one before the current version: the first update is the table as it is now, so a
+        # turn that is already ours is not missed; later turns arrive in order.
+        updates = watch if watch is not None else self.watch(max(now.version - 1, 0))
+        last = now
+        with updates:
+            for update in updates:
+                last = update.view
+                mine = last.HasField("to_act") and last.to_act == seat
+                if last.status != pb.MATCH_STATUS_PLAYING or not mine:
+                    continue
+                legal = self.legal()
+                if legal.version != update.version or not legal.moves:
+                    continue  # the table moved on: a later update decides
+                try:
+                    self.move(choose(last, list(legal.moves)), expected_version=legal.version)
+                except KozyrError as e:
+                    # Another client of this seat moved in between: the next update decides.
+                    if e.code != grpc.StatusCode.ABORTED and e.reason != "NOT_YOUR_TURN":
+                        raise
+        return last
+
+    def log(self) -> pb.GetMatchLogResponse:
+        """The full log (a finished match, or any match with the arbiter token)."""
+        return self.client.call(self.client.stub.GetMatchLog,
+                                pb.GetMatchLogRequest(match_id=self.match_id), self.token)
+
+    def replay(self, version: int, as_seat: int | None = None,
+               spectator: bool = False) -> pb.ReplayMatchResponse:
+        """The view at `version` (a finished match, or any match with the arbiter token)."""
+        request = pb.ReplayMatchRequest(match_id=self.match_id, version=version,
+                                        spectator=spectator)
+        if as_seat is not None:
+            request.as_seat = as_seat
+        return self.client.call(self.client.stub.ReplayMatch, request, self.token)
+
+
+class Watch(Iterator[pb.MatchUpdate]):
+    """An iterator of MatchUpdates that reconnects after a drop and resumes where it was.
+
+    `version` is the last version delivered; `reconnects` counts the resumed streams. Close it
+    (or use it as a context manager) to stop early; `close()` may be called from another thread.
+    """
+
+    def __init__(self, seat: SeatClient, from_version: int, backoff: Backoff) -> None:
+        self.seat = seat
+        self.version = from_version
+        self.backoff = backoff
+        self.reconnects = 0
+        self.finished = False
+        self._closed = False
+        self._call: Any = None
+        self._updates = self._run()
+
+    def __iter__(self) -> Watch:
+        return self
+
+    def __next__(self) -> pb.MatchUpdate:
+        return next(self._updates)
+
+    def __enter__(self) -> Watch:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once close() was called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Stop watching; the iteration ends."""
+        self._closed = True
+        call = self._call
+        if call is not None:
+            call.cancel()
+
+    def _connect(self) -> Any:
+        client = self.seat.client
+        return client.stub.WatchMatch(
+            pb.WatchMatchRequest(match_id=self.seat.match_id, from_version=self.version),
+            metadata=bearer(self.seat.token))
+
+    def _run(self) -> Iterator[pb.MatchUpdate]:
+        delays = self.backoff.delays()
+        while not self._closed:
+            call = self._call = self._connect()
+            progressed = False
+            try:
+                for update in call:
+                    if update.version <= self.version:
+                        continue  # already delivered before the reconnect: never a duplicate
+                    if update.version != self.version + 1:
+                        break  # a gap would be a server bug; resume after what we have
+                    self.version = update.version
+                    progressed = True
+                    delays = self.backoff.delays()  # progress earns a fresh retry budget
+                    if update.view.status == pb.MATCH_STATUS_FINISHED:
+                        self.finished = True
+                    yield update
+                    if self.finished:
+                        return
+            except grpc.RpcError as e:
+                if self._closed:
+                    return
+                error = KozyrError.from_rpc_error(e)
+                if error.code not in _DROPPED or not (
+                        error.transport or error.code == grpc.StatusCode.UNAVAILABLE):
+                    raise error from None
+            else:
+                # The stream ended without the final update: the server is shutting down, or the
+                # match was already over at our version. Ask which.
+                if not progressed and self._over():
+                    self.finished = True
+                    return
+            finally:
+                call.cancel()
+            if self._closed:
+                return
+            delay = next(delays, None)
+            if delay is None:
+                raise KozyrError(grpc.StatusCode.UNAVAILABLE, "WATCH_LOST",
+                                 f"the watch of {self.seat.match_id} could not be resumed "
+                                 f"after version {self.version}", transport=True)
+            time.sleep(delay)
+            self.reconnects += 1
+
+    def _over(self) -> bool:
+        try:
+            view = self.seat.view()
+        except KozyrError as e:
+            if e.code == grpc.StatusCode.UNAVAILABLE:
+                return False
+            raise
+        return view.status == pb.MATCH_STATUS_FINISHED and view.version <= self.version

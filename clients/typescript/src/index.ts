@@ -1,0 +1,158 @@
+// A small typed client of the Kozyr service (kozyr.v1) for Node: the protobuf-es stubs generated
+// from protos/ (src/gen, `npm run generate`) over Connect's gRPC transport (plain gRPC on HTTP/2,
+// which is what the Python server speaks; h2c on 127.0.0.1, TLS with an https:// address).
+//
+//   const kozyr = connectKozyr("127.0.0.1:50051");
+//   const { matchId, tokens } = await kozyr.createMatch({ game: "dix", seats: [{ name: "a" }, { name: "b" }] });
+//   for await (const update of watch(kozyr, matchId, tokens[0].token)) { ... }
+
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { create } from "@bufbuild/protobuf";
+import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import {
+  KozyrService,
+  MatchStatus,
+  MoveSchema,
+  PassSchema,
+  PlayCardSchema,
+  TakeSchema,
+  type DurakDiceMove,
+  type MatchUpdate,
+  type Move,
+  type SubmitMoveResponse,
+} from "./gen/kozyr/v1/kozyr_pb.js";
+
+export * from "./gen/kozyr/v1/kozyr_pb.js";
+export { Code } from "@connectrpc/connect";
+
+/** A client of the KozyrService. */
+export type KozyrClient = Client<typeof KozyrService>;
+
+/** A client on `address` ("host:port" for plain gRPC, or a full http:// / https:// URL). */
+export function connectKozyr(address: string): KozyrClient {
+  const baseUrl = /^https?:\/\//.test(address) ? address : `http://${address}`;
+  return createClient(KozyrService, createGrpcTransport({ baseUrl }));
+}
+
+/** Call options carrying a bearer token (none for a spectator). */
+export function auth(token?: string): { headers: Record<string, string> } {
+  return { headers: token ? { authorization: `Bearer ${token}` } : {} };
+}
+
+/** A failed call: the gRPC code and the stable reason of the server's google.rpc.ErrorInfo. */
+export class KozyrError extends Error {
+  constructor(
+    readonly code: Code,
+    readonly reason: string,
+    message: string,
+    readonly metadata: Record<string, string> = {},
+  ) {
+    super(`${Code[code]} ${reason}: ${message}`);
+    this.name = "KozyrError";
+  }
+
+  /** The KozyrError of anything a call threw (transport errors get the code's name as reason). */
+  static from(error: unknown): KozyrError {
+    if (error instanceof KozyrError) return error;
+    const e = ConnectError.from(error);
+    const info = e.findDetails(ErrorInfoSchema)[0];
+    if (info === undefined) return new KozyrError(e.code, Code[e.code] ?? "UNKNOWN", e.rawMessage);
+    return new KozyrError(e.code, info.reason, e.rawMessage, { ...info.metadata });
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Play a move at most once: a fresh command id, retried with the SAME id while the server is
+ * unavailable, so a retry whose first try was recorded gets the recorded answer.
+ */
+export async function submitMove(
+  client: KozyrClient,
+  matchId: string,
+  token: string,
+  move: Move,
+  expectedVersion?: bigint,
+  attempts = 6,
+): Promise<SubmitMoveResponse> {
+  const commandId = randomUUID();
+  for (let attempt = 0, delay = 100; ; attempt++, delay = Math.min(delay * 2, 2000)) {
+    try {
+      return await client.submitMove({ matchId, move, commandId, expectedVersion }, auth(token));
+    } catch (error) {
+      const e = KozyrError.from(error);
+      if (e.code !== Code.Unavailable || attempt >= attempts) throw e;
+      await sleep(delay);
+    }
+  }
+}
+
+/**
+ * Every update after `fromVersion` until the match ends. A dropped stream is reopened from the
+ * last version delivered, so versions are consecutive: no gap, no duplicate.
+ */
+export async function* watch(
+  client: KozyrClient,
+  matchId: string,
+  token?: string,
+  fromVersion = 0n,
+  attempts = 6,
+): AsyncGenerator<MatchUpdate> {
+  let version = fromVersion;
+  let failures = 0;
+  for (;;) {
+    try {
+      for await (const update of client.watchMatch({ matchId, fromVersion: version }, auth(token))) {
+        if (update.version <= version) continue;
+        version = update.version;
+        failures = 0;
+        yield update;
+        if (update.view?.status === MatchStatus.FINISHED) return;
+      }
+      // Ended without the final update: the server is shutting down, or it was over already.
+      const view = (await client.getMatch({ matchId }, auth(token))).view;
+      if (view?.status === MatchStatus.FINISHED && view.version <= version) return;
+    } catch (error) {
+      const e = KozyrError.from(error);
+      const dropped = [Code.Unavailable, Code.Canceled, Code.Internal, Code.Unknown];
+      if (!dropped.includes(e.code) || (e.reason !== Code[e.code] && e.code !== Code.Unavailable)) {
+        throw e; // an answer of the service (it carries an ErrorInfo), not a drop
+      }
+    }
+    if (++failures > attempts) throw new KozyrError(Code.Unavailable, "WATCH_LOST", `watch of ${matchId} lost`);
+    await sleep(Math.min(100 * 2 ** failures, 2000));
+  }
+}
+
+/** A Move of `game`: moveOf("dix", "play", "10H"), moveOf("durak-dice", "take"). */
+export function moveOf(game: string, action: string, card?: string): Move {
+  const play = { card: card ?? "" };
+  const needsCard = action === "play" || action === "attack" || action === "beat";
+  if (needsCard !== (card !== undefined)) throw new Error(`${action} ${needsCard ? "needs" : "takes no"} card`);
+  if (game === "dix" && action === "play") {
+    return create(MoveSchema, { game: { case: "dix", value: { action: { case: "play", value: play } } } });
+  }
+  if (game === "six-dozens" && action === "play") {
+    return create(MoveSchema, { game: { case: "sixDozens", value: { action: { case: "play", value: play } } } });
+  }
+  if (game === "durak-dice") {
+    const durak = (a: DurakDiceMove["action"]) => create(MoveSchema, { game: { case: "durakDice", value: { action: a } } });
+    if (action === "attack") return durak({ case: "attack", value: create(PlayCardSchema, play) });
+    if (action === "beat") return durak({ case: "beat", value: create(PlayCardSchema, play) });
+    if (action === "take") return durak({ case: "take", value: create(TakeSchema) });
+    if (action === "pass") return durak({ case: "pass", value: create(PassSchema) });
+  }
+  throw new Error(`${game} has no ${action} move`);
+}
+
+/** A move in a few words: "play 10H", "beat QS", "take". */
+export function describeMove(move: Move): string {
+  const inner = move.game.value;
+  if (inner === undefined) return "(empty move)";
+  const action = inner.action;
+  if (action.case === undefined) return "(no action)";
+  const card = "card" in action.value ? action.value.card : "";
+  return card ? `${action.case} ${card}` : action.case;
+}
