@@ -8,7 +8,10 @@ Sections (all by default, or pick with --only):
 - verify:  offline replay verification (`kozyr replay verify`: parse, chain, seed, deals,
            every move re-decided, outcome) in entries/s over an archive of 1,000 matches
            recorded in-process in the engine's log format, beside the chain check alone and a
-           plain fold of the same entries (what replaying without verifying costs).
+           plain fold of the same entries (what replaying without verifying costs);
+- tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
+           with one and two worker processes, and through a `kozyr serve` process where every
+           bot is a gRPC client, side by side.
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -328,11 +331,48 @@ def bench_verify(matches: int) -> dict[str, Any]:
     return result
 
 
+def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
+    """Tournament matches/s in-process (1 and 2 workers) and through a served engine."""
+    from kozyr.tournament import Tournament, run
+
+    t_local = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
+                         "duplicate", local_matches, 1)
+    t_served = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
+                          "duplicate", served_matches, 1)
+    one, two, served, moves = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, address = start_service(tmp)
+        try:
+            for _ in range(RUNS):  # interleaved, so all three see the same machine load
+                one.append(run(t_local, workers=1).matches_per_second)
+                two.append(run(t_local, workers=2).matches_per_second)
+                result = run(t_served, workers=2, server=address)
+                served.append(result.matches_per_second)
+                moves.append(sum(r.moves for r in result.results) / result.elapsed)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    in_1, in_2, via = (statistics.median(x) for x in (one, two, served))
+    out = {
+        "tournament": "dix single_hand=true, heuristic vs random, duplicate",
+        "in_process_matches_per_s_1_worker": round(in_1, 1),
+        "in_process_matches_per_s_2_workers": round(in_2, 1),
+        "served_matches_per_s_2_workers": round(via, 2),
+        "served_moves_per_s_2_workers": round(statistics.median(moves)),
+        "workers_speedup_2_to_1": round(in_2 / in_1, 2),
+        "served_to_in_process_ratio": round(via / in_2, 4),
+    }
+    for k, v in out.items():
+        print(f"  {k:36} {v}", flush=True)
+    return out
+
+
 def main() -> int:
     """Run the chosen sections and print (and optionally save) the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", action="append", choices=["games", "service", "verify"],
+    parser.add_argument("--only", action="append",
+                        choices=["games", "service", "verify", "tournament"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -340,7 +380,7 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify"]
+    sections = args.only or ["games", "service", "verify", "tournament"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -352,6 +392,9 @@ def main() -> int:
         print(f"verify: offline replay verification, {args.archive} matches, median of {RUNS} "
               "runs", flush=True)
         results["verify"] = bench_verify(args.archive)
+    if "tournament" in sections:
+        print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
+        results["tournament"] = bench_tournament(400, 40)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

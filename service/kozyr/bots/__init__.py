@@ -1,0 +1,62 @@
+"""Players that see only their seat: `random`, `heuristic` (one per game) and `ismcts`.
+
+A bot is made for one seat of one match with `make_bot(spec, game, seat, seed)` and answers
+`choose(Seat)` — the observation of kozyr.bots.base: view, own redacted history and legal
+commands, never the state. Specs are written ``kind`` or ``kind:key=value,...``:
+
+- ``random``                           a uniformly random legal command;
+- ``heuristic``                        the game's rules of thumb (kozyr.bots.heuristic);
+- ``ismcts:iters=200`` / ``ismcts:ms=50``  information-set MCTS with that budget per decision
+  (options: ``c`` the UCB exploration constant, default 0.7; ``rollout=random`` for uniformly
+  random playouts instead of the game's cheap playout policy).
+"""
+
+from __future__ import annotations
+
+import random
+
+from kozyr.bots.base import BadBotSpec, Bot, BotSpec, Seat, check_options, parse_players, parse_spec
+from kozyr.bots.heuristic import HeuristicBot
+from kozyr.bots.ismcts import ISMCTSBot
+from kozyr.bots.random_bot import RandomBot
+from kozyr.games.base import Game
+
+KINDS: dict[str, dict[str, type]] = {
+    "random": {},
+    "heuristic": {},
+    "ismcts": {"iters": int, "ms": float, "c": float, "rollout": str},
+}
+
+
+def check_spec(spec: BotSpec) -> None:
+    """Raise BadBotSpec unless the spec names a known bot with valid options."""
+    if spec.kind not in KINDS:
+        raise BadBotSpec(f"unknown bot {spec.kind!r} (known: {', '.join(KINDS)})")
+    options = check_options(spec, KINDS[spec.kind])
+    if spec.kind == "ismcts":
+        if ("iters" in options) == ("ms" in options):
+            raise BadBotSpec("ismcts needs exactly one budget: ismcts:iters=N or ismcts:ms=N")
+        if options.get("iters", 1) < 1 or options.get("ms", 1.0) <= 0:
+            raise BadBotSpec("an ismcts budget must be positive")
+        if options.get("rollout", "policy") not in ("policy", "random"):
+            raise BadBotSpec("ismcts rollout is 'policy' (default) or 'random'")
+
+
+
+def make_bot(spec: BotSpec | str, game: Game, seat: int, seed: int) -> Bot:
+    """A bot for one seat of one match; `seed` drives all its random choices."""
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    check_spec(spec)
+    rng = random.Random(seed)
+    if spec.kind == "random":
+        return RandomBot(rng)
+    if spec.kind == "heuristic":
+        return HeuristicBot(game, seat)
+    options = check_options(spec, KINDS["ismcts"])
+    return ISMCTSBot(game, seat, rng, iters=options.get("iters"), ms=options.get("ms"),
+                     c=options.get("c", 0.7), rollout=options.get("rollout", "policy"))
+
+
+__all__ = ["KINDS", "BadBotSpec", "Bot", "BotSpec", "Seat", "check_spec", "make_bot",
+           "parse_players", "parse_spec"]

@@ -1,0 +1,169 @@
+"""What one seat knows, and full game states consistent with it (determinizations).
+
+A `SeatInfo` reads a seat's history (redacted events only) and keeps the public facts of the
+hand in play: where the seen cards are, how many cards each hidden zone holds, and what the
+others revealed by their play (a Dix player who did not follow suit is void in it; a Six Dozens
+pass or a cover shows that a player held no legal card; a Durak automatic pass shows no card of
+the ranks on the table). From these it builds full game states a search can simulate with the
+rules core:
+
+1. `_draw(rng)` places the unseen cards into the hidden zones at random, respecting the sizes
+   and the facts above;
+2. the redacted deal event of the hand in play is completed with that placement (hidden hands,
+   deck or stock order) and the hand's events are folded by the game's own `evolve`, so every
+   derived field (whose turn, throw-in order, …) is exactly what the rules make of a possible
+   world — this is the *skeleton*, built once per decision;
+3. each further sample is `game.with_zones(skeleton, zones)` with a fresh placement.
+
+Nothing here reads a true state: the inputs are the seat number and its redacted events. Events
+before the hand in play are folded as they are (their hidden parts do not matter once the next
+deal replaces every hand). The opening `MatchStarted` is given canonical decks for the hands after
+the one in play (see `_for_simulation`): a search never plays them.
+
+Because a view depends only on what its seat may see, `view()` (the view of the skeleton) equals
+the seat's true view; tests/bots check this at every decision of many matches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kozyr.cards import Card, deck
+from kozyr.games.base import Event, Game, State, View, fold
+
+Zones = dict[str, tuple[Card, ...]]
+
+
+class SeatInfo(ABC):
+    """A seat's knowledge of a match, updated from its growing history (see module docstring)."""
+
+    game: Game
+    deal_type: type  # the event that starts a hand (Dix/Six Dozens) or a game (Durak)
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.seen = 0  # history events absorbed
+        self._prefix: State | None = None  # fold of the events before the deal in play
+        self._hand: list[Event] = []  # the deal in play and the events after it
+        self._skeleton: State | None = None
+        self._skeleton_at = -1
+        self._zones: Zones = {}
+
+    # ------------------------------------------------------------------ reading the history
+
+    def update(self, history: Sequence[Event]) -> None:
+        """Absorb the events not seen yet (the history of one match only grows)."""
+        if len(history) < self.seen:
+            raise ValueError("the history shrank: a SeatInfo follows one match")
+        for event in history[self.seen:]:
+            self._absorb(event)
+        self.seen = len(history)
+
+    def _absorb(self, event: Event) -> None:
+        evolve = self.game.evolve
+        if self._prefix is None:
+            self._prefix = evolve(None, _for_simulation(event))
+            return
+        if type(event) is self.deal_type:
+            # The previous hand's redacted events are folded as they are: harmless, since the
+            # new deal replaces every hand (see module docstring).
+            self._prefix = fold(self.game, self._hand, self._prefix)
+            self._hand = [event]
+            self._on_deal(event)
+        elif self._hand:
+            self._hand.append(event)
+            self._on_event(event)
+        else:  # before the first deal (the first dealer's lot)
+            self._prefix = evolve(self._prefix, event)
+
+    @abstractmethod
+    def _on_deal(self, event: Event) -> None:
+        """Reset the hand's facts from its (redacted) deal event."""
+
+    @abstractmethod
+    def _on_event(self, event: Event) -> None:
+        """Update the hand's facts with one event after the deal."""
+
+    # ------------------------------------------------------------------ determinizations
+
+    @abstractmethod
+    def _draw(self, rng: random.Random) -> Zones:
+        """A random placement of the unseen cards: the hidden zones' contents by name."""
+
+    @abstractmethod
+    def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> Event:
+        """The deal event in play with its hidden parts filled consistently with `hidden`."""
+
+    def state(self) -> State:
+        """A full state consistent with everything the seat saw (the skeleton; cached)."""
+        if self._skeleton is None or self._skeleton_at != self.seen:
+            if not self._hand or self._prefix is None:
+                raise ValueError("nothing has been dealt yet")
+            # Any consistent placement will do for the skeleton: seed it by the position.
+            hidden = self._draw(random.Random(self.seen))
+            state = self.game.evolve(self._prefix, self._complete_deal(hidden))
+            state = fold(self.game, self._hand[1:], state)
+            zones = dict(self.game.zones(state))
+            zones.update(hidden)
+            self._skeleton = self.game.with_zones(state, zones)
+            self._zones = zones
+            self._skeleton_at = self.seen
+        return self._skeleton
+
+    def sample(self, rng: random.Random) -> State:
+        """A random full state consistent with what the seat saw (a determinization)."""
+        skeleton = self.state()
+        zones = dict(self._zones)
+        zones.update(self._draw(rng))
+        return self.game.with_zones(skeleton, zones)
+
+    def view(self) -> View:
+        """The seat's view, rebuilt from its history alone."""
+        return self.game.view(self.state(), self.seat)
+
+
+def _for_simulation(event: Event) -> Event:
+    """MatchStarted as the search simulates it: every deal after the one in play comes from a
+    canonical deck order (and Durak dice of 6), not from the seed.
+
+    The seat's copy lost the seed and any prearranged decks anyway; a playout stops at the end
+    of the hand in play, so the next deal, which `decide` makes in the same call, is never
+    played — a canonical order spares the costly shuffle. The `prearranged` flag stays as seen,
+    so views do not change.
+    """
+    names = {f.name for f in dataclasses.fields(event)}
+    config = getattr(event, "config", None)
+    count = max(getattr(config, "max_hands", 1), getattr(config, "games", 1))
+    size = int(getattr(config, "deck", 53))
+    changes: dict[str, Any] = {}
+    if "decks" in names:
+        changes["decks"] = (deck(size),) * count
+    if "dice" in names:
+        changes["dice"] = ((6,) * 9,) * count  # 54 cards' worth of rolls: a whole deal
+    return dataclasses.replace(event, **changes) if changes else event
+
+
+def mask_of(cards: Sequence[Card]) -> int:
+    """The bitmask (by Card.index) of some cards."""
+    m = 0
+    for c in cards:
+        m |= 1 << c.index
+    return m
+
+
+def pick(rng: random.Random, pool: list[Card], count: int, forbidden: int) -> list[Card]:
+    """`count` cards taken at random from `pool` (removed from it), avoiding `forbidden` ones
+    while the rest suffice (only an inconsistent history could need them)."""
+    allowed = [c for c in pool if not forbidden >> c.index & 1]
+    if len(allowed) >= count:
+        chosen = rng.sample(allowed, count)
+    else:
+        others = [c for c in pool if forbidden >> c.index & 1]
+        chosen = allowed + rng.sample(others, count - len(allowed))
+    taken = mask_of(chosen)
+    pool[:] = [c for c in pool if not taken >> c.index & 1]
+    return chosen

@@ -1,0 +1,248 @@
+"""Playing one tournament match through a Kozyr server: every bot is a real gRPC client.
+
+The organiser creates a real, stored match (CreateMatch with one named seat per player). Then
+each seat runs in its own thread with its own client channel and its own seat token, and sees
+only what the server sends that token:
+- the events of WatchMatch (already redacted for the seat; JSON decoded back into the game's
+  event classes with kozyr.games.codec; the service's own events are skipped);
+- its legal moves from ListLegalMoves, converted back into the game's commands.
+The seat's view is rebuilt from those events (kozyr.bots.info: the same code the search uses)
+and checked field by field against the table the server sent in the same update, so the bot's
+observation is exactly the in-process one, and a divergence stops the tournament loudly.
+
+Duplicate deals through a server: the server draws its own seed, so the fixture's deal is
+passed as prearranged decks (RULES.md R-3) — the decks the rules derive from the deal's match
+seed (kozyr.fairness, checked against the rules' own first deal) for the first
+`MAX_PREARRANGED` hands or games — and its first dealer (the lot). Dix and Six Dozens matches
+are then the very matches played in-process. Durak's die rolls cannot be prearranged through
+the API, so they come from the server's seed and only the card order repeats.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import Any
+
+from google.protobuf.message import Message
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.bots import Bot, Seat, make_bot, parse_spec
+from kozyr.bots.info import seat_info
+from kozyr.cards import Card, Suit, deck, parse_card
+from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label
+from kozyr.games import get_game
+from kozyr.games.base import Command, Event, Game, View
+from kozyr.games.codec import Registry
+from kozyr.tournament.model import MatchResult, Tournament
+from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
+from kozyr_client import KozyrClient, SeatClient, Watch
+from kozyr_client.moves import GAME_FIELD, make_move
+
+MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from the server seed
+
+# One client (channel) per address and seat position, per process, reused across matches.
+_CLIENTS: dict[tuple[str, int], KozyrClient] = {}
+_LOCK = threading.Lock()
+
+
+def client_for(address: str, slot: int) -> KozyrClient:
+    """This process's client for `address`: one per seat position (slot -1: the organiser)."""
+    with _LOCK:
+        client = _CLIENTS.get((address, slot))
+        if client is None:
+            client = _CLIENTS[(address, slot)] = KozyrClient(address)
+        return client
+
+
+# ---------------------------------------------------------------------------- deals
+
+
+def prearranged(game: Game, config: Any, players: list[str], seed: bytes
+                ) -> tuple[int, list[str]]:
+    """The first dealer and the deck texts the rules would derive from `seed` (see above)."""
+    size = getattr(config, "deck", 53)
+    count = min(MAX_PREARRANGED, max(getattr(config, "max_hands", 1),
+                                     getattr(config, "games", 1)))
+    decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size)) for k in range(1, count + 1)]
+    first = RandomStream(seed, FIRST_DEALER).randbelow(len(players))
+    # The rules' own opening must agree: the first dealer and the first deck.
+    opening = game.start(config, players, seed)
+    lot = opening[1]  # FirstDealerChosen (seat) or DealerChosen (dealer)
+    dealt = next(e for e in opening if getattr(e, "deck", ()))
+    if tuple(dealt.deck) != decks[0] or getattr(lot, "seat", getattr(lot, "dealer", -1)) != first:
+        raise AssertionError("the deal derivation disagrees with the rules module")
+    return first, [" ".join(c.code for c in d) for d in decks]
+
+
+# ---------------------------------------------------------------------------- moves and views
+
+
+def command_of(game: Game, move: pb.Move) -> Command:
+    """The game's command for a Move message."""
+    which = move.WhichOneof("game")
+    if which != GAME_FIELD[game.NAME]:
+        raise ValueError(f"a {which} move in a {game.NAME} match")
+    inner = getattr(move, which)
+    action = inner.WhichOneof("action")
+    types = {cls.__name__.lower(): cls for cls in game.COMMAND_TYPES}
+    cls = types[action]
+    payload = getattr(inner, action)
+    if "card" in payload.DESCRIPTOR.fields_by_name:
+        return cls(card=parse_card(payload.card))
+    return cls()
+
+
+def move_of(game: Game, command: Command) -> pb.Move:
+    """The Move message for one of the game's commands."""
+    card = getattr(command, "card", None)
+    return make_move(game.NAME, type(command).__name__.lower(),
+                     None if card is None else card.code)
+
+
+def table_message(template: Message, view: View) -> Message:
+    """A fresh message of `template`'s type filled from a game View by field name (the
+    service's rules: card codes, the Suit enum, tuples positional into nested messages)."""
+    msg = type(template)()
+    _fill(msg, view)
+    return msg
+
+
+def _fill(msg: Message, obj: Any) -> None:
+    for f in msg.DESCRIPTOR.fields:
+        value = getattr(obj, f.name, None)
+        if value is not None:
+            _set(msg, f, value)
+
+
+def _set(msg: Message, f: Any, value: Any) -> None:
+    if f.is_repeated:
+        target = getattr(msg, f.name)
+        if f.message_type is not None:
+            for item in value:
+                _positional(target.add(), item)
+        else:
+            target.extend(_scalar(f, v) for v in value)
+    elif f.message_type is not None:
+        _positional(getattr(msg, f.name), value)
+    else:
+        setattr(msg, f.name, _scalar(f, value))
+
+
+def _positional(msg: Message, value: Any) -> None:
+    if isinstance(value, tuple):
+        for f, item in zip(msg.DESCRIPTOR.fields, value, strict=False):
+            if item is not None:
+                _set(msg, f, item)
+    else:
+        _fill(msg, value)
+
+
+def _scalar(f: Any, value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, Suit):
+        return int(value) + 1  # kozyr.v1.Suit: SUIT_S = 1 … SUIT_C = 4
+    if f.type == f.TYPE_STRING and not isinstance(value, str):
+        return str(value)
+    return value
+
+
+class ViewMismatch(RuntimeError):
+    """The view rebuilt from a seat's events differs from the one the server sent."""
+
+
+# ---------------------------------------------------------------------------- one seat
+
+
+class RemoteSeat:
+    """One bot at one seat of a served match, seeing only what its token is sent."""
+
+    def __init__(self, game: Game, seat: int, client: SeatClient, bot: Bot) -> None:
+        self.game = game
+        self.seat = seat
+        self.client = client
+        self.bot = bot
+        self.registry = Registry(game.EVENT_TYPES)
+        self.names = {cls.__name__ for cls in game.EVENT_TYPES}
+        self.history: list[Event] = []
+        self.info = seat_info(game, seat)
+        self.moves = 0
+        self.final: pb.MatchView | None = None
+        self.watch: Watch | None = None
+
+    def run(self) -> None:
+        """Watch the match from its start and move whenever it is this seat's turn."""
+        field = GAME_FIELD[self.game.NAME]
+        with self.client.watch(0) as watch:
+            self.watch = watch
+            for update in watch:
+                for event in update.events:
+                    if event.type in self.names:  # the service's own events are skipped
+                        self.history.append(self.registry.decode(json.loads(event.data_json)))
+                view = update.view
+                if view.status == pb.MATCH_STATUS_FINISHED:
+                    self.final = view
+                    return
+                if not view.HasField("to_act") or view.to_act != self.seat:
+                    continue
+                legal = self.client.legal()
+                if legal.version != update.version:  # pragma: no cover - only we may move now
+                    raise RuntimeError("the match moved while it was this seat's turn")
+                self.info.update(self.history)
+                rebuilt = self.info.view()
+                sent = getattr(view, field)
+                if table_message(sent, rebuilt) != sent or rebuilt.to_act != view.to_act:
+                    raise ViewMismatch(f"seat {self.seat} at version {update.version}: the "
+                                       f"view rebuilt from its events differs from the server's")
+                commands = tuple(command_of(self.game, m) for m in legal.moves)
+                command = self.bot.choose(Seat(self.game, self.seat, rebuilt,
+                                               tuple(self.history), commands))
+                self.client.move(move_of(self.game, command),
+                                 command_id=f"seat{self.seat}-v{update.version}",
+                                 expected_version=update.version)
+                self.moves += 1
+
+    def stop(self) -> None:
+        """End the watch (another seat failed)."""
+        if self.watch is not None:
+            self.watch.close()
+
+
+def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
+    """Play one fixture as a real match on the server at `address`."""
+    game = get_game(t.game)
+    names = [t.names[p] for p in fixture.lineup]
+    config = game.make_config(dict(t.options), len(names))
+    first, decks = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
+    created = client_for(address, -1).create_match(
+        game.NAME, names, dict(t.options), first_dealer=first, prearranged_decks=decks)
+    seats = [
+        RemoteSeat(game, s, client_for(address, s).seat(created.match_id, created.tokens[s]),
+                   make_bot(parse_spec(t.players[p]), game, s,
+                            bot_seed(t.master, fixture.index, s)))
+        for s, p in enumerate(fixture.lineup)
+    ]
+    _run_all([s.run for s in seats], [s.stop for s in seats])
+    final = seats[0].final
+    assert final is not None
+    return MatchResult(fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
+                       tuple(final.outcome.scores), sum(s.moves for s in seats),
+                       final.outcome.reason, match_id=created.match_id)
+
+
+def _run_all(tasks: list[Callable[[], None]], stops: list[Callable[[], None]]) -> None:
+    """Run the seats' loops in threads; if one fails, stop the others and raise its error."""
+    with ThreadPoolExecutor(len(tasks)) as pool:
+        futures = [pool.submit(task) for task in tasks]
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        failed = [f for f in done if f.exception() is not None]
+        if failed:
+            for stop in stops:
+                stop()
+            wait(futures)
+            error = failed[0].exception()
+            assert error is not None
+            raise error

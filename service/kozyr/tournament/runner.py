@@ -1,0 +1,180 @@
+"""Running a tournament: fixtures to worker processes, results back, progress, Ctrl-C.
+
+In-process (no server) every match runs in a worker process (concurrent.futures
+ProcessPoolExecutor, one per core by default; ``workers=1`` plays in this process). With a
+server address each worker process plays its matches through the server instead
+(kozyr.tournament.remote), a few at once (they mostly wait on the network).
+
+Results are kept by fixture number and everything derived from them (standings, ratings,
+files) is computed in schedule order, so the outcome does not depend on the worker count or on
+which match finished first.
+
+Ctrl-C: workers ignore SIGINT; the first Ctrl-C stops handing out matches, lets the ones being
+played finish, and the run returns what was played (marked interrupted). A second Ctrl-C while
+waiting abandons the matches in play.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
+from dataclasses import dataclass
+
+from kozyr.bots import parse_spec
+from kozyr.tournament.local import play_local
+from kozyr.tournament.model import MatchResult, Tournament
+from kozyr.tournament.schedule import Fixture
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A finished (or interrupted) tournament run: every result, in fixture order."""
+
+    tournament: Tournament
+    fixtures: tuple[Fixture, ...]
+    results: tuple[MatchResult, ...]
+    interrupted: bool
+    elapsed: float
+    workers: int
+    server: str | None
+
+    @property
+    def matches_per_second(self) -> float:
+        """Matches played per wall-clock second."""
+        return len(self.results) / self.elapsed if self.elapsed > 0 else 0.0
+
+
+def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
+               ) -> list[MatchResult]:
+    """Play some fixtures in this process (the unit of work a worker receives)."""
+    if server is None:
+        return [play_local(t, f) for f in fixtures]
+    from kozyr.tournament.remote import play_remote  # grpc only where it is needed
+
+    if len(fixtures) == 1:
+        return [play_remote(t, fixtures[0], server)]
+    # Served matches wait on the network most of the time: play the chunk's matches at once.
+    with ThreadPoolExecutor(len(fixtures)) as threads:
+        return list(threads.map(lambda f: play_remote(t, f, server), fixtures))
+
+
+def _quiet_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them cleanly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+SERVED_AT_ONCE = 4  # matches a worker plays at once through a server
+
+
+def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False) -> int:
+    """Fixtures per task: through a server, `SERVED_AT_ONCE` (played concurrently); else one
+    for searching bots (slow matches), more for fast ones so that process hand-offs stay cheap,
+    yet small enough to keep every worker busy to the end."""
+    if served:
+        return max(1, min(SERVED_AT_ONCE, fixtures // workers))
+    if any(parse_spec(p).kind == "ismcts" for p in t.players):
+        return 1
+    return max(1, min(16, fixtures // (workers * 32)))
+
+
+def run(t: Tournament, *, workers: int | None = None, server: str | None = None,
+        on_progress: Callable[[int], None] | None = None) -> Run:
+    """Play every fixture of `t`; Ctrl-C returns what was played so far (see module doc)."""
+    fixtures = t.fixtures()
+    workers = max(1, workers or os.cpu_count() or 1)
+    results: dict[int, MatchResult] = {}
+    interrupted = False
+    start = time.perf_counter()
+    report = on_progress or (lambda done: None)
+    if workers == 1:
+        try:
+            for f in fixtures:
+                results[f.index] = play_chunk(t, [f], server)[0]
+                report(len(results))
+        except KeyboardInterrupt:
+            interrupted = True
+    else:
+        interrupted = _run_pool(t, fixtures, workers, server, results, report)
+    elapsed = time.perf_counter() - start
+    return Run(t, tuple(fixtures), tuple(results[i] for i in sorted(results)), interrupted,
+               elapsed, workers, server)
+
+
+def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str | None,
+              results: dict[int, MatchResult], report: Callable[[int], None]) -> bool:
+    """Play the fixtures on a process pool; True if Ctrl-C stopped it.
+
+    At most two chunks per worker are in flight (one playing, one queued), and Ctrl-C only sets
+    a flag that the loop reads between short waits: a KeyboardInterrupt raised inside
+    concurrent.futures' own locking could leave it deadlocked at shutdown.
+    """
+    size = chunk_size(t, len(fixtures), workers, served=server is not None)
+    chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
+    # A gRPC client must not be forked from a process that has used gRPC: spawn for --server.
+    context = multiprocessing.get_context("spawn" if server else None)
+    stops = [0]
+
+    def on_sigint(signum: int, frame: object) -> None:
+        stops[0] += 1
+
+    previous = _catch_sigint(on_sigint)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+    running: set[Future[list[MatchResult]]] = set()
+
+    def collect(done: set[Future[list[MatchResult]]]) -> None:
+        for future in done:
+            for r in future.result():
+                results[r.index] = r
+
+    try:
+        try:
+            while (chunks or running) and not stops[0]:
+                while chunks and len(running) < 2 * workers:
+                    running.add(pool.submit(play_chunk, t, chunks.popleft(), server))
+                done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                collect(done)
+                if done:
+                    report(len(results))
+        except KeyboardInterrupt:  # raised by on_progress, or where no handler could be set
+            stops[0] += 1
+        if stops[0]:
+            try:  # let the matches in play finish and keep them, unless Ctrl-C comes again
+                while running and stops[0] < 2:
+                    done, running = wait(running, timeout=0.25)
+                    collect(done)
+            except KeyboardInterrupt:
+                stops[0] += 1
+            with contextlib.suppress(KeyboardInterrupt):  # a progress callback may raise it
+                report(len(results))
+            if running:  # a second Ctrl-C: abandon the matches in play
+                for process in list(getattr(pool, "_processes", {}).values()):
+                    process.terminate()
+    finally:
+        _restore_sigint(previous)
+        pool.shutdown(wait=not running, cancel_futures=True)
+    return stops[0] > 0
+
+
+def _catch_sigint(handler: Callable[[int, object], None]) -> object:
+    """Install a SIGINT handler (main thread only); the previous one, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, handler)
+
+
+def _restore_sigint(previous: object) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)  # type: ignore[arg-type]

@@ -1,0 +1,68 @@
+"""Small parts: the progress line, and the conversions a served bot relies on."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api.convert import TABLE_FIELD, fill, move_from_command
+from kozyr.games import GAMES
+from kozyr.tournament.progress import Progress
+from kozyr.tournament.remote import command_of, move_of, table_message
+from tests.bots.helpers import random_decisions
+from tests.games.helpers import all_commands
+
+
+def test_progress_line_shows_done_rate_and_time_left() -> None:
+    p = Progress(200, io.StringIO())
+    text = p.line(50, 10.0)
+    assert "50/200 matches" in text and "5.0 matches/s" in text and "left 0:30" in text
+    assert text.startswith("[" + "#" * 6 + "." * 18 + "]")
+    assert "left ?" in p.line(0, 0.0)
+
+
+def test_progress_in_a_file_writes_plain_lines_now_and_then() -> None:
+    out = io.StringIO()
+    p = Progress(1000, out, every=3600)
+    for done in range(1, 1001):
+        p.update(done)
+    p.close("interrupted")
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2  # the first update, then the closing line; no carriage returns
+    assert "\r" not in out.getvalue()
+    assert lines[-1].endswith("interrupted") and "1000/1000" in lines[-1]
+    quiet = io.StringIO()
+    Progress(10, quiet, enabled=False).update(5)
+    assert quiet.getvalue() == ""
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_moves_convert_both_ways_like_the_service(name: str) -> None:
+    game = GAMES[name]
+    commands = [c for c in all_commands(game) if getattr(c, "card", None) is None
+                or c.card.suit is not None]
+    for command in commands:
+        move = move_of(game, command)
+        assert move == move_from_command(game, command)
+        assert command_of(game, move) == command
+
+
+@pytest.mark.parametrize(("name", "players"), [("dix", 2), ("six-dozens", 3),
+                                               ("durak-dice", 4)])
+def test_a_rebuilt_view_fills_the_table_message_exactly_as_the_service(
+        name: str, players: int) -> None:
+    game = GAMES[name]
+    rng = random.Random(2)
+    for step, (table, seat) in enumerate(random_decisions(game, players, 8)):
+        if step % 9:
+            continue
+        view = game.view(table.state, seat)
+        template = getattr(pb.MatchView(), TABLE_FIELD[name])
+        server_side = fill(type(template)(), view)
+        assert table_message(template, view) == server_side
+        # and a different table gives a different message (the check can fail)
+        other = game.view(table.state, (seat + 1 + rng.randrange(players - 1)) % players)
+        assert table_message(template, other) != server_side

@@ -1,0 +1,53 @@
+"""A --server tournament end to end: every bot a gRPC client with its own seat token, every
+match a real stored match that can be read back."""
+
+from __future__ import annotations
+
+import json
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.tournament import Tournament, run
+from kozyr.tournament.report import to_json
+from tests.api.helpers import auth
+from tests.conftest import ARBITER, ServerThread
+
+
+def test_a_served_dix_tournament_is_the_in_process_one_with_stored_matches(
+        server: ServerThread) -> None:
+    t = Tournament("dix", ("heuristic", "ismcts:iters=4"), (("single_hand", "true"),),
+                   "duplicate", 4, 9)
+    served = run(t, workers=1, server=server.address)
+    local = run(t, workers=1)
+    assert not served.interrupted and len(served.results) == 4
+    # The fixtures' deals were prearranged from the same seeds and the bots are seeded
+    # alike, so the served matches are the very matches played in-process.
+    assert [(r.winners, r.scores, r.moves) for r in served.results] == [
+        (r.winners, r.scores, r.moves) for r in local.results]
+    ids = [r.match_id for r in served.results]
+    assert len(set(ids)) == 4 and all(ids)
+    assert [m["match_id"] for m in to_json(served)["matches"]] == ids
+    stub = server.stub()
+    for r in served.results:
+        view = stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id)).view
+        assert view.status == pb.MATCH_STATUS_FINISHED
+        assert view.prearranged  # a duplicate deal is marked as arranged (R-3)
+        assert list(view.outcome.winners) == list(r.winners)
+        assert [p.name for p in view.players] == [t.names[p] for p in r.lineup]
+        log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=r.match_id),
+                               metadata=auth(ARBITER))
+        seats = [json.loads(e.canonical_json)["seat"] for e in log.entries[1:]]
+        assert len(seats) == r.moves  # one stored entry per bot move, by the seats themselves
+        assert set(seats) == {0, 1}
+
+
+def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -> None:
+    t = Tournament("durak-dice", ("heuristic", "random", "ismcts:iters=3"), (), "duplicate", 3,
+                   4)
+    result = run(t, workers=2, server=server.address)
+    assert len(result.results) == 3 and not result.interrupted
+    assert sum(len(r.winners) > 0 for r in result.results) == 3
+    stub = server.stub()
+    for r in result.results:
+        view = stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id)).view
+        assert view.status == pb.MATCH_STATUS_FINISHED
+        assert list(view.outcome.scores) == list(r.scores)
