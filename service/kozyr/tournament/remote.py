@@ -29,9 +29,10 @@ from typing import Any
 from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api import convert
 from kozyr.bots import Bot, Seat, make_bot, parse_spec
 from kozyr.bots.info import seat_info
-from kozyr.cards import Card, Suit, deck, parse_card
+from kozyr.cards import deck, parse_card
 from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label
 from kozyr.games import get_game
 from kozyr.games.base import Command, Event, Game, View
@@ -103,51 +104,9 @@ def move_of(game: Game, command: Command) -> pb.Move:
 
 
 def table_message(template: Message, view: View) -> Message:
-    """A fresh message of `template`'s type filled from a game View by field name (the
-    service's rules: card codes, the Suit enum, tuples positional into nested messages)."""
-    msg = type(template)()
-    _fill(msg, view)
-    return msg
-
-
-def _fill(msg: Message, obj: Any) -> None:
-    for f in msg.DESCRIPTOR.fields:
-        value = getattr(obj, f.name, None)
-        if value is not None:
-            _set(msg, f, value)
-
-
-def _set(msg: Message, f: Any, value: Any) -> None:
-    if f.is_repeated:
-        target = getattr(msg, f.name)
-        if f.message_type is not None:
-            for item in value:
-                _positional(target.add(), item)
-        else:
-            target.extend(_scalar(f, v) for v in value)
-    elif f.message_type is not None:
-        _positional(getattr(msg, f.name), value)
-    else:
-        setattr(msg, f.name, _scalar(f, value))
-
-
-def _positional(msg: Message, value: Any) -> None:
-    if isinstance(value, tuple):
-        for f, item in zip(msg.DESCRIPTOR.fields, value, strict=False):
-            if item is not None:
-                _set(msg, f, item)
-    else:
-        _fill(msg, value)
-
-
-def _scalar(f: Any, value: Any) -> Any:
-    if isinstance(value, Card):
-        return value.code
-    if isinstance(value, Suit):
-        return int(value) + 1  # kozyr.v1.Suit: SUIT_S = 1 … SUIT_C = 4
-    if f.type == f.TYPE_STRING and not isinstance(value, str):
-        return str(value)
-    return value
+    """A fresh message of `template`'s type filled from a game View exactly as the service
+    fills it (kozyr.api.convert.fill), so the two can be compared field by field."""
+    return convert.fill(type(template)(), view)
 
 
 class ViewMismatch(RuntimeError):
