@@ -46,6 +46,11 @@ def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -
     result = run(t, workers=2, server=server.address)
     assert len(result.results) == 3 and not result.interrupted
     assert sum(len(r.winners) > 0 for r in result.results) == 3
+    # Decks and die rolls are both prearranged from the deal's seed: the same matches as
+    # in-process, so dice luck cancels in a served duplicate tournament too.
+    local = run(t, workers=1)
+    assert [(r.winners, r.scores, r.moves) for r in result.results] == [
+        (r.winners, r.scores, r.moves) for r in local.results]
     stub = server.stub()
     for r in result.results:
         view = stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id)).view

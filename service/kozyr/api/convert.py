@@ -232,8 +232,8 @@ def events_for(game: Game, version: int, events: Sequence[Any], viewer: int | No
 
 def _redact(game: Game, event: Any, viewer: int | None) -> Any | None:
     if isinstance(event, MatchCreated):
-        if event.decks:  # a prearranged deal is hidden like any deck until the end
-            return replace(event, decks=())
+        if event.decks or event.dice:  # a prearranged deal is hidden like any deck
+            return replace(event, decks=(), dice=())
         return event
     if isinstance(event, ENGINE_EVENTS):
         return event

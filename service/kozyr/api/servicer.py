@@ -135,6 +135,15 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 decks.append(parse_cards(text))
             except ValueError as e:
                 raise bad_request("BAD_CARD", str(e)) from None
+        dice = []
+        for text in request.prearranged_dice:
+            if len(text) > MAX_DECK_TEXT:
+                raise bad_request("FIELD_TOO_LONG", "a prearranged roll list is too long")
+            try:
+                dice.append(tuple(int(v) for v in text.replace(",", " ").split()))
+            except ValueError:
+                raise bad_request("BAD_DICE", "write die rolls as numbers 1..6 separated by "
+                                              "spaces") from None
         created = await self.engine.create(
             request.game,
             dict(request.options),
@@ -142,6 +151,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             request_id=request.request_id,
             first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
             decks=decks,
+            dice=dice,
         )
         log.info("match_created", match_id=created.match_id, game=request.game,
                  seats=len(request.seats))

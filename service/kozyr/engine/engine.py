@@ -143,6 +143,7 @@ class Engine:
         request_id: str = "",
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
+        dice: Sequence[Sequence[int]] = (),
     ) -> Created:
         """Create a match; start it at once when every seat is named."""
         try:
@@ -160,7 +161,8 @@ class Engine:
             _check_contribution(contribution)
         if len(request_id) > MAX_REQUEST_ID:
             raise bad_request("FIELD_TOO_LONG", f"request_id is over {MAX_REQUEST_ID} characters")
-        setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks))
+        setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
+                      dice=tuple(tuple(r) for r in dice))
         try:
             config = game.make_config(dict(options), players)
             # A dry start refuses bad setups (first dealer, deck contents) at creation.
@@ -192,6 +194,7 @@ class Engine:
             prearranged=setup.prearranged,
             first_dealer=first_dealer,
             decks=setup.decks,
+            dice=setup.dice,
         )
         events: list[Any] = [created]
         record = apply_entry(None, self._entry(1, SYSTEM_SEAT, "", None, events, "0" * 64))

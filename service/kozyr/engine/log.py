@@ -42,6 +42,7 @@ class MatchCreated:
     prearranged: bool = False
     first_dealer: int | None = None
     decks: tuple[tuple[Card, ...], ...] = ()
+    dice: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +169,8 @@ class MatchRecord:
 
     def setup(self) -> Setup:
         """The game setup recorded at creation (first dealer, prearranged decks)."""
-        return Setup(first_dealer=self.created.first_dealer, decks=self.created.decks)
+        return Setup(first_dealer=self.created.first_dealer, decks=self.created.decks,
+                     dice=self.created.dice)
 
 
 _REGISTRIES: dict[str, Registry] = {}

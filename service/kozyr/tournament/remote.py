@@ -13,9 +13,8 @@ observation is exactly the in-process one, and a divergence stops the tournament
 Duplicate deals through a server: the server draws its own seed, so the fixture's deal is
 passed as prearranged decks (RULES.md R-3) — the decks the rules derive from the deal's match
 seed (kozyr.fairness, checked against the rules' own first deal) for the first
-`MAX_PREARRANGED` hands or games — and its first dealer (the lot). Dix and Six Dozens matches
-are then the very matches played in-process. Durak's die rolls cannot be prearranged through
-the API, so they come from the server's seed and only the card order repeats.
+`MAX_PREARRANGED` hands or games — with Durak's die rolls (`prearranged_dice`) and its first
+dealer (the lot). Served matches are then the very matches played in-process.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from kozyr.api import convert
 from kozyr.bots import Bot, Seat, make_bot, parse_spec
 from kozyr.bots.info import seat_info
 from kozyr.cards import deck, parse_card
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label
+from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
 from kozyr.games import get_game
 from kozyr.games.base import Command, Event, Game, View
 from kozyr.games.codec import Registry
@@ -62,8 +61,9 @@ def client_for(address: str, slot: int) -> KozyrClient:
 
 
 def prearranged(game: Game, config: Any, players: list[str], seed: bytes
-                ) -> tuple[int, list[str]]:
-    """The first dealer and the deck texts the rules would derive from `seed` (see above)."""
+                ) -> tuple[int, list[str], list[str]]:
+    """The first dealer, the deck texts and (Durak) the die rolls the rules would derive from
+    `seed` (see above)."""
     size = getattr(config, "deck", 53)
     count = min(MAX_PREARRANGED, max(getattr(config, "max_hands", 1),
                                      getattr(config, "games", 1)))
@@ -75,7 +75,16 @@ def prearranged(game: Game, config: Any, players: list[str], seed: bytes
     dealt = next(e for e in opening if getattr(e, "deck", ()))
     if tuple(dealt.deck) != decks[0] or getattr(lot, "seat", getattr(lot, "dealer", -1)) != first:
         raise AssertionError("the deal derivation disagrees with the rules module")
-    return first, [" ".join(c.code for c in d) for d in decks]
+    dice: list[str] = []
+    if hasattr(dealt, "rolls"):  # DUR-3: rolls until the deck is dealt, each recorded as thrown
+        for k in range(1, count + 1):
+            stream, rolls = RandomStream(seed, dice_label(k)), list[int]()
+            while sum(rolls) < size:
+                rolls.append(stream.die())
+            dice.append(" ".join(map(str, rolls)))
+        if [int(r[1]) for r in dealt.rolls] != [int(v) for v in dice[0].split()]:
+            raise AssertionError("the dice derivation disagrees with the rules module")
+    return first, [" ".join(c.code for c in d) for d in decks], dice
 
 
 # ---------------------------------------------------------------------------- moves and views
@@ -175,9 +184,10 @@ def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
     game = get_game(t.game)
     names = [t.names[p] for p in fixture.lineup]
     config = game.make_config(dict(t.options), len(names))
-    first, decks = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
+    first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
     created = client_for(address, -1).create_match(
-        game.NAME, names, dict(t.options), first_dealer=first, prearranged_decks=decks)
+        game.NAME, names, dict(t.options), first_dealer=first, prearranged_decks=decks,
+        prearranged_dice=dice)
     seats = [
         RemoteSeat(game, s, client_for(address, s).seat(created.match_id, created.tokens[s]),
                    make_bot(parse_spec(t.players[p]), game, s,

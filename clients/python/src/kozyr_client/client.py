@@ -150,6 +150,7 @@ class KozyrClient:
                      request_id: str | None = None,
                      first_dealer: int | None = None,
                      prearranged_decks: list[str] | None = None,
+                     prearranged_dice: list[str] | None = None,
                      seed_contributions: Sequence[bytes] | None = None) -> Created:
         """Create a match; one name per seat ("" leaves a seat open for join())."""
         request = pb.CreateMatchRequest(
@@ -160,6 +161,7 @@ class KozyrClient:
             # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
             request_id=request_id or uuid.uuid4().hex,
             prearranged_decks=prearranged_decks or [],
+            prearranged_dice=prearranged_dice or [],
         )
         if first_dealer is not None:
             request.first_dealer = first_dealer

@@ -289,6 +289,7 @@ class CreateMatchRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     PREARRANGED_DECKS_FIELD_NUMBER: _builtins.int
+    PREARRANGED_DICE_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name (see ListGames)."""
     request_id: _builtins.str
@@ -309,6 +310,12 @@ class CreateMatchRequest(_message.Message):
         (RULES.md R-3). Such a match is marked prearranged and never called fair.
         """
 
+    @_builtins.property
+    def prearranged_dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Prearranged die rolls (Durak) for games 1, 2, …, values 1..6 separated by spaces; rolls past
+        them come from the seed. Such a match is marked prearranged too.
+        """
+
     def __init__(
         self,
         *,
@@ -318,10 +325,11 @@ class CreateMatchRequest(_message.Message):
         request_id: _builtins.str = ...,
         first_dealer: _builtins.int | None = ...,
         prearranged_decks: _abc.Iterable[_builtins.str] | None = ...,
+        prearranged_dice: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "prearranged_decks", b"prearranged_decks", "request_id", b"request_id", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
