@@ -143,6 +143,12 @@ def test_bad_creation_and_joining(server: ServerThread) -> None:
     expect(Code.INVALID_ARGUMENT, "FIELD_TOO_LONG", lambda: make(
         game="dix", seats=[pb.SeatRequest(name="a", seed_contribution=b"x" * 65), seats[1]]))
 
+    durak_seats = [pb.SeatRequest(name=n) for n in "abc"]
+    expect(Code.INVALID_ARGUMENT, "BAD_DICE",
+           lambda: make(game="durak-dice", seats=durak_seats, prearranged_dice=["3 x"]))
+    expect(Code.INVALID_ARGUMENT, "BAD_DICE",
+           lambda: make(game="durak-dice", seats=durak_seats, prearranged_dice=["3 7"]))
+
     open_match = stub.CreateMatch(pb.CreateMatchRequest(
         game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])).match_id
     expect(Code.INVALID_ARGUMENT, "EMPTY_NAME",
