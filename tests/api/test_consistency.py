@@ -305,3 +305,11 @@ def test_a_stream_with_deleted_entries_is_refused_not_repaired(
             play_one(stub, match_id, tokens, rng)
     assert info.value.code() == grpc.StatusCode.UNAVAILABLE
     assert reason(info.value) in ("STREAM_BEHIND", "STREAM_DAMAGED")
+
+
+def test_tokens_never_start_with_a_dash() -> None:
+    """A token is pasted into command lines (`kozyr replay export --token …`)."""
+    from kozyr.engine.engine import _new_token
+
+    assert _new_token(lambda n: b"\xf8" + bytes(n - 1)).startswith("A")  # would be "-A…"
+    assert not any(_new_token(os.urandom).startswith("-") for _ in range(500))

@@ -620,7 +620,9 @@ def _check_contribution(contribution: bytes) -> None:
 
 
 def _new_token(random_bytes: Callable[[int], bytes]) -> str:
-    return base64.urlsafe_b64encode(random_bytes(TOKEN_BYTES)).rstrip(b"=").decode()
+    token = base64.urlsafe_b64encode(random_bytes(TOKEN_BYTES)).rstrip(b"=").decode()
+    # A token starting with '-' would read as an option on command lines (`--token -x…`).
+    return "A" + token[1:] if token.startswith("-") else token
 
 
 def _token_hash(token: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kozyr.cards import Card, Suit
+from kozyr.fairness import FIRST_DEALER, RandomStream
 
 # A game's own frozen dataclasses; the contract does not constrain them further.
 Config = Any
@@ -264,3 +265,28 @@ def check_seat(players: int, seat: int) -> None:
     """Raise IllegalMove NOT_A_SEAT unless 0 <= seat < players."""
     if not 0 <= seat < players:
         raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat} in this match")
+
+
+def check_setup(setup: Setup, players: int, cards: Sequence[Card], *, dice: bool) -> None:
+    """R-2, R-3: refuse a first dealer who is not a seat, a prearranged deck that is not the
+    game's deck in some order, and rolls where the game has no dice or outside 1..6."""
+    if setup.first_dealer is not None and not 0 <= setup.first_dealer < players:
+        raise InvalidOptions("BAD_FIRST_DEALER", f"there is no seat {setup.first_dealer}")
+    expected = sorted(cards)
+    for k, order in enumerate(setup.decks, 1):
+        if len(order) != len(expected) or sorted(order) != expected:
+            raise InvalidOptions(
+                "BAD_DECK",
+                f"prearranged deck {k} must hold each card of the {len(expected)}-card deck once")
+    if setup.dice and not dice:
+        raise InvalidOptions("BAD_SETUP", "this game uses no dice")
+    for k, rolls in enumerate(setup.dice, 1):
+        if any(type(r) is not int or not 1 <= r <= 6 for r in rolls):
+            raise InvalidOptions("BAD_DICE", f"the rolls of game {k} must be numbers 1 to 6")
+
+
+def first_dealer(seed: bytes, setup: Setup, players: int) -> tuple[int, bool]:
+    """R-2: the setup's first dealer, else one drawn by lot from the seed; and whether by lot."""
+    if setup.first_dealer is not None:
+        return setup.first_dealer, False
+    return RandomStream(seed, FIRST_DEALER).randbelow(players), True

@@ -44,7 +44,7 @@ from operator import attrgetter
 from typing import Final, cast
 
 from kozyr.cards import ALL_CARDS, Card, Suit, deck
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label
+from kozyr.fairness import RandomStream, deal_label
 from kozyr.games.base import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
@@ -56,6 +56,8 @@ from kozyr.games.base import (
     OptionSpec,
     Outcome,
     Setup,
+    check_setup,
+    first_dealer,
     resolve_options,
 )
 
@@ -381,23 +383,11 @@ def start(
 ) -> tuple[MatchStarted | FirstDealerChosen | HandDealt, ...]:
     """R-1 … R-3, DIX-2: record the match, draw the first dealer by lot and deal hand 1."""
     _check_players(len(players))
-    if setup.first_dealer is not None and setup.first_dealer not in (0, 1):
-        raise InvalidOptions("BAD_FIRST_DEALER",
-                             f"the first dealer must be seat 0 or 1, not {setup.first_dealer}")
-    if setup.dice:
-        raise InvalidOptions("BAD_SETUP", "Dix uses no dice")
-    canonical = sorted(_DECK)
-    for k, d in enumerate(setup.decks, 1):
-        if len(d) != 53 or sorted(d) != canonical:
-            raise InvalidOptions("BAD_DECK", f"deck {k} must hold the 52 cards and the joker, "
-                                             "each exactly once")
+    check_setup(setup, 2, _DECK, dice=False)
     decks = tuple(tuple(d) for d in setup.decks)
     started = MatchStarted(config, tuple(players), seed, setup.first_dealer, decks,
                            setup.prearranged)
-    if setup.first_dealer is None:
-        chosen = FirstDealerChosen(RandomStream(seed, FIRST_DEALER).randbelow(2), True)
-    else:
-        chosen = FirstDealerChosen(setup.first_dealer, False)
+    chosen = FirstDealerChosen(*first_dealer(seed, setup, 2))
     match = MatchInfo(config, tuple(players), seed, decks, setup.prearranged)
     return started, chosen, _deal(match, 1, chosen.seat)
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from kozyr.cards import ALL_CARDS, Card, Suit, deck
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
+from kozyr.fairness import RandomStream, deal_label, dice_label
 from kozyr.games.base import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
@@ -59,6 +59,8 @@ from kozyr.games.base import (
     OptionSpec,
     Outcome,
     Setup,
+    check_setup,
+    first_dealer,
     resolve_options,
 )
 
@@ -472,26 +474,12 @@ def start(
             "BAD_PLAYER_COUNT",
             f"Durak with dice is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}",
         )
-    full = _DECK_MASKS[config.deck]
-    for k, order in enumerate(setup.decks, 1):
-        if len(order) != config.deck or _mask(order) != full:
-            raise InvalidOptions(
-                "BAD_DECK",
-                f"the deck of game {k} must hold each card of the {config.deck}-card deck once",
-            )
-    for k, rolls in enumerate(setup.dice, 1):
-        if any(type(r) is not int or not 1 <= r <= 6 for r in rolls):
-            raise InvalidOptions("BAD_DICE", f"the rolls of game {k} must be numbers 1 to 6")
-    if setup.first_dealer is not None and not 0 <= setup.first_dealer < n:
-        raise InvalidOptions("BAD_FIRST_DEALER", f"there is no seat {setup.first_dealer}")
+    check_setup(setup, n, _DECKS[config.deck], dice=True)
     m = _Match(config, tuple(players), n, seed, setup.decks, setup.dice, setup.prearranged)
     started = MatchStarted(
         config, m.players, seed, setup.first_dealer, setup.decks, setup.dice, m.prearranged
     )
-    if setup.first_dealer is None:
-        chosen = DealerChosen(RandomStream(seed, FIRST_DEALER).randbelow(n), True)
-    else:
-        chosen = DealerChosen(setup.first_dealer, False)
+    chosen = DealerChosen(*first_dealer(seed, setup, n))
     return (started, chosen, *_deal(m, 1, chosen.dealer, None))
 
 

@@ -63,6 +63,8 @@ from kozyr.games.base import (
     OptionSpec,
     Outcome,
     Setup,
+    check_setup,
+    first_dealer,
     resolve_options,
 )
 
@@ -589,18 +591,7 @@ def start(
         raise InvalidOptions(
             "BAD_OPTION_VALUE", f"trumps PERSONAL needs one trump suit per player ({n})"
         )
-    if setup.first_dealer is not None and not 0 <= setup.first_dealer < n:
-        raise InvalidOptions("BAD_FIRST_DEALER", f"there is no seat {setup.first_dealer}")
-    if setup.dice:
-        raise InvalidOptions("BAD_SETUP", "Six Dozens uses no dice")
-    canonical = deck(config.deck)
-    expected = sorted(canonical)
-    for k, d in enumerate(setup.decks, 1):
-        if len(d) != len(canonical) or sorted(d) != expected:
-            raise InvalidOptions(
-                "BAD_DECK",
-                f"prearranged deck {k} must hold each card of the {config.deck}-card deck once",
-            )
+    check_setup(setup, n, deck(config.deck), dice=False)
     first = MatchStarted(
         config=config,
         players=tuple(players),
@@ -611,12 +602,7 @@ def start(
     )
     events: list[Event] = [first]
     state = evolve(None, first)
-    if setup.first_dealer is None:
-        chosen = FirstDealerChosen(
-            fairness.RandomStream(seed, fairness.FIRST_DEALER).randbelow(n), True
-        )
-    else:
-        chosen = FirstDealerChosen(setup.first_dealer, False)
+    chosen = FirstDealerChosen(*first_dealer(seed, setup, n))
     events.append(chosen)
     state = evolve(state, chosen)
     deal = _deal(state.match, 1, chosen.seat)
