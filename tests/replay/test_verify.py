@@ -99,6 +99,20 @@ def test_R_3_a_prearranged_match_verifies_but_is_never_called_fair() -> None:
     assert "a fair deal" not in report.text()
 
 
+def test_R_3_prearranged_dice_verify_and_a_changed_given_roll_is_caught() -> None:
+    lines = recorded("durak-dice", 2, b"prearranged dice", dice=[[6, 6, 6, 6, 6, 6]])
+    assert lines[0]["prearranged"] is True
+    report = check(lines)
+    assert report.status == "VERIFIED", report.text()
+    assert report.prearranged and not report.fair and report.rolls == 6
+
+    def edit(out: Lines) -> None:
+        event_of(entries(out)[0], "GameDealt")["rolls"][0][1] = 5
+
+    bad = check(tampered(lines, edit, recompute=True))
+    assert bad.status == "NOT_VERIFIED" and bad.first_bad_entry == 1, bad.text()
+
+
 # ---------------------------------------------------------------------------- a card in a deal
 
 

@@ -78,6 +78,7 @@ def record_match(
     open_seats: Sequence[int] = (),
     first_dealer: int | None = None,
     decks: Sequence[Sequence[Card]] = (),
+    dice: Sequence[Sequence[int]] = (),
     pick: Picker | None = None,
     match_id: str = "local",
     start_ms: int = 1_767_225_600_000,
@@ -91,7 +92,8 @@ def record_match(
     n = len(names)
     contributions = tuple(contributions) or (b"",) * n
     options = dict(options or {})
-    setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks))
+    setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
+                  dice=tuple(tuple(r) for r in dice))
     pick = pick or random_picker(server_seed)
     rec = _Recorder(start_ms)
     created = MatchCreated(
@@ -106,6 +108,7 @@ def record_match(
         prearranged=setup.prearranged,
         first_dealer=first_dealer,
         decks=setup.decks,
+        dice=setup.dice,
     )
 
     def start_events(record: MatchRecord) -> list[Any]:

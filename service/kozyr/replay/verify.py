@@ -26,7 +26,6 @@ recorded events from one entry to the next).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -44,7 +43,7 @@ from kozyr.engine.log import (
     match_seed,
     registry_for,
 )
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
+from kozyr.fairness import FIRST_DEALER, RandomStream, commitment, deal_label, dice_label
 from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions
 from kozyr.games.base import Setup
 from kozyr.games.codec import encode
@@ -224,7 +223,6 @@ class _Walk:
         self.state: Any = None
         self.seed: bytes | None = None
         self.trusted_seed: bytes | None = None
-        self.dice: tuple[tuple[int, ...], ...] = ()
         self.prev = GENESIS_HASH
         self.fields: dict[str, Any] = {}
         self.text = ""  # the canonical text of the entry being checked
@@ -433,8 +431,7 @@ class _Walk:
         seed = bytes.fromhex(first["seed"])
         contributions = [bytes.fromhex(c) for c in self.contributions]
         revealed = self.revealed_in_log
-        if revealed and hashlib.sha256(bytes.fromhex(revealed)).hexdigest() == \
-                created.commitment:
+        if revealed and commitment(bytes.fromhex(revealed)) == created.commitment:
             self.trusted_seed = match_seed(bytes.fromhex(revealed), contributions)
             if self.trusted_seed != seed:
                 raise _Bad(Problem(
@@ -443,11 +440,9 @@ class _Walk:
                            "not drawn from the committed seed",
                     expected=self.trusted_seed.hex(), found=seed.hex(), entry=i))
         self.seed = seed
-        dice = first.get("dice", [])
-        self.dice = tuple(tuple(r for r in d) for d in dice) if isinstance(dice, list) else ()
         self._draws(i, recorded)
         config = game.make_config(dict(created.options), len(self.names))
-        setup = Setup(first_dealer=created.first_dealer, decks=created.decks)
+        setup = Setup(first_dealer=created.first_dealer, decks=created.decks, dice=created.dice)
         try:
             expected = game.start(config, list(self.names), seed, setup)
         except InvalidOptions as e:
@@ -521,7 +516,7 @@ class _Walk:
             raise _Bad(Problem(where, "SeedRevealed must hold the server seed in hex (and the "
                                       "head hash)", found=_short(event), entry=i))
         assert isinstance(server_seed, str)
-        digest = hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()
+        digest = commitment(bytes.fromhex(server_seed))
         if digest != self.created.commitment:
             raise _Bad(Problem(where, "the revealed server seed does not match the commitment "
                                       "published in entry 1: SHA-256(revealed seed) differs",
@@ -588,7 +583,8 @@ class _Walk:
                         isinstance(r, list) and len(r) == 2 for r in rolls):
                     raise _Bad(Problem(where, f"{kind}: the rolls cannot be read",
                                        found=_short(rolls), entry=i))
-                given = self.dice[number - 1] if number <= len(self.dice) else ()
+                dice = self.created.dice  # rolls given at creation, then the stream
+                given = dice[number - 1] if number <= len(dice) else ()
                 stream = RandomStream(seed, dice_label(number))
                 for j, (_, value) in enumerate(rolls):
                     expected_roll = given[j] if j < len(given) else stream.die()
