@@ -6,7 +6,18 @@ import pickle
 
 import pytest
 
-from kozyr.cards import JOKER, Rank, Suit, card, deck, format_cards, parse_card, parse_cards
+from kozyr.cards import (
+    JOKER,
+    Rank,
+    Suit,
+    card,
+    cards_of,
+    deck,
+    format_cards,
+    mask_of,
+    parse_card,
+    parse_cards,
+)
 
 
 @pytest.mark.parametrize("code", ["10H", "QS", "AD", "2C", "JK", "9D", "JC"])
@@ -49,3 +60,10 @@ def test_cards_are_interned_and_survive_pickling() -> None:
 def test_cards_are_immutable() -> None:
     with pytest.raises(AttributeError):
         parse_card("QS").rank = Rank.KING  # type: ignore[misc]
+
+
+def test_masks_round_trip_in_canonical_order() -> None:
+    some = parse_cards("JK QS 2S 10H AC")
+    assert mask_of(some) == 1 << 52 | 1 << 10 | 1 << 0 | 1 << 21 | 1 << 51
+    assert cards_of(mask_of(some)) == parse_cards("2S QS 10H AC JK")
+    assert cards_of(mask_of(deck(53))) == deck(53) and cards_of(0) == ()

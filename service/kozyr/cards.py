@@ -173,3 +173,21 @@ def deck(size: int) -> tuple[Card, ...]:
         raise ValueError(f"no deck of {size} cards (have 28, 32, 36, 52, 53)") from None
     cards = tuple(c for c in ALL_CARDS[:52] if c.rank >= low)
     return (*cards, JOKER) if size == 53 else cards
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    """The bitmask of some cards: bit ``card.index`` set for each (how the games hold hands)."""
+    m = 0
+    for c in cards:
+        m |= 1 << c.index
+    return m
+
+
+def cards_of(mask: int) -> tuple[Card, ...]:
+    """The cards of a bitmask made by `mask_of`, in canonical order (by index)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(ALL_CARDS[low.bit_length() - 1])
+        mask ^= low
+    return tuple(out)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from kozyr import fairness
-from kozyr.cards import Card, Suit, deck, parse_card, parse_cards
+from kozyr.cards import Card, Suit, deck, mask_of, parse_card, parse_cards
 from kozyr.games import six_dozens as sd
 from kozyr.games.base import Game, IllegalMove, InvalidOptions, Setup, fold
 from kozyr.games.codec import Registry, decode_as, encode
@@ -475,8 +475,8 @@ def test_SIX_6_table_matches_the_rule_card_by_card() -> None:
         cards = deck(config.deck)
         for seat in range(4):
             for bank in cards:
-                expected = sd._mask([c for c in cards
-                                     if c is not bank and sd.may_play(config, seat, c, bank)])
+                expected = mask_of([c for c in cards
+                                    if c is not bank and sd.may_play(config, seat, c, bank)])
                 assert table[seat][bank.index] == expected
 
 

@@ -261,12 +261,6 @@ def _coerce(spec: OptionSpec, value: object) -> object:
     return value
 
 
-def check_seat(players: int, seat: int) -> None:
-    """Raise IllegalMove NOT_A_SEAT unless 0 <= seat < players."""
-    if not 0 <= seat < players:
-        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat} in this match")
-
-
 def check_setup(setup: Setup, players: int, cards: Sequence[Card], *, dice: bool) -> None:
     """R-2, R-3: refuse a first dealer who is not a seat, a prearranged deck that is not the
     game's deck in some order, and rolls where the game has no dice or outside 1..6."""

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Final, cast
 
-from kozyr.cards import ALL_CARDS, Card, Suit, deck
+from kozyr.cards import ALL_CARDS, Card, Suit, cards_of, deck, mask_of
 from kozyr.fairness import RandomStream, deal_label
 from kozyr.games.base import (
     CARD_NOT_IN_HAND,
@@ -342,18 +342,6 @@ _C0, _C1, _C2, _C3 = (_chunk(13 * k) for k in range(4))
 _CJ: Final = ((), (_PLAYS[52],))
 
 
-def _cards(mask: int) -> tuple[Card, ...]:
-    """The cards of a mask, ordered by index."""
-    return tuple(ALL_CARDS[i] for i in range(53) if mask >> i & 1)
-
-
-def _mask(cards: Sequence[Card]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
-
-
 _NO_HAND: Final = HandInfo(0, 0, (), None, -1, (), (), ())
 
 
@@ -570,7 +558,7 @@ def evolve(state: State | None, event: object) -> State:
         trump, esuit, erank, follow = _TABLES[e3.turn_up.index]
         info = HandInfo(e3.hand_number, e3.dealer, e3.deck, e3.turn_up, trump, esuit, erank,
                         follow)
-        hands = (_mask(e3.hands[0]), _mask(e3.hands[1]))
+        hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
         return State(s.match, info, hands, (0, 0), _STOCK_POS, (), e3.leader, e3.leader, (0, 0),
                      (0, 0), (), None, s.totals, s.match_tens, None)
     if t is HandEnded:
@@ -628,7 +616,7 @@ def view(state: State, viewer: int | None) -> View:
         seat=seat,
         players=s.match.players,
         to_act=s.turn,
-        hand=() if seat is None else _cards(s.hands[seat]),
+        hand=() if seat is None else cards_of(s.hands[seat]),
         hand_sizes=(s.hands[0].bit_count(), s.hands[1].bit_count()),
         hand_number=info.number,
         dealer=info.dealer,
@@ -763,13 +751,13 @@ def zones(state: State) -> dict[str, tuple[Card, ...]]:
     if info.turn_up is None:
         return {"undealt": _DECK}
     return {
-        "hand0": _cards(state.hands[0]),
-        "hand1": _cards(state.hands[1]),
+        "hand0": cards_of(state.hands[0]),
+        "hand1": cards_of(state.hands[1]),
         "stock": info.deck[state.pos:],
         "turn_up": (info.turn_up,),
         "trick": state.trick,
-        "won0": _cards(state.won[0]),
-        "won1": _cards(state.won[1]),
+        "won0": cards_of(state.won[0]),
+        "won1": cards_of(state.won[1]),
     }
 
 
@@ -793,7 +781,7 @@ def with_zones(state: State, new: Mapping[str, tuple[Card, ...]]) -> State:
     moved = HandInfo(info.number, info.dealer, deck_, info.turn_up, info.trump, info.esuit,
                      info.erank, info.follow)
     s = state
-    return State(s.match, moved, (_mask(new["hand0"]), _mask(new["hand1"])),
-                 (_mask(new["won0"]), _mask(new["won1"])), s.pos, tuple(new["trick"]), s.leader,
+    return State(s.match, moved, (mask_of(new["hand0"]), mask_of(new["hand1"])),
+                 (mask_of(new["won0"]), mask_of(new["won1"])), s.pos, tuple(new["trick"]), s.leader,
                  s.turn, s.tricks, s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens,
                  s.result)

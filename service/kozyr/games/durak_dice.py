@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from kozyr.cards import ALL_CARDS, Card, Suit, deck
+from kozyr.cards import ALL_CARDS, Card, Suit, cards_of, deck, mask_of
 from kozyr.fairness import RandomStream, deal_label, dice_label
 from kozyr.games.base import (
     CARD_NOT_IN_HAND,
@@ -387,7 +387,7 @@ class View:
 
 _CARDS: Final = ALL_CARDS[:52]
 _DECKS: Final = {36: deck(36), 52: deck(52)}
-_DECK_MASKS: Final = {size: sum(1 << c.index for c in cards) for size, cards in _DECKS.items()}
+_DECK_MASKS: Final = {size: mask_of(cards) for size, cards in _DECKS.items()}
 # Card index -> mask of the four cards of its rank.
 _RANK_MASK: Final = tuple(
     sum(1 << (s * 13 + c.rank - 2) for s in range(4)) for c in _CARDS
@@ -414,24 +414,6 @@ _TAKE: Final = Take()
 _PASS: Final = Pass()
 _AUTO_PASS: Final = tuple(Passed(s, True) for s in range(MAX_PLAYERS))
 _OUT: Final = tuple(PlayerOut(s) for s in range(MAX_PLAYERS))
-
-
-def _cards(mask: int) -> tuple[Card, ...]:
-    """The cards of a mask, by index."""
-    out = []
-    cards = _CARDS
-    while mask:
-        low = mask & -mask
-        out.append(cards[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
-
-
-def _mask(cards: Sequence[Card]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
 
 
 def _plural(n: int, word: str) -> str:
@@ -603,7 +585,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
         cards = tuple(c for pair in state.table for c in pair if c is not None)
         events: list[Event] = [Took(seat, cards)]
         hands = list(state.hands)
-        hands[seat] |= _mask(cards)
+        hands[seat] |= mask_of(cards)
         _end_bout(state, hands, seat, True, events)
         return tuple(events)
     if ct is Pass:
@@ -773,7 +755,7 @@ def _ev_dealt(s: State, e: GameDealt) -> State:
     trump = trump_card.suit
     assert trump is not None
     g = _Game(e.game, e.dealer, trump, trump_card, e.rolls, _BEATS[trump])
-    hands = tuple(_mask(h) for h in e.hands)
+    hands = tuple(mask_of(h) for h in e.hands)
     bit = 1 << trump_card.index
     known = tuple(bit if h & bit else 0 for h in hands)
     return State(
@@ -869,12 +851,12 @@ def _ev_out(s: State, e: PlayerOut) -> State:
 def _ev_discarded(s: State, e: Discarded) -> State:
     return State(
         s.m, s.g, s.hands, _IDLE, s.attacker, s.defender, None, 0, (), 0, s.attacks,
-        s.discard | _mask(e.cards), s.out, s.fools, s.draws, s.bout, s.table, None, s.known,
+        s.discard | mask_of(e.cards), s.out, s.fools, s.draws, s.bout, s.table, None, s.known,
     )
 
 
 def _ev_took(s: State, e: Took) -> State:
-    taken = _mask(e.cards)
+    taken = mask_of(e.cards)
     hands = list(s.hands)
     hands[e.seat] |= taken
     known = list(s.known)
@@ -981,7 +963,7 @@ def view(state: State, viewer: int | None) -> View:
     """What `viewer` may see: own hand, everyone's counts, the table, dice and trump."""
     g = state.g
     hands = state.hands
-    own = _cards(hands[viewer]) if viewer is not None and 0 <= viewer < state.m.n else ()
+    own = cards_of(hands[viewer]) if viewer is not None and 0 <= viewer < state.m.n else ()
     return View(
         seat=viewer,
         players=state.m.players,
@@ -1008,7 +990,7 @@ def view(state: State, viewer: int | None) -> View:
         last_bout_taken_by=state.last_taker,
         draws=state.draws,
         prearranged=state.m.prearranged,
-        known=tuple(_cards(k) for k in state.known),
+        known=tuple(cards_of(k) for k in state.known),
     )
 
 
@@ -1033,10 +1015,10 @@ def zones(state: State) -> dict[str, tuple[Card, ...]]:
         return {"undealt": _DECKS[state.m.config.deck]}
     out = {}
     for seat, (hand, known) in enumerate(zip(state.hands, state.known, strict=True)):
-        out[f"hand/{seat}"] = _cards(hand & ~known)
-        out[f"known/{seat}"] = _cards(known)
+        out[f"hand/{seat}"] = cards_of(hand & ~known)
+        out[f"known/{seat}"] = cards_of(known)
     out["table"] = tuple(c for pair in state.table for c in pair if c is not None)
-    out["discard"] = _cards(state.discard)
+    out["discard"] = cards_of(state.discard)
     return out
 
 
@@ -1052,8 +1034,8 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
     if s.g.trump_card is None:
         return s
     n = s.m.n
-    known = tuple(_mask(new[f"known/{p}"]) for p in range(n))
-    hands = tuple(_mask(new[f"hand/{p}"]) | known[p] for p in range(n))
+    known = tuple(mask_of(new[f"known/{p}"]) for p in range(n))
+    hands = tuple(mask_of(new[f"hand/{p}"]) | known[p] for p in range(n))
     flat = tuple(new["table"])
     table = tuple(
         (flat[i], flat[i + 1] if i + 1 < len(flat) else None) for i in range(0, len(flat), 2)
@@ -1063,7 +1045,7 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
         ranks |= _RANK_MASK[c.index]
     return State(
         s.m, s.g, hands, s.phase, s.attacker, s.defender, s.actor, s.k, table, ranks, s.attacks,
-        _mask(new["discard"]), s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, known,
+        mask_of(new["discard"]), s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, known,
     )
 
 

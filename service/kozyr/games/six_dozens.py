@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr import fairness
-from kozyr.cards import ALL_CARDS, Card, Rank, Suit, deck
+from kozyr.cards import ALL_CARDS, Card, Rank, Suit, cards_of, deck, mask_of
 from kozyr.games.base import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
@@ -496,22 +496,6 @@ def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tables)
 
 
-def _cards(mask: int) -> tuple[Card, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(ALL_CARDS[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
-
-
-def _mask(cards: Sequence[Card]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
-
-
 def _next_holder(hands: tuple[int, ...], seat: int) -> int:
     """The next seat clockwise after `seat` that still holds cards (`seat` itself if none)."""
     n = len(hands)
@@ -908,7 +892,7 @@ def _on_started(_: State | None, e: MatchStarted) -> State:
         prearranged=e.prearranged,
         n=n,
         legal=_legal_table(e.config, n),
-        deck_mask=_mask(deck(e.config.deck)),
+        deck_mask=mask_of(deck(e.config.deck)),
         skip_on_seven=e.config.seven == "SKIP",
     )
     table = Table(0, 0, 0, (), 0, (), (CAPITAL,) * n, 0, None)
@@ -923,8 +907,8 @@ def _on_dealer(s: State, e: FirstDealerChosen) -> State:
 
 
 def _on_dealt(s: State, e: HandDealt) -> State:
-    hands = tuple(_mask(h) for h in e.hands)
-    dealt = _mask(e.stock) | (1 << e.bank.index)
+    hands = tuple(mask_of(h) for h in e.hands)
+    dealt = mask_of(e.stock) | (1 << e.bank.index)
     for h in hands:
         dealt |= h
     t = s.table
@@ -1009,7 +993,7 @@ def view(state: State, viewer: int | None) -> View:
         seat=seat,
         players=m.players,
         to_act=to_act(state),
-        hand=_cards(state.hands[seat]) if seat is not None else (),
+        hand=cards_of(state.hands[seat]) if seat is not None else (),
         hand_sizes=tuple(h.bit_count() for h in state.hands),
         hand_number=state.hand_number,
         dealer=state.dealer,
@@ -1074,11 +1058,11 @@ def outcome(state: State) -> Outcome | None:
 
 def zones(state: State) -> dict[str, tuple[Card, ...]]:
     """Where every card of the deck is: hands, bank, the pile under it, stock (top first), aside."""
-    out = {f"hand/{p}": _cards(h) for p, h in enumerate(state.hands)}
+    out = {f"hand/{p}": cards_of(h) for p, h in enumerate(state.hands)}
     out["bank"] = (state.bank,) if state.bank is not None else ()
-    out["pile"] = _cards(state.pile)
+    out["pile"] = cards_of(state.pile)
     out["stock"] = state.stock
-    out["aside"] = _cards(state.aside)
+    out["aside"] = cards_of(state.aside)
     return out
 
 
@@ -1092,11 +1076,11 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
     """The state with its zones replaced (for tests that swap hidden cards)."""
     s = state
     t = s.table
-    hands = tuple(_mask(new[f"hand/{p}"]) for p in range(s.match.n))
+    hands = tuple(mask_of(new[f"hand/{p}"]) for p in range(s.match.n))
     bank = tuple(new["bank"])
     table = Table(t.hand_number, t.dealer, t.first_mover, tuple(new["stock"]),
-                  _mask(new["aside"]), t.out_order, t.capitals, t.kitty, t.result)
-    return State(s.match, table, hands, bank[0] if bank else None, _mask(new["pile"]), s.turn,
+                  mask_of(new["aside"]), t.out_order, t.capitals, t.kitty, t.result)
+    return State(s.match, table, hands, bank[0] if bank else None, mask_of(new["pile"]), s.turn,
                  s.mover, s.skip_next, s.last)
 
 

@@ -32,7 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kozyr.cards import Card, deck
+from kozyr.cards import Card, cards_of, deck, mask_of
 from kozyr.games.base import Event, Game, State, View, fold
 
 Zones = dict[str, tuple[Card, ...]]
@@ -98,6 +98,15 @@ class SeatInfo(ABC):
     def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> Event:
         """The deal event in play with its hidden parts filled consistently with `hidden`."""
 
+    def _dealt_hands(self, dealt: Sequence[tuple[Card, ...]],
+                     hidden: Mapping[str, tuple[Card, ...]],
+                     played: Sequence[int]) -> tuple[tuple[Card, ...], ...]:
+        """The hands as dealt, consistent with `hidden`: the seat's own as it saw them; another
+        seat's = what `hidden` gives him now + the dealt cards he played since (`played[p]`)."""
+        return tuple(dealt[p] if p == self.seat
+                     else cards_of(mask_of(hidden[f"hand/{p}"]) | played[p])
+                     for p in range(len(dealt)))
+
     def state(self) -> State:
         """A full state consistent with everything the seat saw (the skeleton; cached)."""
         if self._skeleton is None or self._skeleton_at != self.seen:
@@ -145,14 +154,6 @@ def _for_simulation(event: Event) -> Event:
     if "dice" in names:
         changes["dice"] = ((6,) * 9,) * count  # 54 cards' worth of rolls: a whole deal
     return dataclasses.replace(event, **changes) if changes else event
-
-
-def mask_of(cards: Sequence[Card]) -> int:
-    """The bitmask (by Card.index) of some cards."""
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
 
 
 def pick(rng: random.Random, pool: list[Card], count: int, forbidden: int) -> list[Card]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from kozyr.bots.info.base import SeatInfo, Zones, mask_of
-from kozyr.cards import ALL_CARDS, Card, Suit, deck
+from kozyr.bots.info.base import SeatInfo, Zones
+from kozyr.cards import ALL_CARDS, Card, Suit, cards_of, deck, mask_of
 from kozyr.games import dix
 
 _ALL: int = (1 << 53) - 1
@@ -116,7 +116,7 @@ class DixInfo(SeatInfo):
 
     def _draw(self, rng: random.Random) -> Zones:
         unseen = self.unseen
-        pool = [c for c in ALL_CARDS if unseen >> c.index & 1]
+        pool = list(cards_of(unseen))
         rng.shuffle(pool)
         need = len(pool) - self.stock_count
         caps = self.caps()

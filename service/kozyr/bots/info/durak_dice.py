@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from kozyr.bots.info.base import SeatInfo, Zones, mask_of, pick
-from kozyr.cards import ALL_CARDS, Card, deck
+from kozyr.bots.info.base import SeatInfo, Zones, pick
+from kozyr.cards import ALL_CARDS, Card, cards_of, deck, mask_of
 from kozyr.games import durak_dice
 
 # Card index -> mask of the four cards of its rank.
@@ -117,7 +117,7 @@ class DurakDiceInfo(SeatInfo):
 
     def _draw(self, rng: random.Random) -> Zones:
         unseen = self.unseen
-        pool = [c for c in ALL_CARDS[:52] if unseen >> c.index & 1]
+        pool = list(cards_of(unseen))
         others = [p for p in range(self.n) if p != self.seat]
         others.sort(key=lambda p: (unseen & ~self.forbidden[p]).bit_count())
         zones: Zones = {}
@@ -128,15 +128,9 @@ class DurakDiceInfo(SeatInfo):
     def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> object:
         deal = self._hand[0]
         assert isinstance(deal, durak_dice.GameDealt)
-        hands = []
-        for p in range(self.n):
-            if p == self.seat:
-                hands.append(deal.hands[p])
-                continue
-            # Dealt = unseen now + dealt cards he played since (+ the trump card if last).
-            dealt = mask_of(hidden[f"hand/{p}"]) | self.played_hidden[p]
-            if p == self.trump_holder:
-                dealt |= 1 << deal.trump_card.index
-            hands.append(tuple(c for c in ALL_CARDS[:52] if dealt >> c.index & 1))
+        # Dealt = unseen now + dealt cards he played since (+ the trump card if dealt last).
+        played = list(self.played_hidden)
+        played[self.trump_holder] |= 1 << deal.trump_card.index
+        hands = self._dealt_hands(deal.hands, hidden, played)
         return durak_dice.GameDealt(deal.game, deal.dealer, deal.trump_card, (), deal.rolls,
-                                    deal.hand_sizes, tuple(hands))
+                                    deal.hand_sizes, hands)

@@ -22,8 +22,8 @@ import random
 from collections.abc import Mapping
 from functools import cache
 
-from kozyr.bots.info.base import SeatInfo, Zones, mask_of, pick
-from kozyr.cards import ALL_CARDS, Card, Rank, deck
+from kozyr.bots.info.base import SeatInfo, Zones, pick
+from kozyr.cards import Card, Rank, deck, mask_of
 from kozyr.games import six_dozens
 
 # SIX-1: a card's place from the ace (0) to the 6 (8).
@@ -176,16 +176,10 @@ class SixDozensInfo(SeatInfo):
     def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> object:
         deal = self._hand[0]
         assert isinstance(deal, six_dozens.HandDealt)
-        hands = []
-        for p in range(self.n):
-            if p == self.seat:
-                hands.append(deal.hands[p])
-            else:  # no draws in Six Dozens: the hand dealt = what he holds + what he played
-                cards = hidden[f"hand/{p}"] + tuple(
-                    c for c in ALL_CARDS[:52] if self.played[p] >> c.index & 1)
-                hands.append(tuple(sorted(cards)))
+        # No draws in Six Dozens: the hand dealt = what he holds + what he played.
+        hands = self._dealt_hands(deal.hands, hidden, self.played)
         return six_dozens.HandDealt(
-            hand_number=deal.hand_number, dealer=deal.dealer, deck=(), hands=tuple(hands),
+            hand_number=deal.hand_number, dealer=deal.dealer, deck=(), hands=hands,
             bank=deal.bank, stock=(*self.covers, *hidden["stock"]),
             stock_count=deal.stock_count, hand_size=deal.hand_size, first_mover=deal.first_mover,
         )
