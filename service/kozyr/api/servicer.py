@@ -280,9 +280,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     async def GetMatchLog(self, request: pb.GetMatchLogRequest,
                           context: Context) -> pb.GetMatchLogResponse:
         """The full log: for the arbiter, or for anyone once the match is finished."""
-        viewer = await self._viewer(request.match_id, context)
-        record = await self.engine.record(request.match_id)
-        self._check_may_replay(record, viewer)
+        record = await self._replayable(request.match_id, context)
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
@@ -294,9 +292,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     async def ReplayMatch(self, request: pb.ReplayMatchRequest,
                           context: Context) -> pb.ReplayMatchResponse:
         """The view at a version, for the arbiter or for anyone once the match is finished."""
-        viewer = await self._viewer(request.match_id, context)
-        current = await self.engine.record(request.match_id)
-        self._check_may_replay(current, viewer)
+        current = await self._replayable(request.match_id, context)
         if not 1 <= request.version <= current.version:
             raise bad_request("NO_SUCH_VERSION", f"version must be 1..{current.version}")
         record = await self.engine.record_at(request.match_id, request.version)
@@ -310,8 +306,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             replay_show.SPECTATOR if request.spectator else replay_show.FULL)
         return pb.ReplayMatchResponse(view=view, text=replay_show.table_text(record, shown))
 
-    def _check_may_replay(self, record: MatchRecord, viewer: Viewer) -> None:
+    async def _replayable(self, match_id: str, context: Context) -> MatchRecord:
+        """The match's record if the caller may read its history: the arbiter, or all once over."""
+        viewer = await self._viewer(match_id, context)
+        record = await self.engine.record(match_id)
         if not (viewer.arbiter or record.finished):
             raise EngineError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
                               "the log is open to everyone once the match is finished; before "
                               "that only the arbiter may read it", record.match_id, viewer.seat)
+        return record

@@ -33,6 +33,7 @@ import structlog
 from kozyr.cards import Card
 from kozyr.engine.errors import EngineError, Kind, bad_request
 from kozyr.engine.log import (
+    GENESIS_HASH,
     SYSTEM_SEAT,
     Entry,
     MatchCreated,
@@ -196,19 +197,17 @@ class Engine:
             decks=setup.decks,
             dice=setup.dice,
         )
-        events: list[Any] = [created]
-        record = apply_entry(None, self._entry(1, SYSTEM_SEAT, "", None, events, "0" * 64))
-        events += self._start_events(record, server_seed)
-        entry = self._entry(1, SYSTEM_SEAT, "", None, events, "0" * 64)
+        waiting = MatchRecord(match_id, game, created, created.seats, created.contributions)
+        events = [created, *self._start_events(waiting, server_seed)]
+        entry = self._entry(1, SYSTEM_SEAT, "", None, events, GENESIS_HASH)
         meta = {"game": game.NAME, "server_seed": server_seed.hex()}
         meta.update({f"tok:{_token_hash(t.token)}": str(t.seat) for t in tokens})
         text = entry.canonical()
-        status, _ = await self._guard(
-            self.store.append(match_id, 0, "", text, entry_hash(text), meta)
-        )
+        digest = entry_hash(text)
+        status, _ = await self._guard(self.store.append(match_id, 0, "", text, digest, meta))
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise EngineError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
-        self._remember(apply_entry(None, entry, entry_hash(text)))
+        self._remember(apply_entry(None, entry, digest))
         return Created(match_id, tokens, 1)
 
     async def _created_earlier(self, request_id: str, sealed: str) -> Created:
@@ -369,9 +368,8 @@ class Engine:
                     if not fresh:
                         record, fresh = await self._catch_up(record), True
                         continue
-                    earlier = await self._guard(self.store.command_version(match_id, key))
-                    if earlier is not None:
-                        return await self._answer_at(match_id, earlier)
+                    if (answer := await self._repeated(match_id, key)) is not None:
+                        return answer
                     raise EngineError(
                         Kind.CONFLICT, "STALE_VERSION",
                         f"the match is at version {record.version}, not {expected_version}",
@@ -382,9 +380,8 @@ class Engine:
                     if not fresh:
                         record, fresh = await self._catch_up(record), True
                         continue
-                    earlier = await self._guard(self.store.command_version(match_id, key))
-                    if earlier is not None:
-                        return await self._answer_at(match_id, earlier)
+                    if (answer := await self._repeated(match_id, key)) is not None:
+                        return answer
                     raise
                 state = _fold_game(record, events)
                 revealed = ""
@@ -422,14 +419,21 @@ class Engine:
         except IllegalMove as e:
             raise EngineError(Kind.RULES, e.code, e.message, record.match_id, seat) from None
 
+    async def _repeated(self, match_id: str, key: str) -> Applied | None:
+        """The recorded answer if this command was already appended (a retry), else None."""
+        earlier = await self._guard(self.store.command_version(match_id, key))
+        return None if earlier is None else await self._answer_at(match_id, earlier)
+
     async def _answer_at(self, match_id: str, version: int) -> Applied:
         """The recorded answer of the entry at `version` (for a repeated command)."""
         cached = self._cache.get(match_id)
-        record = cached if cached is not None and cached.version == version else (
-            await self.record_at(match_id, version))
-        assert record is not None
-        stored = await self._guard(self.store.read_after(match_id, version - 1, upto=version))
-        entry = Entry.from_canonical(stored[0].text)
+        if cached is not None and cached.version == version:
+            record = cached
+            stored = await self._guard(self.store.read_after(match_id, version - 1, upto=version))
+        else:  # one read serves both the replay and the entry itself
+            stored = await self._guard(self.store.read_after(match_id, 0, upto=version))
+            record = _fold_stored(None, stored)
+        entry = Entry.from_canonical(stored[-1].text)
         return Applied(entry, tuple(decode_events(record.game, entry)), record)
 
     def _gap(self, record: MatchRecord) -> EngineError:
