@@ -124,26 +124,20 @@ def dix_deal(non_dealer: str, dealer: str, turn_up: str) -> tuple[Any, ...]:
     return (*order, *t, *rest)
 
 
-def test_dix_heuristic_hands_the_leader_a_ten_trick() -> None:
+@pytest.mark.parametrize(("leader", "mine", "best"), [
     # Seat 1 (non-dealer) leads 6H; seat 0 holds 4H (loses, 6+4 = ten: -3 for the leader) and
     # 9H (wins +1): the rule of thumb dumps the ten on the leader.
-    deck = dix_deal("6H 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS",
-                    "4H 9H 2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC", "AD")
-    table = Table.start(GAMES["dix"], 2, b"x", setup=Setup(first_dealer=0, decks=(deck,)))
-    table.play(dix.Play(parse_cards("6H")[0]))
-    assert make_bot("heuristic", GAMES["dix"], 0, 0).choose(table.observe(0)) == dix.Play(
-        parse_cards("4H")[0])
-
-
-def test_dix_heuristic_wins_cheaply_without_a_ten() -> None:
+    ("6H 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS", "4H 9H 2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC", "4H"),
     # Seat 1 leads 5S; seat 0 may win with 7S, 10S or KS (5+5 would be a ten: no 5S here);
     # 7S is the cheapest winner and makes no ten.
-    deck = dix_deal("5S 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH",
-                    "7S 10S KS 2C 3C 4C 5C 6C 7C 8C 9C 10C JC", "AD")
+    ("5S 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", "7S 10S KS 2C 3C 4C 5C 6C 7C 8C 9C 10C JC", "7S"),
+], ids=["hands_the_leader_a_ten_trick", "wins_cheaply_without_a_ten"])
+def test_dix_heuristic_answers_the_lead(leader: str, mine: str, best: str) -> None:
+    deck = dix_deal(leader, mine, "AD")
     table = Table.start(GAMES["dix"], 2, b"x", setup=Setup(first_dealer=0, decks=(deck,)))
-    table.play(dix.Play(parse_cards("5S")[0]))
+    table.play(dix.Play(parse_cards(leader)[0]))
     assert make_bot("heuristic", GAMES["dix"], 0, 0).choose(table.observe(0)) == dix.Play(
-        parse_cards("7S")[0])
+        parse_cards(best)[0])
 
 
 def test_durak_heuristic_beats_with_the_cheapest_plain_card() -> None:

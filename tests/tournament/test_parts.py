@@ -8,10 +8,11 @@ import random
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api.convert import TABLE_FIELD, fill, move_from_command
+from kozyr.api.convert import TABLE_FIELD, command_from_move, fill, move_from_command
 from kozyr.games import GAMES
 from kozyr.tournament.progress import Progress
-from kozyr.tournament.remote import command_of, move_of, table_message
+from kozyr.tournament.remote import table_message
+from kozyr_client.moves import make_move
 from tests.bots.helpers import random_decisions
 from tests.games.helpers import all_commands
 
@@ -45,9 +46,10 @@ def test_moves_convert_both_ways_like_the_service(name: str) -> None:
     commands = [c for c in all_commands(game) if getattr(c, "card", None) is None
                 or c.card.suit is not None]
     for command in commands:
-        move = move_of(game, command)
+        card = getattr(command, "card", None)
+        move = make_move(name, type(command).__name__.lower(), card and card.code)
         assert move == move_from_command(game, command)
-        assert command_of(game, move) == command
+        assert command_from_move(game, move) == command
 
 
 @pytest.mark.parametrize(("name", "players"), [("dix", 2), ("six-dozens", 3),

@@ -46,6 +46,12 @@ def _logistic(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
+def _shares(winners: Sequence[int], players: int) -> Rewards:
+    """The match winners share 1; the others get 0."""
+    share = 1.0 / len(winners)
+    return tuple(share if p in winners else 0.0 for p in range(players))
+
+
 def dix_rewards(events: Sequence[Event], players: int) -> Rewards | None:
     """Dix: the rewards once a hand has ended in these events, else None."""
     ended = None
@@ -54,7 +60,7 @@ def dix_rewards(events: Sequence[Event], players: int) -> Rewards | None:
         if t is dix.HandEnded:
             ended = e
         elif t is dix.MatchEnded:
-            return (1.0, 0.0) if e.winner == 0 else (0.0, 1.0)
+            return _shares((e.winner,), players)
     if ended is None:
         return None
     r0 = _logistic((ended.totals[0] - ended.totals[1]) / 6)
@@ -69,8 +75,7 @@ def six_dozens_rewards(events: Sequence[Event], players: int) -> Rewards | None:
         if t is six_dozens.HandSettled:
             settled = e
         elif t is six_dozens.MatchEnded:
-            share = 1.0 / len(e.winners)
-            return tuple(share if p in e.winners else 0.0 for p in range(players))
+            return _shares(e.winners, players)
     if settled is None:
         return None
     gains = [r - p for r, p in zip(settled.received, settled.paid, strict=True)]
@@ -178,14 +183,14 @@ class ISMCTSBot:
             raise ValueError("give ismcts exactly one budget: iters=N or ms=N")
         if (iters is not None and iters < 1) or (ms is not None and ms <= 0):
             raise ValueError("an ismcts budget must be positive")
+        if rollout not in ("policy", "random"):
+            raise ValueError("ismcts rollout is 'policy' or 'random'")
         self.game = game
         self.seat = seat
         self.rng = rng
         self.iters = iters
         self.ms = ms
         self.c = c
-        if rollout not in ("policy", "random"):
-            raise ValueError("ismcts rollout is 'policy' or 'random'")
         self.rollout = rollout
         self.policy: Policy = random_policy  # set per decision (it may depend on the trump)
         self.info = seat_info(game, seat)
@@ -284,5 +289,4 @@ class ISMCTSBot:
         outcome = self.game.outcome(state)
         if outcome is None:  # pragma: no cover - to_act is None only once the match is over
             return (0.5,) * players
-        share = 1.0 / len(outcome.winners)
-        return tuple(share if p in outcome.winners else 0.0 for p in range(players))
+        return _shares(outcome.winners, players)

@@ -31,15 +31,15 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.api import convert
 from kozyr.bots import Bot, Seat, make_bot, parse_spec
 from kozyr.bots.info import seat_info
-from kozyr.cards import deck, parse_card
+from kozyr.cards import deck
 from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
 from kozyr.games import get_game
-from kozyr.games.base import Command, Event, Game, View
+from kozyr.games.base import Event, Game, View
 from kozyr.games.codec import Registry
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, SeatClient, Watch
-from kozyr_client.moves import GAME_FIELD, make_move
+from kozyr_client.moves import GAME_FIELD
 
 MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from the server seed
 
@@ -88,28 +88,6 @@ def prearranged(game: Game, config: Any, players: list[str], seed: bytes
 
 
 # ---------------------------------------------------------------------------- moves and views
-
-
-def command_of(game: Game, move: pb.Move) -> Command:
-    """The game's command for a Move message."""
-    which = move.WhichOneof("game")
-    if which != GAME_FIELD[game.NAME]:
-        raise ValueError(f"a {which} move in a {game.NAME} match")
-    inner = getattr(move, which)
-    action = inner.WhichOneof("action")
-    types = {cls.__name__.lower(): cls for cls in game.COMMAND_TYPES}
-    cls = types[action]
-    payload = getattr(inner, action)
-    if "card" in payload.DESCRIPTOR.fields_by_name:
-        return cls(card=parse_card(payload.card))
-    return cls()
-
-
-def move_of(game: Game, command: Command) -> pb.Move:
-    """The Move message for one of the game's commands."""
-    card = getattr(command, "card", None)
-    return make_move(game.NAME, type(command).__name__.lower(),
-                     None if card is None else card.code)
 
 
 def table_message(template: Message, view: View) -> Message:
@@ -165,10 +143,10 @@ class RemoteSeat:
                 if table_message(sent, rebuilt) != sent or rebuilt.to_act != view.to_act:
                     raise ViewMismatch(f"seat {self.seat} at version {update.version}: the "
                                        f"view rebuilt from its events differs from the server's")
-                commands = tuple(command_of(self.game, m) for m in legal.moves)
+                commands = tuple(convert.command_from_move(self.game, m) for m in legal.moves)
                 command = self.bot.choose(Seat(self.game, self.seat, rebuilt,
                                                tuple(self.history), commands))
-                self.client.move(move_of(self.game, command),
+                self.client.move(convert.move_from_command(self.game, command),
                                  command_id=f"seat{self.seat}-v{update.version}",
                                  expected_version=update.version)
                 self.moves += 1
