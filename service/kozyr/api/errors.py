@@ -1,7 +1,8 @@
 """The one table that maps engine errors to gRPC statuses, with google.rpc.ErrorInfo details.
 
 Every error carries exactly one ErrorInfo (AIP-193): `reason` is the stable code, `domain` is
-"kozyr.v1", and `metadata` holds `match_id` and `seat` where known.
+"kozyr.v1", and `metadata` holds `match_id`, `seat` and `rule` (the rule ID of docs/rules.md
+behind a refused move or option) where known.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def to_status(error: EngineError) -> grpc.Status:
         info.metadata["match_id"] = error.match_id
     if error.seat is not None:
         info.metadata["seat"] = str(error.seat)
+    if error.rule:
+        info.metadata["rule"] = error.rule
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(

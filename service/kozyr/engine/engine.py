@@ -170,7 +170,7 @@ class Engine:
             game.start(config, [n or f"seat {i}" for i, (n, _) in enumerate(seats)],
                        b"\x00" * 32, setup)
         except InvalidOptions as e:
-            raise bad_request(e.code, e.message) from None
+            raise EngineError(Kind.BAD_REQUEST, e.code, e.message, rule=e.rule) from None
         except (IndexError, ValueError) as e:
             raise bad_request("BAD_SETUP", f"the match setup is invalid: {e}") from None
 
@@ -417,7 +417,8 @@ class Engine:
         try:
             return tuple(record.game.decide(record.state, seat, command))
         except IllegalMove as e:
-            raise EngineError(Kind.RULES, e.code, e.message, record.match_id, seat) from None
+            raise EngineError(Kind.RULES, e.code, e.message, record.match_id, seat,
+                              rule=e.rule) from None
 
     async def _repeated(self, match_id: str, key: str) -> Applied | None:
         """The recorded answer if this command was already appended (a retry), else None."""

@@ -20,10 +20,11 @@ class Kind(Enum):
 
 
 class EngineError(Exception):
-    """A refused request: nothing was changed."""
+    """A refused request: nothing was changed. `rule` names the rule behind a RULES refusal."""
 
     def __init__(
-        self, kind: Kind, code: str, message: str, match_id: str = "", seat: int | None = None
+        self, kind: Kind, code: str, message: str, match_id: str = "", seat: int | None = None,
+        rule: str = "",
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -31,6 +32,7 @@ class EngineError(Exception):
         self.message = message
         self.match_id = match_id
         self.seat = seat
+        self.rule = rule
 
     def __repr__(self) -> str:
         return f"EngineError({self.kind.name}, {self.code!r}, {self.message!r})"

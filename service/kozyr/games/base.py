@@ -23,24 +23,27 @@ View = Any
 
 
 class IllegalMove(Exception):
-    """A command the rules refuse in this state: a stable reason code and a sentence for people."""
+    """A command the rules refuse in this state: a stable reason code, a sentence for people and
+    the ID of the rule that refuses it (docs/rules.md), "" where no single rule applies."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, rule: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.rule = rule
 
     def __repr__(self) -> str:
-        return f"IllegalMove({self.code!r}, {self.message!r})"
+        return f"IllegalMove({self.code!r}, {self.message!r}, rule={self.rule!r})"
 
 
 class InvalidOptions(ValueError):
-    """Options refused when a match is created (RULES.md R-6)."""
+    """Options refused when a match is created (R-6, or the rule of the option concerned)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, rule: str = "R-6") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.rule = rule
 
 
 # Reason codes shared by all games (each game adds its own).
