@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine.store import log_key
+from kozyr.engine.redis_store import log_key
 from tests.api.helpers import auth, create, play_out, reason
 from tests.conftest import ARBITER, ServerThread
 

@@ -18,7 +18,7 @@ from prometheus_client import start_http_server
 from kozyr._proto.kozyr.v1 import kozyr_pb2, kozyr_pb2_grpc
 from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
-from kozyr.engine import Engine, EventStore
+from kozyr.engine import Engine, RedisStore
 
 SERVICE_NAME = kozyr_pb2.DESCRIPTOR.services_by_name["KozyrService"].full_name
 
@@ -85,8 +85,9 @@ async def serve(redis_url: str, address: str, *, arbiter_token: str | None = Non
                 metrics_port: int | None = None, grace: float = 10.0) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
     log = structlog.get_logger("kozyr.server")
-    engine = Engine(EventStore.from_url(redis_url), arbiter_token=arbiter_token)
-    await engine.store.redis.ping()
+    store = RedisStore.from_url(redis_url)
+    await store.redis.ping()
+    engine = Engine(store, arbiter_token=arbiter_token)
     running = await start_server(engine, address)
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).

@@ -23,18 +23,16 @@ from kozyr.api import convert
 from kozyr.api.errors import to_status
 from kozyr.api.metrics import METRICS
 from kozyr.cards import parse_cards
-from kozyr.engine import Applied, Engine, EngineError, Kind, Viewer
-from kozyr.engine.engine import MAX_NAME
-from kozyr.engine.errors import bad_request
-from kozyr.engine.log import MatchRecord
+from kozyr.engine import Engine, Viewer
 from kozyr.games import GAMES
+from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.match.lifecycle import Step
+from kozyr.match.limits import MAX_DECK_TEXT, MAX_NAME, MAX_OPTION_TEXT, MAX_OPTIONS
+from kozyr.match.record import MatchRecord
 from kozyr.replay import show as replay_show
 
 log = structlog.get_logger("kozyr.api")
 
-MAX_OPTIONS = 32
-MAX_OPTION_TEXT = 64
-MAX_DECK_TEXT = 53 * 4
 
 Context = grpc.aio.ServicerContext[Any, Any]
 Req = TypeVar("Req")
@@ -50,13 +48,13 @@ def _rpc(
     async def wrapper(self: Any, request: Req, context: Context) -> Resp:
         try:
             return await method(self, request, context)
-        except EngineError as e:
+        except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
             await context.abort_with_status(to_status(e))
         except Exception:
             log.exception("internal_error", rpc=method.__name__)
             METRICS.errors.labels(reason="INTERNAL").inc()
-            await context.abort_with_status(to_status(EngineError(
+            await context.abort_with_status(to_status(MatchError(
                 Kind.INTERNAL, "INTERNAL", "internal error; it has been logged")))
         raise AssertionError("unreachable")  # abort_with_status raises
 
@@ -79,7 +77,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 text = value.decode() if isinstance(value, bytes) else value
                 scheme, _, token = text.partition(" ")
                 if scheme.lower() != "bearer" or not token.strip():
-                    raise EngineError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
+                    raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
                                       "send the token as 'authorization: Bearer <token>'",
                                       match_id)
                 token = token.strip()
@@ -89,18 +87,18 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(match_id, context)
         if viewer.seat is None and not viewer.arbiter:
             await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
-            raise EngineError(Kind.UNAUTHENTICATED, "NO_TOKEN",
+            raise MatchError(Kind.UNAUTHENTICATED, "NO_TOKEN",
                               "moves need your seat token: send 'authorization: Bearer <token>'",
                               match_id)
         if viewer.seat is None:
-            raise EngineError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
+            raise MatchError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
                               "only a seated player may move; send your seat token", match_id)
         return viewer.seat
 
     def _view(self, record: MatchRecord, viewer: Viewer) -> pb.MatchView:
         return convert.match_view(record, viewer.seat)
 
-    def _update(self, applied: Applied, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
+    def _update(self, applied: Step, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
         shown = convert.events_for(record.game, applied.entry.version, applied.events,
                                    viewer.seat, arbiter=viewer.arbiter)
@@ -216,7 +214,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 match_id, seat, command, request.command_id,
                 request.expected_version if request.HasField("expected_version") else None,
             )
-        except EngineError as e:
+        except MatchError as e:
             if e.seat is None:
                 e.seat = seat
             if not e.match_id:
@@ -242,7 +240,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             METRICS.watchers.inc()
             try:
                 closing = asyncio.ensure_future(self.closing.wait())
-                step: asyncio.Future[Applied] | None = None
+                step: asyncio.Future[Step] | None = None
                 try:
                     while True:
                         step = asyncio.ensure_future(anext(updates))
@@ -272,7 +270,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                     await updates.aclose()
             finally:
                 METRICS.watchers.dec()
-        except EngineError as e:
+        except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
             await context.abort_with_status(to_status(e))
 
@@ -311,7 +309,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(match_id, context)
         record = await self.engine.record(match_id)
         if not (viewer.arbiter or record.finished):
-            raise EngineError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
+            raise MatchError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
                               "the log is open to everyone once the match is finished; before "
                               "that only the arbiter may read it", record.match_id, viewer.seat)
         return record
