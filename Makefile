@@ -31,6 +31,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: $(STAMP) lint proto-check
 	$(BIN)/python -m pytest
