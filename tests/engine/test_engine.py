@@ -110,13 +110,17 @@ def test_a_stale_expected_version_is_refused_after_catching_up() -> None:
         record = await eng.record(match_id)
         seat = record.game.to_act(record.state)
         assert seat is not None
+        await eng.submit(match_id, seat, record.game.legal_commands(record.state, seat)[0], "a")
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
         command = record.game.legal_commands(record.state, seat)[0]
         with pytest.raises(MatchError) as refused:
-            await eng.submit(match_id, seat, command, "x", expected_version=7)
+            await eng.submit(match_id, seat, command, "x", expected_version=1)
         assert (refused.value.kind, refused.value.code) == (Kind.CONFLICT, "STALE_VERSION")
-        assert await store.version(match_id) == 1
-        step = await eng.submit(match_id, seat, command, "x", expected_version=1)
-        assert step.entry.version == 2
+        assert await store.version(match_id) == 2
+        step = await eng.submit(match_id, seat, command, "x", expected_version=2)
+        assert step.entry.version == 3
 
     run(body)
 
@@ -200,5 +204,23 @@ def test_a_watcher_sees_every_entry_another_process_appends_in_order() -> None:
         await asyncio.wait_for(watcher, 30)
         assert seen == list(range(1, step.entry.version + 1))
         await reader.close()
+
+    run(body)
+
+
+@pytest.mark.parametrize("expected", [-1, 0, 2**63 - 1])
+def test_an_impossible_expected_version_is_a_bad_request_not_a_conflict(expected: int) -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = engine(store)
+        match_id = (await eng.create("dix", {}, seats("dix"))).match_id
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        command = record.game.legal_commands(record.state, seat)[0]
+        with pytest.raises(MatchError) as refused:
+            await eng.submit(match_id, seat, command, "x", expected_version=expected)
+        assert (refused.value.kind, refused.value.code) == (Kind.BAD_REQUEST,
+                                                            "BAD_EXPECTED_VERSION")
+        assert await store.version(match_id) == 1
 
     run(body)

@@ -179,12 +179,18 @@ class Engine:
                 try:
                     _check_expected(record, expected_version, seat)
                     decision = lifecycle.decide(record, seat, command)
-                except MatchError:
-                    if not caught_up:  # refused on a cache that may be stale: check again
+                except MatchError as refusal:
+                    if refusal.kind is not Kind.BAD_REQUEST and not caught_up:
+                        # Refused on a cache that may be stale: check again on the store's.
                         record, caught_up = await self._catch_up(record), True
                         continue
                     if (answer := await self._repeated(match_id, key)) is not None:
                         return answer
+                    if expected_version is not None and expected_version > record.version:
+                        raise MatchError(
+                            Kind.BAD_REQUEST, "BAD_EXPECTED_VERSION",
+                            f"the match is only at version {record.version}, not "
+                            f"{expected_version}", match_id, seat) from None
                     raise
                 seed = await self._server_seed(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
@@ -363,10 +369,15 @@ class Engine:
 
 
 def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:
-    if expected is not None and expected != record.version:
-        raise MatchError(Kind.CONFLICT, "STALE_VERSION",
-                         f"the match is at version {record.version}, not {expected}",
+    if expected is None or expected == record.version:
+        return
+    if expected < 1:  # a version the match can never be at: the request is wrong, not stale
+        raise MatchError(Kind.BAD_REQUEST, "BAD_EXPECTED_VERSION",
+                         "expected_version counts the match's entries: 1 or more",
                          record.match_id, seat)
+    raise MatchError(Kind.CONFLICT, "STALE_VERSION",
+                     f"the match is at version {record.version}, not {expected}",
+                     record.match_id, seat)
 
 
 def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> MatchRecord:
