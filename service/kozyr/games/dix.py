@@ -26,10 +26,12 @@ Decisions where RULES.md is silent (documented here, tested in tests/games/test_
 - While the events of one decision are being folded (after the follower's card and before
   `TrickWon`; between `HandEnded` and the next deal) nobody is to act: `to_act` is None though
   the match is not over, and `decide` answers NOT_YOUR_TURN.
-- Events: one `TrickWon` per trick carries both draws (`drawn`, by seat; empty once the stock is
-  out) so a trick costs two card events and one result. Redaction hides the other seat's drawn
-  card (None), the deck order and the other hand of `HandDealt`, and the seed and decks of
-  `MatchStarted`.
+- Events: a hand opens with the shared `Dealt` (base.py) and then `TurnedUp`, which makes the
+  turn-up, trump and leader public: the viewer's copy of `Dealt` has no deck, so they cannot be
+  derived from it. One `TrickWon` per trick carries both draws (`drawn`, by seat; empty once
+  the stock is out) so a trick costs two card events and one result. Redaction hides the other
+  seat's drawn card (None), the deck order and the other hand of `Dealt`, and the seed and
+  decks of `MatchStarted`.
 
 Speed: hands and won piles are 53-bit masks; effective suit and rank, follow masks and the
 "Play" tuples per 13-bit suit pattern are precomputed, and the commands and card events are
@@ -51,14 +53,19 @@ from kozyr.games.base import (
     NOT_A_SEAT,
     NOT_YOUR_TURN,
     UNKNOWN_COMMAND,
+    Dealt,
+    FirstDealerChosen,
     IllegalMove,
-    InvalidOptions,
+    MatchStarted,
     OptionSpec,
     Outcome,
     Setup,
-    check_setup,
-    first_dealer,
+    check_deal_setup,
+    check_players,
+    redact_dealt,
+    redact_started,
     resolve_options,
+    start_events,
 )
 
 NAME = "dix"
@@ -77,14 +84,18 @@ MATCH = "MATCH"
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("target", "int", 50,
-               "DIX-9: the match ends after a hand in which a total reaches this", minimum=1),
+               "DIX-9: the match ends after a hand in which a total reaches this",
+               minimum=1, maximum=10_000, rule="DIX-9"),
     OptionSpec("first_lead", "enum", NON_DEALER,
-               "DIX-4: who leads trick 1 of each hand", choices=(NON_DEALER, DEALER)),
+               "DIX-4: who leads trick 1 of each hand", choices=(NON_DEALER, DEALER),
+               rule="DIX-4"),
     OptionSpec("tiebreak_tens", "enum", LAST_HAND,
                "DIX-9: equal totals go to fewer ten-tricks in the last hand or the whole match",
-               choices=(LAST_HAND, MATCH)),
-    OptionSpec("single_hand", "bool", False, "DIX-9: the match is one hand whatever the totals"),
-    OptionSpec("max_hands", "int", 30, "R-5: the match ends after this many hands", minimum=1),
+               choices=(LAST_HAND, MATCH), rule="DIX-9"),
+    OptionSpec("single_hand", "bool", False, "DIX-9: the match is one hand whatever the totals",
+               rule="DIX-9"),
+    OptionSpec("max_hands", "int", 30, "R-5: the match ends after this many hands",
+               minimum=1, maximum=1_000, rule="R-5"),
 )
 
 HAND_SIZE: Final = 13
@@ -120,34 +131,10 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchStarted:
-    """R-1 … R-3: the match's config, players, seed and setup (prearranged decks are marked)."""
+class TurnedUp:
+    """DIX-2 … DIX-4: right after `Dealt`, the hand's turn-up, its trump and trick 1's leader."""
 
-    config: Config
-    players: tuple[str, ...]
-    seed: bytes
-    first_dealer: int | None
-    decks: tuple[tuple[Card, ...], ...]
-    prearranged: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FirstDealerChosen:
-    """R-2: the dealer of hand 1, by lot from the seed or fixed by the setup."""
-
-    seat: int
-    by_lot: bool
-
-
-@dataclass(frozen=True, slots=True)
-class HandDealt:
-    """DIX-2/DIX-3: a hand is dealt; `deck` is the full order (top first), `hands` by seat."""
-
-    hand_number: int
-    dealer: int
-    deck: tuple[Card, ...]
-    hands: tuple[tuple[Card, ...], ...]
-    turn_up: Card
+    card: Card
     trump: Suit | None
     leader: int
 
@@ -196,9 +183,13 @@ class MatchEnded:
     reason: str
 
 
+Event = (MatchStarted[Config] | FirstDealerChosen | Dealt | TurnedUp | CardPlayed | TrickWon
+         | HandEnded | MatchEnded)
+
 COMMAND_TYPES: tuple[type, ...] = (Play,)
 EVENT_TYPES: tuple[type, ...] = (
-    MatchStarted, FirstDealerChosen, HandDealt, CardPlayed, TrickWon, HandEnded, MatchEnded,
+    MatchStarted[Config], FirstDealerChosen, Dealt, TurnedUp, CardPlayed, TrickWon, HandEnded,
+    MatchEnded,
 )
 
 
@@ -350,7 +341,7 @@ _NO_HAND: Final = HandInfo(0, 0, (), None, -1, (), (), ())
 
 def make_config(options: Mapping[str, object], players: int) -> Config:
     """R-6: validate the options of RULES.md "DIX options" for exactly two players."""
-    _check_players(players)
+    check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
     values = resolve_options(OPTIONS, options)
     return Config(
         target=cast(int, values["target"]),
@@ -361,26 +352,23 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
     )
 
 
-def _check_players(players: int) -> None:
-    if players != 2:
-        raise InvalidOptions("BAD_PLAYER_COUNT", f"Dix is for exactly 2 players, not {players}")
+def check_setup(config: Config, players: int, setup: Setup) -> None:
+    """R-2, R-3: two players, a first dealer who is a seat, prearranged decks of the 53 cards."""
+    check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
+    check_deal_setup(setup, players, _DECK, dice=False)
 
 
 def start(
     config: Config, players: Sequence[str], seed: bytes, setup: Setup = Setup()  # noqa: B008
-) -> tuple[MatchStarted | FirstDealerChosen | HandDealt, ...]:
+) -> tuple[Event, ...]:
     """R-1 … R-3, DIX-2: record the match, draw the first dealer by lot and deal hand 1."""
-    _check_players(len(players))
-    check_setup(setup, 2, _DECK, dice=False)
-    decks = tuple(tuple(d) for d in setup.decks)
-    started = MatchStarted(config, tuple(players), seed, setup.first_dealer, decks,
-                           setup.prearranged)
-    chosen = FirstDealerChosen(*first_dealer(seed, setup, 2))
-    match = MatchInfo(config, tuple(players), seed, decks, setup.prearranged)
-    return started, chosen, _deal(match, 1, chosen.seat)
+    check_setup(config, len(players), setup)
+    started, chosen = start_events(config, players, seed, setup)
+    match = MatchInfo(config, started.players, seed, started.decks, setup.prearranged)
+    return (started, chosen, *_deal(match, 1, chosen.seat))
 
 
-def _deal(match: MatchInfo, number: int, dealer: int) -> HandDealt:
+def _deal(match: MatchInfo, number: int, dealer: int) -> tuple[Dealt, TurnedUp]:
     """DIX-2: deal hand `number` from its deck (prearranged or shuffled from the seed, R-1)."""
     if number <= len(match.decks):
         order = match.decks[number - 1]
@@ -392,28 +380,32 @@ def _deal(match: MatchInfo, number: int, dealer: int) -> HandDealt:
     hands[dealer] = tuple(sorted(order[1:_TURN_UP_POS:2], key=_INDEX))
     turn_up = order[_TURN_UP_POS]
     leader = dealer if match.config.first_lead == DEALER else other
-    return HandDealt(number, dealer, order, (hands[0], hands[1]), turn_up, turn_up.suit, leader)
+    return (Dealt(number, dealer, tuple(order), (), (hands[0], hands[1])),
+            TurnedUp(turn_up, turn_up.suit, leader))
 
 
-def decide(state: State, seat: int, command: object) -> tuple[object, ...]:
+def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     """DIX-4 … DIX-9: the events of a play and its automatic consequences, or IllegalMove."""
     if seat != 0 and seat != 1:
-        raise IllegalMove(NOT_A_SEAT, f"There is no seat {seat} in this match.")
+        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat}: Dix seats are 0 and 1",
+                          rule="DIX-4")
     if state.result is not None:
-        raise IllegalMove(MATCH_OVER, "The match is over.")
+        raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DIX-9")
     if seat != state.turn:
-        raise IllegalMove(NOT_YOUR_TURN, _not_your_turn(state))
+        raise IllegalMove(NOT_YOUR_TURN, _not_your_turn(state), rule="DIX-4")
     if type(command) is not Play and not isinstance(command, Play):
         raise IllegalMove(UNKNOWN_COMMAND,
-                          f"Dix has no command {type(command).__name__}; send Play(card).")
+                          f"Dix has no move {type(command).__name__}: play a card", rule="DIX-4")
     card = command.card
     if not isinstance(card, Card):
-        raise IllegalMove(CARD_NOT_IN_HAND, f"{card!r} is not a card.")
+        raise IllegalMove(CARD_NOT_IN_HAND, f"{card!r} is not a card: play a card you hold",
+                          rule="DIX-4")
     i = card.index
     bit = _BIT[i]
     hand = state.hands[seat]
     if not hand & bit:
-        raise IllegalMove(CARD_NOT_IN_HAND, f"You do not hold {card.code}.")
+        raise IllegalMove(CARD_NOT_IN_HAND, f"you do not hold {card.code}: play a card you hold",
+                          rule="DIX-4")
     trick = state.trick
     if not trick:
         return (_PLAYED[seat][i],)
@@ -425,8 +417,9 @@ def decide(state: State, seat: int, command: object) -> tuple[object, ...]:
     if not need & bit and hand & need:
         raise IllegalMove(
             MUST_FOLLOW_SUIT,
-            f"You must follow suit: you hold {_SUITS[info.esuit[li]].symbol} "
-            f"({lead.code} was led).",
+            f"you must follow suit: you hold {_SUITS[info.esuit[li]].symbol} "
+            f"({lead.code} was led)",
+            rule="DIX-5",
         )
     # DIX-6: the follower wins with a higher card of the led suit or a trump on a plain lead.
     es = info.esuit
@@ -451,11 +444,11 @@ def decide(state: State, seat: int, command: object) -> tuple[object, ...]:
 
 def _not_your_turn(state: State) -> str:
     if state.turn is None:
-        return "It is not your turn: nobody is to play now."
-    return f"It is not your turn: seat {state.turn} is to play."
+        return "it is not your turn: nobody is to play now"
+    return f"it is not your turn: seat {state.turn} is to play"
 
 
-def _end_hand(state: State, last: int, ten: bool) -> tuple[HandEnded | MatchEnded | HandDealt, ...]:
+def _end_hand(state: State, last: int, ten: bool) -> tuple[Event, ...]:
     """DIX-8/DIX-9: score the hand after its last trick, then end the match or deal again."""
     t0, t1 = state.tricks
     n0, n1 = state.tens
@@ -477,7 +470,7 @@ def _end_hand(state: State, last: int, ten: bool) -> tuple[HandEnded | MatchEnde
     elif info.number >= config.max_hands:
         cause = f"the guard of {config.max_hands} hands was reached"
     else:
-        return ended, _deal(state.match, info.number + 1, 1 - info.dealer)
+        return (ended, *_deal(state.match, info.number + 1, 1 - info.dealer))
     if config.tiebreak_tens == MATCH:
         tens = (state.match_tens[0] + n0, state.match_tens[1] + n1)
         where = "in the match"
@@ -503,13 +496,13 @@ def _compare(
                   f"seat {last} won the last trick")
 
 
-def evolve(state: State | None, event: object) -> State:
+def evolve(state: State | None, event: Event) -> State:
     """Apply one event (state None only for MatchStarted)."""
     t = type(event)
     if state is None:
         if t is not MatchStarted:
             raise ValueError("a Dix match starts with MatchStarted")
-        e0 = cast(MatchStarted, event)
+        e0 = cast(MatchStarted[Config], event)
         match = MatchInfo(e0.config, e0.players, e0.seed, e0.decks, e0.prearranged)
         return State(match, _NO_HAND, (0, 0), (0, 0), 53, (), 0, None, (0, 0), (0, 0), (), None,
                      (0, 0), (0, 0), None)
@@ -553,14 +546,19 @@ def evolve(state: State | None, event: object) -> State:
                          cards, w, s.totals, s.match_tens, None)
         return State(s.match, s.info, s.hands, won, s.pos, (), w, w, tricks, tens, cards, w,
                      s.totals, s.match_tens, None)
-    if t is HandDealt:
-        e3 = cast(HandDealt, event)
-        trump, esuit, erank, follow = _TABLES[e3.turn_up.index]
-        info = HandInfo(e3.hand_number, e3.dealer, e3.deck, e3.turn_up, trump, esuit, erank,
-                        follow)
+    if t is Dealt:
+        e3 = cast(Dealt, event)
+        info = HandInfo(e3.number, e3.dealer, e3.deck, None, -1, (), (), ())
         hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
-        return State(s.match, info, hands, (0, 0), _STOCK_POS, (), e3.leader, e3.leader, (0, 0),
-                     (0, 0), (), None, s.totals, s.match_tens, None)
+        return State(s.match, info, hands, (0, 0), _STOCK_POS, (), 0, None, (0, 0), (0, 0), (),
+                     None, s.totals, s.match_tens, None)
+    if t is TurnedUp:
+        e7 = cast(TurnedUp, event)
+        trump, esuit, erank, follow = _TABLES[e7.card.index]
+        i0 = s.info
+        info = HandInfo(i0.number, i0.dealer, i0.deck, e7.card, trump, esuit, erank, follow)
+        return State(s.match, info, s.hands, s.won, s.pos, (), e7.leader, e7.leader, s.tricks,
+                     s.tens, (), None, s.totals, s.match_tens, None)
     if t is HandEnded:
         e4 = cast(HandEnded, event)
         match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
@@ -635,7 +633,7 @@ def view(state: State, viewer: int | None) -> View:
     )
 
 
-def redact(event: object, viewer: int | None) -> object | None:
+def redact(event: Event, viewer: int | None) -> Event | None:
     """The event as `viewer` sees it: no seed or deck order, no other seat's cards."""
     t = type(event)
     if t is TrickWon:
@@ -645,14 +643,10 @@ def redact(event: object, viewer: int | None) -> object | None:
         d0, d1 = e.drawn
         drawn = (d0 if viewer == 0 else None, d1 if viewer == 1 else None)
         return TrickWon(e.seat, e.cards, e.points, e.ten, drawn)
-    if t is HandDealt:
-        h = cast(HandDealt, event)
-        hands = (h.hands[0] if viewer == 0 else (), h.hands[1] if viewer == 1 else ())
-        return HandDealt(h.hand_number, h.dealer, (), hands, h.turn_up, h.trump, h.leader)
+    if t is Dealt:
+        return redact_dealt(cast(Dealt, event), viewer)
     if t is MatchStarted:
-        m = cast(MatchStarted, event)
-        return MatchStarted(m.config, m.players, b"", m.first_dealer,
-                            tuple(() for _ in m.decks), m.prearranged)
+        return redact_started(cast(MatchStarted[Config], event))
     return event
 
 
@@ -702,7 +696,7 @@ def render(v: View) -> str:
     return "\n".join(line[:78] for line in lines)
 
 
-def describe(event: object) -> str:
+def describe(event: Event) -> str:
     """One readable line for an event."""
     if isinstance(event, CardPlayed):
         return f"seat {event.seat} plays {event.card.code}"
@@ -718,10 +712,11 @@ def describe(event: object) -> str:
             )
             text += f"; {draws}"
         return text
-    if isinstance(event, HandDealt):
+    if isinstance(event, Dealt):
+        return f"hand {event.number}: seat {event.dealer} deals"
+    if isinstance(event, TurnedUp):
         trump = "no trump" if event.trump is None else f"trump {event.trump.letter}"
-        return (f"hand {event.hand_number}: seat {event.dealer} deals, turn-up "
-                f"{event.turn_up.code} ({trump}); seat {event.leader} leads")
+        return f"turn-up {event.card.code} ({trump}); seat {event.leader} leads"
     if isinstance(event, HandEnded):
         return (f"hand {event.hand_number} ends: tricks {event.tricks[0]}-{event.tricks[1]}, "
                 f"ten-tricks {event.tens[0]}-{event.tens[1]}, points "

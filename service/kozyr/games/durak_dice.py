@@ -54,14 +54,19 @@ from kozyr.games.base import (
     NOT_A_SEAT,
     NOT_YOUR_TURN,
     UNKNOWN_COMMAND,
+    Dealt,
+    FirstDealerChosen,
     IllegalMove,
-    InvalidOptions,
+    MatchStarted,
     OptionSpec,
     Outcome,
     Setup,
-    check_setup,
-    first_dealer,
+    check_deal_setup,
+    check_players,
+    redact_dealt,
+    redact_started,
     resolve_options,
+    start_events,
 )
 
 NAME: str = "durak-dice"
@@ -74,7 +79,8 @@ UNDER_FOOL: Final = "UNDER_FOOL"
 FROM_UNDER_FOOL: Final = "FROM_UNDER_FOOL"
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("deck", "int", 36, "DUR-1: 36 cards (6..A) or 52 (2..A)", choices=(36, 52)),
+    OptionSpec("deck", "int", 36, "DUR-1: 36 cards (6..A) or 52 (2..A)", choices=(36, 52),
+               rule="DUR-1"),
     OptionSpec(
         "next_first",
         "enum",
@@ -82,14 +88,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "DUR-4: who attacks first in later games: the fool's right (UNDER_FOOL) or left "
         "(FROM_UNDER_FOOL) neighbour",
         choices=(UNDER_FOOL, FROM_UNDER_FOOL),
+        rule="DUR-4",
     ),
     OptionSpec(
         "max_attacks", "int", 0, "DUR-7: attack cards per bout, opening included (0 = no cap)",
-        minimum=0,
+        minimum=0, maximum=52, rule="DUR-7",
     ),
-    OptionSpec("games", "int", 1, "DUR-10: games in the match", minimum=1),
+    OptionSpec("games", "int", 1, "DUR-10: games in the match", minimum=1, maximum=1_000,
+               rule="DUR-10"),
     OptionSpec("max_bouts", "int", 1000, "R-5, DUR-9: a game with this many bouts is a draw",
-               minimum=1),
+               minimum=1, maximum=100_000, rule="R-5"),
 )
 
 # Reason codes of this game (the shared ones come from base).
@@ -152,37 +160,12 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchStarted:
-    """R-1 … R-3: the match's config, players, seed and setup (prearranged decks and dice)."""
+class TrumpTurned:
+    """DUR-2, DUR-3: right after `Dealt`, the turned-up trump card (dealt last, so the last
+    roller holds it) and every hand's size, which a viewer's `Dealt` does not show."""
 
-    config: Config
-    players: tuple[str, ...]
-    seed: bytes
-    first_dealer: int | None
-    decks: tuple[tuple[Card, ...], ...]
-    dice: tuple[tuple[int, ...], ...]
-    prearranged: bool
-
-
-@dataclass(frozen=True, slots=True)
-class DealerChosen:
-    """R-2: the first dealer, by lot from the seed unless the setup fixed it."""
-
-    dealer: int
-    by_lot: bool
-
-
-@dataclass(frozen=True, slots=True)
-class GameDealt:
-    """DUR-2, DUR-3: a game's deck order (top first), trump card, die rolls and hands."""
-
-    game: int
-    dealer: int
-    trump_card: Card
-    deck: tuple[Card, ...]
-    rolls: tuple[tuple[int, int], ...]
+    card: Card
     hand_sizes: tuple[int, ...]
-    hands: tuple[tuple[Card, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,14 +253,14 @@ class MatchEnded:
 
 Command = Attack | Beat | Take | Pass
 Event = (
-    MatchStarted | DealerChosen | GameDealt | BoutStarted | Attacked | ThrownIn | Beaten | Passed
-    | PlayerOut | Discarded | Took | GameEnded | MatchEnded
+    MatchStarted[Config] | FirstDealerChosen | Dealt | TrumpTurned | BoutStarted | Attacked
+    | ThrownIn | Beaten | Passed | PlayerOut | Discarded | Took | GameEnded | MatchEnded
 )
 
 COMMAND_TYPES: tuple[type, ...] = (Attack, Beat, Take, Pass)
 EVENT_TYPES: tuple[type, ...] = (
-    MatchStarted, DealerChosen, GameDealt, BoutStarted, Attacked, ThrownIn, Beaten, Passed,
-    PlayerOut, Discarded, Took, GameEnded, MatchEnded,
+    MatchStarted[Config], FirstDealerChosen, Dealt, TrumpTurned, BoutStarted, Attacked, ThrownIn,
+    Beaten, Passed, PlayerOut, Discarded, Took, GameEnded, MatchEnded,
 )
 
 
@@ -291,6 +274,8 @@ _DEFEND: Final = 2  # the defender beats or takes
 _THROW: Final = 3  # the seat at the throw offset may throw in or pass
 _OVER: Final = 4  # the match is over
 _PHASE_NAMES: Final = ("IDLE", "ATTACK", "DEFEND", "THROW", "OVER")
+# The rule each phase's decision follows (named when a move is refused).
+_PHASE_RULES: Final = ("DUR-8", "DUR-5", "DUR-6", "DUR-7", "DUR-10")
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,11 +414,7 @@ _NO_SETUP: Final = Setup()
 
 def make_config(options: Mapping[str, object], players: int) -> Config:
     """R-6: check the options (DUR options) and the player count (2–6)."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise InvalidOptions(
-            "BAD_PLAYER_COUNT",
-            f"Durak with dice is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}",
-        )
+    check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
     raw = resolve_options(OPTIONS, options)
     deck_size = raw["deck"]
     next_first = raw["next_first"]
@@ -446,26 +427,27 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
     return Config(deck_size, next_first, max_attacks, games, max_bouts)
 
 
+def check_setup(config: Config, players: int, setup: Setup) -> None:
+    """R-2, R-3: 2 to 6 players, a first dealer who is a seat, prearranged decks of the
+    configured deck and prearranged rolls 1..6 (more rolls than a deal needs are ignored)."""
+    check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
+    check_deal_setup(setup, players, _DECKS[config.deck], dice=True)
+
+
 def start(
     config: Config, players: Sequence[str], seed: bytes, setup: Setup = _NO_SETUP
 ) -> tuple[Event, ...]:
     """R-1 … R-3, DUR-2 … DUR-4: record the match, choose the first dealer, deal game 1."""
-    n = len(players)
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise InvalidOptions(
-            "BAD_PLAYER_COUNT",
-            f"Durak with dice is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}",
-        )
-    check_setup(setup, n, _DECKS[config.deck], dice=True)
-    m = _Match(config, tuple(players), n, seed, setup.decks, setup.dice, setup.prearranged)
-    started = MatchStarted(
-        config, m.players, seed, setup.first_dealer, setup.decks, setup.dice, m.prearranged
-    )
-    chosen = DealerChosen(*first_dealer(seed, setup, n))
-    return (started, chosen, *_deal(m, 1, chosen.dealer, None))
+    check_setup(config, len(players), setup)
+    started, chosen = start_events(config, players, seed, setup)
+    m = _Match(config, started.players, len(players), seed, started.decks, started.dice,
+               started.prearranged)
+    return (started, chosen, *_deal(m, 1, chosen.seat, None))
 
 
-def _deal(m: _Match, game: int, dealer: int, fool: int | None) -> tuple[GameDealt, BoutStarted]:
+def _deal(
+    m: _Match, game: int, dealer: int, fool: int | None
+) -> tuple[Dealt, TrumpTurned, BoutStarted]:
     """DUR-2 … DUR-4: shuffle (or take the prearranged order), roll and deal, pick the attacker."""
     if game <= len(m.decks):
         order = m.decks[game - 1]
@@ -505,10 +487,8 @@ def _deal(m: _Match, game: int, dealer: int, fool: int | None) -> tuple[GameDeal
     defender = _next_holder(tuple(len(h) for h in hands), attacker, n)
     assert defender is not None
     return (
-        GameDealt(
-            game, dealer, trump_card, order, tuple(rolls), tuple(len(h) for h in hands),
-            sorted_hands,
-        ),
+        Dealt(game, dealer, tuple(order), tuple(rolls), sorted_hands),
+        TrumpTurned(trump_card, tuple(len(h) for h in hands)),
         BoutStarted(1, attacker, defender, reason),
     )
 
@@ -550,18 +530,21 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
     """The events a command causes (DUR-5 … DUR-10), automatic consequences included (R-4)."""
     m = state.m
     if not 0 <= seat < m.n:
-        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat} in this match")
+        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}",
+                          rule="DUR-5")
     phase = state.phase
     if phase == _OVER:
-        raise IllegalMove(MATCH_OVER, "The match is over.")
+        raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DUR-10")
     if seat != state.actor:
-        raise IllegalMove(NOT_YOUR_TURN, f"It is not your turn: waiting for seat {state.actor}.")
+        raise IllegalMove(NOT_YOUR_TURN, f"it is not your turn: waiting for seat {state.actor}",
+                          rule=_PHASE_RULES[phase])
     ct = type(command)
     if ct is Attack or ct is Beat:
         assert isinstance(command, (Attack, Beat))
         card = command.card
         if type(card) is not Card or not state.hands[seat] >> card.index & 1:
-            raise IllegalMove(CARD_NOT_IN_HAND, f"You do not hold {card}.")
+            raise IllegalMove(CARD_NOT_IN_HAND, f"you do not hold {card}: play a card you hold",
+                              rule=_PHASE_RULES[phase])
         if ct is Attack:
             if phase == _ATTACK:
                 return _play(state, seat, card, Attacked(seat, card))
@@ -569,18 +552,21 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
                 if not state.ranks >> card.index & 1:
                     raise IllegalMove(
                         CANNOT_THROW_IN,
-                        f"You may only throw in a rank already on the table "
-                        f"({_ranks_text(state.table)}).",
+                        f"you may only throw in a rank already on the table: "
+                        f"{_ranks_text(state.table)}",
+                        rule="DUR-7",
                     )
                 return _play(state, seat, card, ThrownIn(seat, card))
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "You defend: beat the card or take.")
+            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take",
+                              rule="DUR-6")
         if phase != _DEFEND:
-            raise IllegalMove(NOTHING_TO_BEAT, "There is no card for you to beat.")
+            raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
         return _beat(state, seat, card)
     if ct is Take:
         if phase != _DEFEND:
             raise IllegalMove(
-                NOTHING_TO_TAKE, "Only the defender takes, while a card waits to be beaten."
+                NOTHING_TO_TAKE, "only the defender takes, while a card waits to be beaten",
+                rule="DUR-6",
             )
         cards = tuple(c for pair in state.table for c in pair if c is not None)
         events: list[Event] = [Took(seat, cards)]
@@ -590,13 +576,16 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
         return tuple(events)
     if ct is Pass:
         if phase == _ATTACK:
-            raise IllegalMove(MUST_ATTACK, "You open the bout: play any card.")
+            raise IllegalMove(MUST_ATTACK, "you open the bout: play any card", rule="DUR-5")
         if phase == _DEFEND:
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "You defend: beat the card or take.")
+            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take",
+                              rule="DUR-6")
         events = [Passed(seat, False)]
         _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
         return tuple(events)
-    raise IllegalMove(UNKNOWN_COMMAND, f"{ct.__name__} is not a move of Durak with dice.")
+    raise IllegalMove(UNKNOWN_COMMAND,
+                      f"Durak with dice has no move {ct.__name__}: attack, beat, take or pass",
+                      rule=_PHASE_RULES[phase])
 
 
 def _ranks_text(table: tuple[tuple[Card, Card | None], ...]) -> str:
@@ -615,7 +604,8 @@ def _beat(state: State, seat: int, card: Card) -> tuple[Event, ...]:
     """DUR-6, DUR-7: beat the pending card, then run the throw-in order until someone can throw."""
     attack = state.table[-1][0]
     if not state.g.beats[attack.index] >> card.index & 1:
-        raise IllegalMove(CANNOT_BEAT, _cannot_beat_text(card, attack, state.g.trump))
+        raise IllegalMove(CANNOT_BEAT, _cannot_beat_text(card, attack, state.g.trump),
+                          rule="DUR-6")
     events: list[Event] = [Beaten(seat, attack, card)]
     hands = list(state.hands)
     left = hands[seat] & ~(1 << card.index)
@@ -635,10 +625,10 @@ def _beat(state: State, seat: int, card: Card) -> tuple[Event, ...]:
 def _cannot_beat_text(card: Card, attack: Card, trump: Suit | None) -> str:
     assert attack.suit is not None and trump is not None
     if attack.suit == trump:
-        return f"{card} cannot beat {attack}: play a higher trump ({trump.symbol})."
+        return f"{card} cannot beat {attack}: play a higher trump ({trump.symbol})"
     return (
         f"{card} cannot beat {attack}: play a higher {attack.suit.symbol} or a trump "
-        f"({trump.symbol})."
+        f"({trump.symbol})"
     )
 
 
@@ -732,7 +722,7 @@ def evolve(state: State | None, event: Event) -> State:
     return _EVOLVERS[type(event)](state, event)
 
 
-def _start_state(e: MatchStarted) -> State:
+def _start_state(e: MatchStarted[Config]) -> State:
     n = len(e.players)
     m = _Match(e.config, e.players, n, e.seed, e.decks, e.dice, e.prearranged)
     g = _Game(0, 0, None, None, (), _BEATS[0])
@@ -742,24 +732,34 @@ def _start_state(e: MatchStarted) -> State:
     )
 
 
-def _ev_dealer(s: State, e: DealerChosen) -> State:
-    g = _Game(0, e.dealer, None, None, (), s.g.beats)
+def _ev_dealer(s: State, e: FirstDealerChosen) -> State:
+    g = _Game(0, e.seat, None, None, (), s.g.beats)
     return State(
         s.m, g, s.hands, s.phase, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (),
         None, s.known,
     )
 
 
-def _ev_dealt(s: State, e: GameDealt) -> State:
-    trump_card = e.trump_card
-    trump = trump_card.suit
-    assert trump is not None
-    g = _Game(e.game, e.dealer, trump, trump_card, e.rolls, _BEATS[trump])
+def _ev_dealt(s: State, e: Dealt) -> State:
+    g = _Game(e.number, e.dealer, None, None, e.rolls, _BEATS[0])
     hands = tuple(mask_of(h) for h in e.hands)
-    bit = 1 << trump_card.index
-    known = tuple(bit if h & bit else 0 for h in hands)
+    zeros = (0,) * s.m.n
     return State(
         s.m, g, hands, _IDLE, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (), None,
+        zeros,
+    )
+
+
+def _ev_trump(s: State, e: TrumpTurned) -> State:
+    trump_card = e.card
+    trump = trump_card.suit
+    assert trump is not None
+    g0 = s.g
+    g = _Game(g0.number, g0.dealer, trump, trump_card, g0.rolls, _BEATS[trump])
+    bit = 1 << trump_card.index
+    known = tuple(bit if h & bit else 0 for h in s.hands)
+    return State(
+        s.m, g, s.hands, _IDLE, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (), None,
         known,
     )
 
@@ -892,8 +892,9 @@ def _ev_started_again(s: State, e: MatchStarted) -> State:
 
 _EVOLVERS: Final[dict[type, Callable[..., State]]] = {
     MatchStarted: _ev_started_again,
-    DealerChosen: _ev_dealer,
-    GameDealt: _ev_dealt,
+    FirstDealerChosen: _ev_dealer,
+    Dealt: _ev_dealt,
+    TrumpTurned: _ev_trump,
     BoutStarted: _ev_bout,
     Attacked: _ev_card,
     ThrownIn: _ev_card,
@@ -996,16 +997,10 @@ def view(state: State, viewer: int | None) -> View:
 
 def redact(event: Event, viewer: int | None) -> Event | None:
     """The event as `viewer` sees it: the seed, deck orders and other hands removed."""
-    if isinstance(event, GameDealt):
-        hands = tuple(h if s == viewer else () for s, h in enumerate(event.hands))
-        return GameDealt(
-            event.game, event.dealer, event.trump_card, (), event.rolls, event.hand_sizes, hands
-        )
-    if isinstance(event, MatchStarted):
-        return MatchStarted(
-            event.config, event.players, b"", event.first_dealer,
-            tuple(() for _ in event.decks), tuple(() for _ in event.dice), event.prearranged,
-        )
+    if type(event) is Dealt:
+        return redact_dealt(event, viewer)
+    if type(event) is MatchStarted:
+        return redact_started(event)
     return event
 
 
@@ -1117,15 +1112,14 @@ def describe(event: Event) -> str:
             f"match of {_plural(event.config.games, 'game')} for {len(event.players)} players "
             f"({', '.join(event.players)}), {event.config.deck} cards{extra}"
         )
-    if isinstance(event, DealerChosen):
-        return f"seat {event.dealer} deals first" + (" (by lot)" if event.by_lot else "")
-    if isinstance(event, GameDealt):
+    if isinstance(event, FirstDealerChosen):
+        return f"seat {event.seat} deals first" + (" (by lot)" if event.by_lot else "")
+    if isinstance(event, Dealt):
         rolls = " ".join(f"s{s}:{r}" for s, r in event.rolls)
+        return f"game {event.number}: seat {event.dealer} deals; rolls {rolls}"
+    if isinstance(event, TrumpTurned):
         sizes = " ".join(str(k) for k in event.hand_sizes)
-        return (
-            f"game {event.game}: seat {event.dealer} deals, trump card {event.trump_card}; "
-            f"rolls {rolls}; cards {sizes}"
-        )
+        return f"trump card {event.card}; cards {sizes}"
     if isinstance(event, BoutStarted):
         why = {
             LOWEST_TRUMP: "lowest trump",

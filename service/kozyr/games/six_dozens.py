@@ -36,8 +36,10 @@ Decisions where RULES.md is silent (or leaves the form open):
   a higher category (b). (Clauses (a) and (e) never put an 8 on a higher category anyway.)
 - Cards left in hand are not revealed at the end of a hand; `HandSettled` gives their counts.
 - Redaction: `MatchStarted` loses its seed (``b""``) and the prearranged deck orders (each
-  becomes ``()``, so their number stays visible); `HandDealt` keeps only the viewer's own hand
-  (others ``()``) and loses the deck order and the stock order (`stock_count` stays). Every other
+  becomes ``()``, so their number stays visible); the shared `Dealt` keeps only the viewer's
+  own hand (others ``()``) and loses the deck order, so the stock order and the set-aside cards
+  go with it. The bank, hand size, stock size and first mover are in `BankTurned`, emitted
+  right after `Dealt` because a viewer's `Dealt` has no deck to derive them from. Every other
   event is public. The cards under the bank (`zones` "pile") are public: they were played or
   turned face up.
 - After the match ends the view's kitty is 0: what was left was discarded or shared out
@@ -58,14 +60,20 @@ from kozyr.games.base import (
     NOT_A_SEAT,
     NOT_YOUR_TURN,
     UNKNOWN_COMMAND,
+    Dealt,
+    FirstDealerChosen,
     IllegalMove,
     InvalidOptions,
+    MatchStarted,
     OptionSpec,
     Outcome,
     Setup,
-    check_setup,
-    first_dealer,
+    check_deal_setup,
+    check_players,
+    redact_dealt,
+    redact_started,
     resolve_options,
+    start_events,
 )
 
 NAME: str = "six-dozens"
@@ -92,13 +100,15 @@ _DEFAULT_SUITS: dict[str, tuple[Suit, ...]] = {
 _SUIT_COUNT = {"NONE": 0, "ONE": 1, "TWO": 2, "SENIOR_JUNIOR": 2}
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("deck", "int", 36, "SIX-2: deck size, 8 / 7 / 6 cards each", choices=(36, 32, 28)),
+    OptionSpec("deck", "int", 36, "SIX-2: deck size, 8 / 7 / 6 cards each", choices=(36, 32, 28),
+               rule="SIX-2"),
     OptionSpec(
         "trumps",
         "enum",
         "PERSONAL",
         "SIX-4: PERSONAL (a suit per seat), NONE, ONE, TWO or SENIOR_JUNIOR",
         choices=TRUMP_MODES,
+        rule="SIX-4",
     ),
     OptionSpec(
         "trump_suits",
@@ -106,22 +116,24 @@ OPTIONS: tuple[OptionSpec, ...] = (
         None,
         "SIX-4: the trump suits; unset = PERSONAL S H D C by seat, ONE S, TWO S D, "
         "SENIOR_JUNIOR S (senior) D (junior), NONE none",
+        rule="SIX-4",
     ),
     OptionSpec("seven", "enum", "SKIP", "SIX-8: a 7 makes the next player lose a turn",
-               choices=("SKIP", "NONE")),
+               choices=("SKIP", "NONE"), rule="SIX-8"),
     OptionSpec(
         "dealer",
         "enum",
         "FIRST_MOVER",
         "SIX-13: who deals the next hand",
         choices=("FIRST_MOVER", "LOSER", "FIRST_OUT", "MOST_POINTS", "FEWEST_POINTS"),
+        rule="SIX-13",
     ),
     OptionSpec("max_hands", "int", 500, "SIX-12, R-5: the match ends after this many hands",
-               minimum=1),
+               minimum=1, maximum=10_000, rule="R-5"),
     OptionSpec("final_kitty", "enum", "DISCARD", "SIX-12: what happens to a kitty left at the end",
-               choices=("DISCARD", "SPLIT_SOLVENT")),
+               choices=("DISCARD", "SPLIT_SOLVENT"), rule="SIX-12"),
     OptionSpec("eight_on_trumps", "bool", True,
-               "SIX-6(d): an 8 may go on a bank of a higher trump category"),
+               "SIX-6(d): an 8 may go on a bank of a higher trump category", rule="SIX-6"),
 )
 
 
@@ -151,37 +163,13 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchStarted:
-    """The first event: config, players, seed and setup (R-1, R-2, R-3)."""
+class BankTurned:
+    """SIX-5, SIX-7: right after `Dealt`, the bank turned up, the hand size, how many cards the
+    stock holds and the first mover (public, unlike the deck `Dealt` holds)."""
 
-    config: Config
-    players: tuple[str, ...]
-    seed: bytes
-    first_dealer: int | None
-    decks: tuple[tuple[Card, ...], ...]
-    prearranged: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FirstDealerChosen:
-    """R-2: the first dealer, by lot from the seed or as the match was created."""
-
-    seat: int
-    by_lot: bool
-
-
-@dataclass(frozen=True, slots=True)
-class HandDealt:
-    """SIX-5, SIX-7: a hand is dealt; `deck` is the full order (R-1), `hands` sorted by index."""
-
-    hand_number: int
-    dealer: int
-    deck: tuple[Card, ...]
-    hands: tuple[tuple[Card, ...], ...]
     bank: Card
-    stock: tuple[Card, ...]
-    stock_count: int
     hand_size: int
+    stock_count: int
     first_mover: int
 
 
@@ -254,9 +242,10 @@ class MatchEnded:
 
 COMMAND_TYPES: tuple[type, ...] = (Play,)
 EVENT_TYPES: tuple[type, ...] = (
-    MatchStarted,
+    MatchStarted[Config],
     FirstDealerChosen,
-    HandDealt,
+    Dealt,
+    BankTurned,
     CardPlayed,
     PlayerOut,
     TurnSkipped,
@@ -267,7 +256,7 @@ EVENT_TYPES: tuple[type, ...] = (
 )
 
 Event = (
-    MatchStarted | FirstDealerChosen | HandDealt | CardPlayed | PlayerOut | TurnSkipped | Passed
+    MatchStarted[Config] | FirstDealerChosen | Dealt | BankTurned | CardPlayed | PlayerOut | TurnSkipped | Passed
     | BankCovered | HandSettled | MatchEnded
 )
 
@@ -323,7 +312,7 @@ class State:
     turn: int | None
     mover: int  # the seat that played the last card (or the first mover): SIX-10 "moves again"
     skip_next: bool
-    last: object  # the last event, for View.last_play
+    last: Event | None  # the last event, for View.last_play
 
     @property
     def config(self) -> Config:
@@ -512,11 +501,7 @@ def _next_holder(hands: tuple[int, ...], seat: int) -> int:
 
 def make_config(options: Mapping[str, object], players: int) -> Config:
     """R-6, SIX options: validate the options for `players` seats and fill SIX-4 defaults."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise InvalidOptions(
-            "BAD_PLAYER_COUNT",
-            f"Six Dozens is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}",
-        )
+    check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
     o = resolve_options(OPTIONS, options)
     mode = str(o["trumps"])
     raw = o["trump_suits"]
@@ -540,6 +525,7 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
             raise InvalidOptions(
                 "BAD_OPTION_VALUE",
                 f"option 'trump_suits' for trumps {mode} takes {what}, not {len(suits)}",
+                rule="SIX-4",
             )
     max_hands = o["max_hands"]
     deck_size = o["deck"]
@@ -560,44 +546,35 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
 _NO_SETUP = Setup()
 
 
+def check_setup(config: Config, players: int, setup: Setup) -> None:
+    """SIX-4, R-2, R-3: 2 to 4 players, one personal trump per player, a first dealer who is a
+    seat and prearranged decks of the configured deck."""
+    check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
+    if config.trumps == "PERSONAL" and len(config.trump_suits) != players:
+        raise InvalidOptions(
+            "BAD_OPTION_VALUE", f"trumps PERSONAL needs one trump suit per player ({players})",
+            rule="SIX-4",
+        )
+    check_deal_setup(setup, players, deck(config.deck), dice=False)
+
+
 def start(
     config: Config, players: Sequence[str], seed: bytes, setup: Setup = _NO_SETUP
 ) -> tuple[Event, ...]:
     """R-1, R-2, SIX-5, SIX-10: open the match, draw the first dealer, deal hand 1, run the
     opening checks (covers, passes) until the first real decision."""
-    n = len(players)
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise InvalidOptions(
-            "BAD_PLAYER_COUNT",
-            f"Six Dozens is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}",
-        )
-    if config.trumps == "PERSONAL" and len(config.trump_suits) != n:
-        raise InvalidOptions(
-            "BAD_OPTION_VALUE", f"trumps PERSONAL needs one trump suit per player ({n})"
-        )
-    check_setup(setup, n, deck(config.deck), dice=False)
-    first = MatchStarted(
-        config=config,
-        players=tuple(players),
-        seed=seed,
-        first_dealer=setup.first_dealer,
-        decks=tuple(tuple(d) for d in setup.decks),
-        prearranged=setup.prearranged,
-    )
-    events: list[Event] = [first]
-    state = evolve(None, first)
-    chosen = FirstDealerChosen(*first_dealer(seed, setup, n))
-    events.append(chosen)
-    state = evolve(state, chosen)
-    deal = _deal(state.match, 1, chosen.seat)
-    events.append(deal)
-    state = evolve(state, deal)
+    check_setup(config, len(players), setup)
+    first, chosen = start_events(config, players, seed, setup)
+    state = _on_dealer(_on_started(None, first), chosen)
+    dealt, turned = _deal(state.match, 1, chosen.seat)
+    state = _on_bank(_on_dealt(state, dealt), turned)
+    events: list[Event] = [first, chosen, dealt, turned]
     _auto(state, events)
     return tuple(events)
 
 
-def _deal(m: Match, hand_number: int, dealer: int) -> HandDealt:
-    """SIX-5: the deal of hand `hand_number` (deck from setup or the seed, R-1, R-3)."""
+def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
+    """SIX-5, SIX-7: the deal of hand `hand_number` (deck from setup or the seed, R-1, R-3)."""
     if hand_number <= len(m.decks):
         order = m.decks[hand_number - 1]
     else:
@@ -610,7 +587,6 @@ def _deal(m: Match, hand_number: int, dealer: int) -> HandDealt:
     for j in range(n * size):
         dealt[(dealer + 1 + j) % n].append(order[j])
     bank = order[n * size]
-    stock = order[n * size + 1 : n * size + 1 + STOCK_SIZE[n]]
     hands = tuple(tuple(sorted(h)) for h in dealt)
     # SIX-7: the holder of the bank's suit card with the highest idx; else the dealer's left.
     first_mover = (dealer + 1) % n
@@ -620,17 +596,17 @@ def _deal(m: Match, hand_number: int, dealer: int) -> HandDealt:
             if c.suit == bank.suit and _IDX[c.rank] > best:
                 best = _IDX[c.rank]
                 first_mover = seat
-    return HandDealt(
-        hand_number=hand_number,
-        dealer=dealer,
-        deck=tuple(order),
-        hands=hands,
-        bank=bank,
-        stock=tuple(stock),
-        stock_count=len(stock),
-        hand_size=size,
-        first_mover=first_mover,
-    )
+    return (Dealt(hand_number, dealer, tuple(order), (), hands),
+            BankTurned(bank, size, STOCK_SIZE[n], first_mover))
+
+
+def deal_order(
+    dealer: int, hands: Sequence[Sequence[Card]], rest: Sequence[Card]
+) -> tuple[Card, ...]:
+    """SIX-5 backwards: a deck order that deals `hands` (equal sizes, by seat) from `dealer`'s
+    left and then leaves `rest` (bank, stock top first, set-aside cards) in that order."""
+    n = len(hands)
+    return (*(hands[(dealer + 1 + j) % n][j // n] for j in range(n * len(hands[0]))), *rest)
 
 
 # --------------------------------------------------------------------------------------------
@@ -641,20 +617,26 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     """SIX-6, SIX-8: play a card; emits its automatic consequences (R-4, SIX-8 … SIX-13)."""
     m = state.match
     if not 0 <= seat < m.n:
-        raise IllegalMove(NOT_A_SEAT, f"There is no seat {seat} in this match.")
+        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}",
+                          rule="SIX-8")
     if state.table.result is not None:
-        raise IllegalMove(MATCH_OVER, "The match is over.")
+        raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="SIX-12")
     if seat != state.turn:
-        raise IllegalMove(NOT_YOUR_TURN, f"It is not your turn: seat {state.turn} is to play.")
+        raise IllegalMove(NOT_YOUR_TURN, f"it is not your turn: seat {state.turn} is to play",
+                          rule="SIX-8")
     if type(command) is not Play:
-        raise IllegalMove(UNKNOWN_COMMAND, "Six Dozens knows only one command: play a card.")
+        raise IllegalMove(UNKNOWN_COMMAND,
+                          f"Six Dozens has no move {type(command).__name__}: play a card",
+                          rule="SIX-8")
     card = command.card
     if not isinstance(card, Card) or not (state.hands[seat] >> card.index) & 1:
-        raise IllegalMove(CARD_NOT_IN_HAND, f"You do not hold {card}.")
+        raise IllegalMove(CARD_NOT_IN_HAND, f"you do not hold {card}: play a card you hold",
+                          rule="SIX-8")
     bank = state.bank
     assert bank is not None
     if not (m.legal[seat][bank.index] >> card.index) & 1:
-        raise IllegalMove(CARD_NOT_PLAYABLE, _not_playable(m.config, seat, card, bank))
+        raise IllegalMove(CARD_NOT_PLAYABLE, _not_playable(m.config, seat, card, bank),
+                          rule="SIX-6")
     played = CardPlayed(seat, card)
     events: list[Event] = [played]
     s = _on_played(state, played)
@@ -679,8 +661,8 @@ def _not_playable(config: Config, seat: int, card: Card, bank: Card) -> str:
     if category(config, seat, bank) < 2 and config.trumps != "NONE":
         options.append("a card of a higher trump category")
     return (
-        f"You cannot put {card.code} on the bank {bank.code}: "
-        f"play {', '.join(options[:-1])} or {options[-1]} (SIX-6)."
+        f"{card.code} cannot go on the bank {bank.code}: "
+        f"play {', '.join(options[:-1])} or {options[-1]}"
     )
 
 
@@ -737,9 +719,9 @@ def _auto(s: State, events: list[Event]) -> None:
         if min(t.capitals) <= 0 or t.hand_number >= m.config.max_hands:
             events.append(_match_end(s))
             return
-        deal = _deal(m, t.hand_number + 1, _next_dealer(s, settled))
-        events.append(deal)
-        s = _on_dealt(s, deal)
+        dealt, turned = _deal(m, t.hand_number + 1, _next_dealer(s, settled))
+        events += (dealt, turned)
+        s = _on_bank(_on_dealt(s, dealt), turned)
 
 
 def _split(kitty: int, order: Sequence[int], n: int) -> list[int]:
@@ -847,7 +829,7 @@ def _match_end(s: State) -> MatchEnded:
 # Evolving
 
 
-def evolve(state: State | None, event: object) -> State:
+def evolve(state: State | None, event: Event) -> State:
     """Apply one event to the state (pure; None only before MatchStarted)."""
     t = type(event)
     if t is CardPlayed:
@@ -882,7 +864,7 @@ def _on_played(s: State, e: CardPlayed) -> State:
     )
 
 
-def _on_started(_: State | None, e: MatchStarted) -> State:
+def _on_started(_: State | None, e: MatchStarted[Config]) -> State:
     n = len(e.players)
     m = Match(
         config=e.config,
@@ -906,16 +888,25 @@ def _on_dealer(s: State, e: FirstDealerChosen) -> State:
     return State(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
 
 
-def _on_dealt(s: State, e: HandDealt) -> State:
+def _on_dealt(s: State, e: Dealt) -> State:
+    # SIX-5: the stock follows the bank in the deck; the rest is set aside. (A viewer's copy
+    # has no deck: its stock and set-aside cards are unknown, and empty here.)
+    n, size = s.match.n, HAND_SIZE[s.match.config.deck]
+    start = n * size + 1
+    end = start + STOCK_SIZE[n]
     hands = tuple(mask_of(h) for h in e.hands)
-    dealt = mask_of(e.stock) | (1 << e.bank.index)
-    for h in hands:
-        dealt |= h
     t = s.table
-    table = Table(e.hand_number, e.dealer, e.first_mover, e.stock, s.match.deck_mask & ~dealt,
+    table = Table(e.number, e.dealer, t.first_mover, e.deck[start:end], mask_of(e.deck[end:]),
                   (), t.capitals, t.kitty, t.result)
+    return State(s.match, table, hands, None, 0, None, 0, False, e)
+
+
+def _on_bank(s: State, e: BankTurned) -> State:
+    t = s.table
+    table = Table(t.hand_number, t.dealer, e.first_mover, t.stock, t.aside, (), t.capitals,
+                  t.kitty, t.result)
     # SIX-7: the first mover moves first, also after covers before the first turn.
-    return State(s.match, table, hands, e.bank, 0, e.first_mover, e.first_mover, False, e)
+    return State(s.match, table, s.hands, e.bank, 0, e.first_mover, e.first_mover, False, e)
 
 
 def _on_out(s: State, e: PlayerOut) -> State:
@@ -954,7 +945,8 @@ def _on_ended(s: State, e: MatchEnded) -> State:
 _HANDLERS: dict[type, Callable[[Any, Any], State]] = {
     MatchStarted: _on_started,
     FirstDealerChosen: _on_dealer,
-    HandDealt: _on_dealt,
+    Dealt: _on_dealt,
+    BankTurned: _on_bank,
     PlayerOut: _on_out,
     BankCovered: _on_covered,
     HandSettled: _on_settled,
@@ -1011,31 +1003,12 @@ def view(state: State, viewer: int | None) -> View:
     )
 
 
-def redact(event: object, viewer: int | None) -> object | None:
-    """The event as `viewer` may see it: seed, deck orders, stock and others' hands removed."""
-    if type(event) is HandDealt:
-        return HandDealt(
-            hand_number=event.hand_number,
-            dealer=event.dealer,
-            deck=(),
-            hands=tuple(
-                h if p == viewer else () for p, h in enumerate(event.hands)
-            ),
-            bank=event.bank,
-            stock=(),
-            stock_count=event.stock_count,
-            hand_size=event.hand_size,
-            first_mover=event.first_mover,
-        )
+def redact(event: Event, viewer: int | None) -> Event | None:
+    """The event as `viewer` may see it: seed, deck orders and others' hands removed."""
+    if type(event) is Dealt:
+        return redact_dealt(event, viewer)
     if type(event) is MatchStarted:
-        return MatchStarted(
-            config=event.config,
-            players=event.players,
-            seed=b"",
-            first_dealer=event.first_dealer,
-            decks=tuple(() for _ in event.decks),
-            prearranged=event.prearranged,
-        )
+        return redact_started(event)
     return event
 
 
@@ -1141,7 +1114,7 @@ def _seats(seats: Sequence[int]) -> str:
     return ", ".join(f"seat {p}" for p in seats)
 
 
-def describe(event: object) -> str:
+def describe(event: Event) -> str:
     """One readable line for an event (public parts only)."""
     e = event
     if isinstance(e, CardPlayed):
@@ -1154,10 +1127,12 @@ def describe(event: object) -> str:
         return f"seat {e.seat} is out ({_PLACES[e.place]})"
     if isinstance(e, BankCovered):
         return f"the stock covers the bank with {e.card.code}"
-    if isinstance(e, HandDealt):
+    if isinstance(e, Dealt):
+        return f"hand {e.number}: seat {e.dealer} deals"
+    if isinstance(e, BankTurned):
         return (
-            f"hand {e.hand_number}: seat {e.dealer} deals {e.hand_size} each; bank "
-            f"{e.bank.code}, stock {e.stock_count}; seat {e.first_mover} moves first"
+            f"{e.hand_size} cards each; bank {e.bank.code}, stock {e.stock_count}; "
+            f"seat {e.first_mover} moves first"
         )
     if isinstance(e, HandSettled):
         parts = [f"seat {p} pays {x}" for p, x in enumerate(e.paid) if x]

@@ -547,12 +547,16 @@ class _Walk:
         seed, where = self.seed, f"entry {i}"
         for event in recorded:
             kind = event.get("type")
-            if isinstance(event.get("deck"), list):
-                number = event.get("hand_number", event.get("game"))
+            # The shared events of games/base.py: one name and one shape in every game.
+            if kind == "Dealt":
+                number = event.get("number")
                 if type(number) is not int or number < 1:
                     raise _Bad(Problem(where, f"{kind}: the deal has no hand number",
                                        found=_short(event), entry=i))
-                found = event["deck"]
+                found = event.get("deck")
+                if not isinstance(found, list):
+                    raise _Bad(Problem(where, "Dealt: the deal has no deck",
+                                       found=_short(event), entry=i))
                 if number <= len(self.created.decks):
                     expected = [c.code for c in self.created.decks[number - 1]]
                     self.prearranged_deals += 1
@@ -576,10 +580,9 @@ class _Walk:
                                f"{source} (docs/fairness.md)",
                         expected=expected[j] if j < len(expected) else "(end of deck)",
                         found=str(found[j]) if j < len(found) else "(end of deck)", entry=i))
-            if isinstance(event.get("rolls"), list):
-                number = event.get("game", event.get("hand_number"))
+            if kind == "Dealt" and event.get("rolls"):
                 rolls = event["rolls"]
-                if type(number) is not int or number < 1 or not all(
+                if not isinstance(rolls, list) or not all(
                         isinstance(r, list) and len(r) == 2 for r in rolls):
                     raise _Bad(Problem(where, f"{kind}: the rolls cannot be read",
                                        found=_short(rolls), entry=i))
@@ -595,9 +598,8 @@ class _Walk:
                                    "(docs/fairness.md)",
                             expected=str(expected_roll), found=_short(value), entry=i))
                     self.rolls += 1
-            if isinstance(kind, str) and kind.endswith("DealerChosen") and \
-                    event.get("by_lot") is True:
-                value = event.get("dealer", event.get("seat"))
+            if kind == "FirstDealerChosen" and event.get("by_lot") is True:
+                value = event.get("seat")
                 expected_lot = RandomStream(seed, FIRST_DEALER).randbelow(len(self.names))
                 if value != expected_lot:
                     raise _Bad(Problem(where, "the first dealer is not the lot of first-dealer "
