@@ -32,13 +32,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kozyr.bots.base import Seat
+from kozyr.bots.base import Command, Event, Seat
 from kozyr.bots.info import seat_info
+from kozyr.bots.info.base import State
 from kozyr.bots.info.six_dozens import reach_table
 from kozyr.cards import ALL_CARDS
 from kozyr.games import dix, durak_dice, six_dozens
-from kozyr.bots.base import Command, Event
-from kozyr.bots.info.base import State
 from kozyr.games.base import AnyGame
 
 Rewards = tuple[float, ...]

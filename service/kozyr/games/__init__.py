@@ -7,7 +7,6 @@ from kozyr.games.base import (
     AnyGame,
     Dealt,
     FirstDealerChosen,
-    Game,
     IllegalMove,
     InvalidOptions,
     MatchStarted,
@@ -15,12 +14,17 @@ from kozyr.games.base import (
     Setup,
     fold,
 )
+from kozyr.games.base import Game as GameContract
+
+# The contract with its types erased, as the engine, the API and the tools hold a game; the
+# generic form (one rules module's own types) is base.Game, here GameContract.
+Game = AnyGame
 
 # Each rules module is checked against the contract with its own types (mypy --strict).
-_DIX: Game[dix.Config, dix.State, dix.Play, dix.Event, dix.View] = dix
-_SIX_DOZENS: Game[six_dozens.Config, six_dozens.State, six_dozens.Play, six_dozens.Event,
+_DIX: GameContract[dix.Config, dix.State, dix.Play, dix.Event, dix.View] = dix
+_SIX_DOZENS: GameContract[six_dozens.Config, six_dozens.State, six_dozens.Play, six_dozens.Event,
                   six_dozens.View] = six_dozens
-_DURAK_DICE: Game[durak_dice.Config, durak_dice.State, durak_dice.Command, durak_dice.Event,
+_DURAK_DICE: GameContract[durak_dice.Config, durak_dice.State, durak_dice.Command, durak_dice.Event,
                   durak_dice.View] = durak_dice
 
 GAMES: dict[str, AnyGame] = {
@@ -39,6 +43,6 @@ def get_game(name: str) -> AnyGame:
 
 
 __all__ = [
-    "GAMES", "AnyGame", "Dealt", "FirstDealerChosen", "Game", "IllegalMove", "InvalidOptions",
-    "MatchStarted", "Outcome", "Setup", "fold", "get_game",
+    "GAMES", "AnyGame", "Dealt", "FirstDealerChosen", "Game", "GameContract", "IllegalMove",
+    "InvalidOptions", "MatchStarted", "Outcome", "Setup", "fold", "get_game",
 ]

@@ -581,7 +581,7 @@ class _Walk:
                         expected=expected[j] if j < len(expected) else "(end of deck)",
                         found=str(found[j]) if j < len(found) else "(end of deck)", entry=i))
             if kind == "Dealt" and event.get("rolls"):
-                rolls = event["rolls"]
+                number, rolls = int(event["number"]), event["rolls"]
                 if not isinstance(rolls, list) or not all(
                         isinstance(r, list) and len(r) == 2 for r in rolls):
                     raise _Bad(Problem(where, f"{kind}: the rolls cannot be read",
