@@ -17,6 +17,7 @@ from collections import defaultdict
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.games.codec import class_of
 from kozyr.match.log import Entry, SeedRevealed, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
 from tests.api.helpers import PLAYERS, Watcher, auth, create
@@ -82,7 +83,7 @@ def test_no_hidden_card_or_seed_reaches_a_viewer(server: ServerThread, game: str
                 secrets += [seed.hex().encode(), seed]
             if isinstance(event, SeedRevealed):
                 secrets.append(event.server_seed.encode())
-            if type(event) in game_rules.EVENT_TYPES:
+            if type(event) in {class_of(t) for t in game_rules.EVENT_TYPES}:
                 # Step through the entry event by event: a card that lay face up at any moment
                 # (a trick taken and a new hand dealt in one entry) is public from then on.
                 state = game_rules.evolve(state, event)

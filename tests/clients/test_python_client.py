@@ -107,7 +107,7 @@ def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> N
             idle.move(moves.play("dix", idle.view().dix.hand[0]))
         e = info.value
         assert (e.code, e.reason) == (Code.FAILED_PRECONDITION, "NOT_YOUR_TURN")
-        assert e.metadata == {"match_id": match_id, "seat": str(1 - view.to_act)}
+        assert e.metadata == {"match_id": match_id, "seat": str(1 - view.to_act), "rule": "DIX-4"}
         assert e.message and not e.transport
 
         with pytest.raises(KozyrError) as info:

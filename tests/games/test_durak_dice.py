@@ -200,7 +200,7 @@ def of_type(events: Sequence[Any], cls: type) -> list[Any]:
 
 def test_R_1_deck_and_rolls_come_from_the_seed() -> None:
     state, events = begin(4, Setup(first_dealer=0))
-    dealt = of_type(events, D.GameDealt)[0]
+    dealt = of_type(events, D.Dealt)[0]
     assert dealt.deck == fairness.RandomStream(SEED, fairness.deal_label(1)).shuffle(deck(36))
     stream = fairness.RandomStream(SEED, fairness.dice_label(1))
     assert [r for _, r in dealt.rolls] == [stream.die() for _ in dealt.rolls]
@@ -225,10 +225,10 @@ def test_R_2_first_dealer_by_lot_or_fixed() -> None:
     for n in range(2, 7):
         _, events = begin(n)
         lot = fairness.RandomStream(SEED, fairness.FIRST_DEALER).randbelow(n)
-        assert events[1] == D.DealerChosen(lot, True)
+        assert events[1] == D.FirstDealerChosen(lot, True)
         assert events[2].dealer == lot
     _, events = begin(5, Setup(first_dealer=3))
-    assert events[1] == D.DealerChosen(3, False)
+    assert events[1] == D.FirstDealerChosen(3, False)
     assert events[2].rolls[0][0] == 4  # the dealer's left neighbour rolls first (DUR-3)
 
 
@@ -324,8 +324,8 @@ def test_DUR_1_deck_of_52_ranks_two_to_ace() -> None:
     game = arrange(1, hands, "AH", size=52)
     assert game[1] == (6, 6, 6, 6, 6, 6, 6, 6, 2, 2)
     state, events = begin(2, setup_of(1, game), deck=52)
-    assert len(events[2].deck) == 52 and events[2].hand_sizes == (26, 26)
-    assert events[3] == D.BoutStarted(1, 1, 0, "LOWEST_TRUMP")  # 2H is the lowest trump
+    assert len(events[2].deck) == 52 and events[3].hand_sizes == (26, 26)
+    assert events[4] == D.BoutStarted(1, 1, 0, "LOWEST_TRUMP")  # 2H is the lowest trump
     state, _ = act(state, 1, A("10D"))
     assert D.legal_commands(state, 0) == (B("JD"), B("QD"), B("KD"), B("AD"), TAKE)
     refused(state, 0, B("9S"), "CANNOT_BEAT")
@@ -339,14 +339,14 @@ def test_DUR_1_deck_of_36_has_no_low_cards() -> None:
 
 def test_DUR_2_top_card_is_trump_and_dealt_last() -> None:
     state, events = begin(3, Setup(first_dealer=0))
-    dealt = events[2]
-    assert dealt.trump_card == dealt.deck[0]
+    dealt, turned = events[2], events[3]
+    assert turned.card == dealt.deck[0]
     last_roller = dealt.rolls[-1][0]
-    assert dealt.trump_card in dealt.hands[last_roller]
+    assert turned.card in dealt.hands[last_roller]
     v = D.view(state, None)
     assert v.trump == dealt.deck[0].suit and v.trump_card == dealt.deck[0]
     state, events = begin(2, BASE2)
-    assert events[2].trump_card == parse_card("AD") and D.view(state, 0).trump is Suit.D
+    assert events[3].card == parse_card("AD") and D.view(state, 0).trump is Suit.D
 
 
 def test_DUR_3_dice_deal_from_dealers_left_round_and_round() -> None:
@@ -355,7 +355,7 @@ def test_DUR_3_dice_deal_from_dealers_left_round_and_round() -> None:
     dealt = events[2]
     assert [s for s, _ in dealt.rolls] == [0, 1, 2] * 4 + [0, 1]
     assert dealt.rolls[-1] == (1, 6)  # recorded as thrown, though only 3 cards were left
-    assert dealt.hand_sizes == (5, 27, 4) and sum(dealt.hand_sizes) == 36
+    assert events[3].hand_sizes == (5, 27, 4) and sum(events[3].hand_sizes) == 36
     assert D.view(state, None).rolls == dealt.rolls
 
 
@@ -370,7 +370,7 @@ def test_DUR_3_rolls_past_the_prearranged_ones_come_from_the_stream() -> None:
 
 def test_DUR_4_lowest_trump_attacks_first_and_others_see_it() -> None:
     state, events = begin(6, BASE6)
-    assert events[3] == D.BoutStarted(1, 0, 1, "LOWEST_TRUMP")  # 6H
+    assert events[4] == D.BoutStarted(1, 0, 1, "LOWEST_TRUMP")  # 6H
     assert D.to_act(state) == 0
     assert D.legal_commands(state, 0) == tuple(D.Attack(c) for c in sorted(cards(BASE6_HANDS[0])))
     for seat in range(1, 6):
@@ -395,8 +395,8 @@ def test_DUR_4_next_game_under_or_from_under_the_fool(
     state, _ = begin(3, setup_of(2, fool3_game()), games=2, next_first=next_first)
     state, events = play(state, *FOOL3_MOVES)
     assert of_type(events, D.GameEnded) == [D.GameEnded(1, 1, "FOOL")]
-    dealt = of_type(events, D.GameDealt)[0]
-    assert dealt.game == 2 and dealt.dealer == 1  # the fool deals
+    dealt = of_type(events, D.Dealt)[0]
+    assert dealt.number == 2 and dealt.dealer == 1  # the fool deals
     assert dealt.deck == fairness.RandomStream(SEED, fairness.deal_label(2)).shuffle(deck(36))
     assert events[-1] == D.BoutStarted(1, attacker, defender, next_first)
     v = D.view(state, None)
@@ -409,13 +409,13 @@ def test_DUR_4_after_a_draw_same_dealer_and_lowest_trump() -> None:
     state, events = play(state, (1, A("6C")), (0, TAKE))
     assert events[2] == D.GameEnded(1, None, "MAX_BOUTS")
     dealt = events[3]
-    assert isinstance(dealt, D.GameDealt) and (dealt.game, dealt.dealer) == (2, 1)
+    assert isinstance(dealt, D.Dealt) and (dealt.number, dealt.dealer) == (2, 1)
     assert dealt.rolls[0][0] == 0
-    trump = dealt.trump_card.suit
+    trump = events[4].card.suit
     holder = min(
         ((c.rank, s) for s, h in enumerate(dealt.hands) for c in h if c.suit == trump)
     )[1]
-    assert events[4] == D.BoutStarted(1, holder, 1 - holder, "LOWEST_TRUMP")
+    assert events[5] == D.BoutStarted(1, holder, 1 - holder, "LOWEST_TRUMP")
     assert D.view(state, 0).draws == 1
 
 
@@ -692,7 +692,8 @@ def test_cannot_beat_sentence_names_the_suits() -> None:
     state, _ = act(state, 0, A("7S"))
     with pytest.raises(IllegalMove) as info:
         D.decide(state, 1, B("8C"))
-    assert info.value.message == "8C cannot beat 7S: play a higher ♠ or a trump (♥)."
+    assert info.value.message == "8C cannot beat 7S: play a higher ♠ or a trump (♥)"
+    assert info.value.rule == "DUR-6"
 
 
 # --------------------------------------------------------------------------------------------
@@ -713,9 +714,8 @@ def test_views_show_own_hand_counts_and_the_public_table() -> None:
     dealt = events[2]
     for viewer in (None, *range(6)):
         seen = D.redact(dealt, viewer)
-        assert isinstance(seen, D.GameDealt) and seen.deck == ()
-        assert seen.rolls == dealt.rolls and seen.hand_sizes == dealt.hand_sizes
-        assert seen.trump_card == dealt.trump_card
+        assert isinstance(seen, D.Dealt) and seen.deck == ()
+        assert seen.rolls == dealt.rolls and D.redact(events[3], viewer) == events[3]
         for seat, hand in enumerate(seen.hands):
             assert hand == (dealt.hands[seat] if seat == viewer else ())
     # Public events pass unchanged.
@@ -769,7 +769,8 @@ def test_render_and_describe() -> None:
     assert "7♠/9♠" in text and "Trump ♥" in text and "6♥" in text
     assert D.describe(more[0]) == "seat 0 attacks with 7S"
     assert D.describe(more[1]) == "seat 1 beats 7S with 9S"
-    assert D.describe(events[3]) == "bout 1: seat 0 attacks seat 1 (lowest trump)"
+    assert D.describe(events[4]) == "bout 1: seat 0 attacks seat 1 (lowest trump)"
+    assert D.describe(events[3]) == "trump card 9H; cards 6 6 6 6 6 6"
     assert D.describe(D.Passed(4, True)) == "seat 4 passes (nothing to throw)"
     assert D.describe(D.GameEnded(1, 2, "FOOL")) == "game 1 ends: seat 2 is the fool"
 

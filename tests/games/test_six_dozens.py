@@ -19,7 +19,7 @@ from kozyr import fairness
 from kozyr.cards import Card, Suit, deck, mask_of, parse_card, parse_cards
 from kozyr.games import six_dozens as sd
 from kozyr.games.base import Game, IllegalMove, InvalidOptions, Setup, fold
-from kozyr.games.codec import Registry, decode_as, encode
+from kozyr.games.codec import Registry, class_of, decode_as, encode
 
 GAME: Game = sd  # the module satisfies the Game contract
 
@@ -152,14 +152,15 @@ def test_module_constants() -> None:
 
 def test_R_1_deals_come_from_the_seed() -> None:
     _, events = new(3, seed=b"abc")
-    dealt = of(events, sd.HandDealt)[0]
+    dealt = of(events, sd.Dealt)[0]
+    turned = of(events, sd.BankTurned)[0]
     assert dealt.deck == fairness.RandomStream(b"abc", "deal/1").shuffle(deck(36))
     assert events[0].prearranged is False
     # Dealing takes from the top, one card at a time from the dealer's left (SIX-5).
     left = (dealt.dealer + 1) % 3
     assert dealt.deck[0] in dealt.hands[left]
-    assert dealt.bank == dealt.deck[24]
-    assert dealt.stock == dealt.deck[25:29]
+    assert turned.bank == dealt.deck[24] and dealt.rolls == ()
+    assert fold(sd, events[:4]).stock == dealt.deck[25:29]
     _, again = new(3, seed=b"abc")
     assert again == events
 
@@ -167,8 +168,8 @@ def test_R_1_deals_come_from_the_seed() -> None:
 def test_R_1_later_hands_are_shuffled_from_their_own_stream() -> None:
     # Hand 1 is prearranged and ends at once; hand 2 comes from the stream deal/2.
     _, events = new(2, *BLOCKED_2, first_dealer=1, seed=b"s2", max_hands=2, trumps="NONE")
-    deals = of(events, sd.HandDealt)
-    assert [d.hand_number for d in deals] == [1, 2]
+    deals = of(events, sd.Dealt)
+    assert [d.number for d in deals] == [1, 2]
     assert deals[1].deck == fairness.RandomStream(b"s2", "deal/2").shuffle(deck(36))
 
 
@@ -176,7 +177,7 @@ def test_R_2_first_dealer_by_lot_or_as_given() -> None:
     _, events = new(4, seed=b"lot")
     lot = fairness.RandomStream(b"lot", fairness.FIRST_DEALER).randbelow(4)
     assert events[1] == sd.FirstDealerChosen(lot, True)
-    assert of(events, sd.HandDealt)[0].dealer == lot
+    assert of(events, sd.Dealt)[0].dealer == lot
     _, given = new(2, *SHEDDER, first_dealer=1, trumps="NONE")
     assert given[1] == sd.FirstDealerChosen(1, False)
     assert given[0].first_dealer == 1
@@ -294,12 +295,13 @@ def test_SIX_1_ace_is_lowest_and_six_highest() -> None:
 def test_SIX_2_deck_sizes_and_hand_sizes(size: int, per: int) -> None:
     for players, stock in [(2, 5), (3, 4), (4, 3)]:
         _, events = new(players, seed=b"d%d" % size, deck=size, trumps="NONE")
-        dealt = of(events, sd.HandDealt)[0]
-        assert dealt.hand_size == per
+        dealt = of(events, sd.Dealt)[0]
+        turned = of(events, sd.BankTurned)[0]
+        assert turned.hand_size == per
         assert all(len(h) == per for h in dealt.hands)
-        assert len(dealt.stock) == dealt.stock_count == stock
+        assert len(fold(sd, events[:4]).stock) == turned.stock_count == stock
         assert sorted(dealt.deck) == sorted(deck(size))
-        zones = sd.zones(fold(sd, events[:3]))
+        zones = sd.zones(fold(sd, events[:4]))
         assert len(zones["aside"]) == size - players * per - 1 - stock
 
 
@@ -403,13 +405,13 @@ def test_SIX_5_deal_one_at_a_time_from_the_dealers_left() -> None:
     canonical = deck(36)
     config = sd.make_config(NONE, 3)
     events = sd.start(config, ["a", "b", "c"], b"x", Setup(first_dealer=1, decks=(canonical,)))
-    dealt = of(list(events), sd.HandDealt)[0]
+    dealt = of(list(events), sd.Dealt)[0]
     assert dealt.dealer == 1
     assert dealt.hands[2] == tuple(canonical[0:24:3])
     assert dealt.hands[0] == tuple(canonical[1:24:3])
     assert dealt.hands[1] == tuple(canonical[2:24:3])
-    assert dealt.bank == canonical[24]
-    assert dealt.stock == canonical[25:29]
+    assert of(list(events), sd.BankTurned)[0].bank == canonical[24]
+    assert fold(sd, events[:4]).stock == canonical[25:29]
     assert dealt.deck == canonical
 
 
@@ -463,7 +465,7 @@ def test_SIX_6_eight_on_trumps_switch() -> None:
     state, events = new(2, hands, "9S", "QH JH 10H 9H 6H", first_dealer=1, trumps="ONE",
                         eight_on_trumps=False)
     # Now nobody can play on 9S, so QH covers it; on a plain bank the 8 is fine again.
-    assert events[3:] == [sd.BankCovered(parse_card("QH"))]
+    assert events[4:] == [sd.BankCovered(parse_card("QH"))]
     assert sd.to_act(state) == 0 and legal(state) == "7S 8H QD"
 
 
@@ -487,14 +489,14 @@ def test_SIX_7_first_mover_holds_the_lowest_valued_card_of_the_bank_suit() -> No
     state, events = new(3, ["10H 10D 10C KS KH KD", "KC QS QH QD QC JS", "JH JD JC 9S 8H 9D"],
                         "AH", "8S 8D 8C AS", first_dealer=0, deck=28, trumps="NONE")
     # Hearts held: 10H, KH (seat 0), QH (seat 1), JH, 8H (seat 2): 8H is nearest the 6.
-    assert of(events, sd.HandDealt)[0].first_mover == 2
+    assert of(events, sd.BankTurned)[0].first_mover == 2
     assert sd.view(state, None).first_mover == 2
 
 
 def test_SIX_7_nobody_holds_the_suit_so_the_dealers_left_moves() -> None:
     state, events = new(3, ["10D 10C KS KD QS QD", "KC QC JS JD JC 9S", "9D 9C 8S 8D 8C AS"],
                         "AH", "KH QH JH 9H", first_dealer=1, deck=28, trumps="NONE")
-    assert of(events, sd.HandDealt)[0].first_mover == 2
+    assert of(events, sd.BankTurned)[0].first_mover == 2
     assert sd.to_act(state) == 2
 
 
@@ -503,7 +505,7 @@ def test_SIX_7_first_mover_is_not_recomputed_after_an_opening_cover() -> None:
                         "KH 9D 9C 6C 6D", first_dealer=1, trumps="NONE")
     # Nobody can play on 9S; KH covers it. Seat 1 now holds the lowest heart (7H), yet seat 0,
     # the first mover by the spade bank, moves first.
-    assert names(events[3:]) == ["the stock covers the bank with KH"]
+    assert names(events[4:]) == ["the stock covers the bank with KH"]
     assert sd.to_act(state) == 0
     assert state.first_mover == 0
     assert legal(state) == "KD"
@@ -606,7 +608,7 @@ def test_SIX_9_out_in_finishing_order_and_SIX_10_condition_2() -> None:
         "seat 1 plays QD",
         "hand 1 ends (condition 2): seat 1 pays 30; seat 2 pays 36; seat 0 gets 66; kitty 0",
     ]
-    assert type(log[18]) is sd.HandDealt and log[18].hand_number == 2
+    assert type(log[18]) is sd.Dealt and log[18].number == 2
     settled = of(log, sd.HandSettled)[0]
     assert settled == sd.HandSettled(1, 2, (0,), (0, 5, 6), (0, 30, 36), (66, 0, 0),
                                      (138, 42, 36), 0)
@@ -633,14 +635,14 @@ def test_SIX_10_condition_1_last_player_holding_cards() -> None:
     assert events[1] == sd.PlayerOut(0, 1)
     settled = events[2]
     assert settled == sd.HandSettled(1, 1, (0,), (0, 8), (0, 48), (48, 0), (120, 24), 0)
-    assert type(events[3]) is sd.HandDealt
+    assert type(events[3]) is sd.Dealt and type(events[4]) is sd.BankTurned
 
 
 def test_SIX_10_condition_3_before_the_first_turn() -> None:
     _, events = new(2, *BLOCKED_2, first_dealer=1, max_hands=1, trumps="NONE")
-    assert names(events[3:8]) == [
+    assert names(events[4:9]) == [
         f"the stock covers the bank with {c}" for c in ["8H", "8D", "8C", "AS", "AH"]]
-    settled = events[8]
+    settled = events[9]
     assert settled == sd.HandSettled(1, 3, (), (8, 8), (48, 48), (0, 0), (24, 24), 96)
 
 
@@ -660,7 +662,7 @@ def test_SIX_10_an_eight_anywhere_prevents_the_cover() -> None:
     # Bank 9S: the first mover (7S) cannot play, but seat 1's 8 can, so there is no cover.
     state, events = new(2, ["7S KD AC 10C JC AD 10D JD", "QH AH 10H JH QD 7C 7D 8H"], "9S",
                         "KH 9D 9C 6C 6D", first_dealer=1, trumps="NONE")
-    assert events[3:] == [sd.Passed(0)]
+    assert events[4:] == [sd.Passed(0)]
     assert sd.to_act(state) == 1 and legal(state) == "8H"
     assert state.bank == parse_card("9S") and len(state.stock) == 5
 
@@ -703,8 +705,8 @@ def test_SIX_11_kitty_carries_over_then_goes_to_the_finisher_and_SIX_12_ruin() -
     # Hand 1: nobody can move (condition 3), 96 stays in the kitty. Seat 1 was the first mover
     # (9S) and deals hand 2 (SIX-13 FIRST_MOVER), where seat 0 sheds everything.
     state, events = new(2, *BLOCKED_2, first_dealer=1, more=[order(2, 1, *SHEDDER)], trumps="NONE")
-    deals = of(events, sd.HandDealt)
-    assert deals[0].first_mover == 1 and deals[1].dealer == 1
+    deals = of(events, sd.Dealt)
+    assert of(events, sd.BankTurned)[0].first_mover == 1 and deals[1].dealer == 1
     v = sd.view(state, 0)
     assert (v.hand_number, v.kitty, v.capitals) == (2, 96, (24, 24))
     for code in ["6S", "6H", "6D", "6C", "8S", "8H", "8D"]:
@@ -778,7 +780,7 @@ def test_SIX_12_four_solvent_the_fourth_gets_nothing() -> None:
 
 
 def second_dealer(events: Sequence[Any]) -> int:
-    return int(of(events, sd.HandDealt)[1].dealer)
+    return int(of(events, sd.Dealt)[1].dealer)
 
 
 @pytest.mark.parametrize(
@@ -793,7 +795,7 @@ def test_SIX_13_next_dealer(rule: str, dealer: int) -> None:
     for seat, code in STUCK_3_MOVES:
         state, events = play(state, seat, code)
         log.extend(events)
-    assert of(log, sd.HandDealt)[0].dealer == dealer
+    assert of(log, sd.Dealt)[0].dealer == dealer
 
 
 @pytest.mark.parametrize("rule", ["LOSER", "FIRST_OUT", "MOST_POINTS", "FEWEST_POINTS"])
@@ -807,7 +809,7 @@ def test_SIX_13_loser_with_most_cards_left() -> None:
     state, _ = new(2, ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"], "9H", "8H 8C 8S 9C 9S",
                    first_dealer=1, deck=28, trumps="NONE", dealer="LOSER")
     _, events = play(state, 0, "9D")
-    assert of(events, sd.HandDealt)[0].dealer == 1  # 6 cards against 5
+    assert of(events, sd.Dealt)[0].dealer == 1  # 6 cards against 5
 
 
 # ------------------------------------------------------------------------ illegal commands
@@ -827,8 +829,8 @@ def test_illegal_commands_each_reason_and_state_unchanged() -> None:
     illegal(state, 0, sd.Play(parse_card("AH")), "CARD_NOT_PLAYABLE")
     with pytest.raises(IllegalMove) as info:
         sd.decide(state, 0, sd.Play(parse_card("KH")))
-    assert info.value.message == (
-        "You cannot put KH on the bank QH: play JH, a Q, 6H or an 8 (SIX-6).")
+    assert info.value.message == "KH cannot go on the bank QH: play JH, a Q, 6H or an 8"
+    assert info.value.rule == "SIX-6"
     over, _ = new(2, *BLOCKED_2, first_dealer=1, max_hands=1, trumps="NONE")
     illegal(over, 0, sd.Play(parse_card("KS")), "MATCH_OVER")
     illegal(over, 3, sd.Play(parse_card("KS")), "NOT_A_SEAT")
@@ -846,7 +848,7 @@ def test_view_shows_own_hand_counts_and_the_public_table() -> None:
     assert (v.to_act, v.dealer, v.first_mover, v.hand_number) == (0, 1, 0, 1)
     assert (v.bank, v.stock_count, v.kitty) == (parse_card("AS"), 5, 0)
     assert (v.trump_mode, v.trump_suits, v.skip_next, v.finished) == ("NONE", (), False, False)
-    assert v.last_play == "hand 1: seat 1 deals 8 each; bank AS, stock 5; seat 0 moves first"
+    assert v.last_play == "8 cards each; bank AS, stock 5; seat 0 moves first"
     spectator = sd.view(state, None)
     assert spectator.hand == () and spectator.seat is None
     encoded = json.dumps(encode(spectator))
@@ -868,11 +870,13 @@ def test_redact_hides_seed_decks_stock_and_other_hands() -> None:
     assert started.seed == b"" and started.decks == ((),) and started.prearranged
     dealt = events[2]
     mine = sd.redact(dealt, 1)
-    assert isinstance(mine, sd.HandDealt)
-    assert mine.hands == ((), dealt.hands[1]) and mine.deck == () and mine.stock == ()
-    assert mine.stock_count == 5 and mine.bank == dealt.bank
+    assert isinstance(mine, sd.Dealt)
+    assert mine.hands == ((), dealt.hands[1]) and mine.deck == ()
+    turned = events[3]
+    assert isinstance(turned, sd.BankTurned) and sd.redact(turned, 1) == turned
+    assert turned.stock_count == 5
     seen = sd.redact(dealt, None)
-    assert isinstance(seen, sd.HandDealt) and seen.hands == ((), ())
+    assert isinstance(seen, sd.Dealt) and seen.hands == ((), ())
     assert sd.redact(events[1], None) == events[1]
     played = sd.CardPlayed(0, parse_card("6S"))
     assert sd.redact(played, 1) is played
@@ -889,7 +893,7 @@ def test_events_survive_the_codec() -> None:
     assert fold(sd, decoded) == state
     for e in events:
         redacted = sd.redact(e, 1)
-        assert type(redacted) in sd.EVENT_TYPES
+        assert type(redacted) in {class_of(t) for t in sd.EVENT_TYPES}
         assert registry.decode(encode(redacted)) == redacted
 
 

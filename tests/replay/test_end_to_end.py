@@ -175,8 +175,8 @@ def independent_rederivation(lines: list[dict[str, Any]]) -> int:
     started = next(e for e in events if e["type"] == "MatchStarted")
     assert started["seed"] == seed.hex()
     for event in events:
-        if "deck" in event:
-            number = event.get("hand_number", event.get("game"))
+        if event["type"] == "Dealt":
+            number = event["number"]
             cards = canonical(len(event["deck"]))
             draw = stream(f"deal/{number}")
             next(draw)
@@ -185,15 +185,15 @@ def independent_rederivation(lines: list[dict[str, Any]]) -> int:
                 cards[i], cards[j] = cards[j], cards[i]
             assert event["deck"] == cards, f"deal {number}"
             checked += 1
-        if "rolls" in event:
-            dice = stream(f"dice/{event['game']}")
+        if event["type"] == "Dealt" and event["rolls"]:
+            dice = stream(f"dice/{event['number']}")
             next(dice)
             assert [r[1] for r in event["rolls"]] == [1 + dice.send(6) for _ in event["rolls"]]
             checked += len(event["rolls"])
-        if event["type"].endswith("DealerChosen") and event["by_lot"]:
+        if event["type"] == "FirstDealerChosen" and event["by_lot"]:
             lot = stream("first-dealer")
             next(lot)
-            assert event.get("dealer", event.get("seat")) == lot.send(len(header["seats"]))
+            assert event["seat"] == lot.send(len(header["seats"]))
             checked += 1
     return checked
 
@@ -209,7 +209,7 @@ def test_the_fairness_recipe_rederives_the_deals_of_an_export(exported: dict[str
 
 def test_the_independent_recipe_notices_a_rigged_deck(exported: dict[str, Path]) -> None:
     lines = [json.loads(line) for line in exported["six-dozens"].read_text().splitlines()]
-    deal = next(e for line in lines[1:-1] for e in line["events"] if e["type"] == "HandDealt")
+    deal = next(e for line in lines[1:-1] for e in line["events"] if e["type"] == "Dealt")
     deal["deck"][0], deal["deck"][1] = deal["deck"][1], deal["deck"][0]
     with pytest.raises(AssertionError, match="deal 1"):
         independent_rederivation(lines)

@@ -107,7 +107,7 @@ def test_R_3_prearranged_dice_verify_and_a_changed_given_roll_is_caught() -> Non
     assert report.prearranged and not report.fair and report.rolls == 6
 
     def edit(out: Lines) -> None:
-        event_of(entries(out)[0], "GameDealt")["rolls"][0][1] = 5
+        event_of(entries(out)[0], "Dealt")["rolls"][0][1] = 5
 
     bad = check(tampered(lines, edit, recompute=True))
     assert bad.status == "NOT_VERIFIED" and bad.first_bad_entry == 1, bad.text()
@@ -118,7 +118,7 @@ def test_R_3_prearranged_dice_verify_and_a_changed_given_roll_is_caught() -> Non
 
 def swap_deck_cards(lines: Lines, version: int) -> None:
     """Give the non-dealer the stock's top card instead of his first card (deck and hands)."""
-    deal = event_of(entries(lines)[version - 1], "HandDealt")
+    deal = event_of(entries(lines)[version - 1], "Dealt")
     order = deal["deck"]
     mine, theirs = order[0], order[27]
     order[0], order[27] = theirs, mine
@@ -129,15 +129,15 @@ def swap_deck_cards(lines: Lines, version: int) -> None:
 
 
 def test_a_card_changed_in_a_deal_breaks_the_chain_at_that_entry(dix: Lines) -> None:
-    k = find_entry(dix, has_event("HandDealt"), start=3)  # the deal of hand 2
+    k = find_entry(dix, has_event("Dealt"), start=3)  # the deal of hand 2
     report = check(tampered(dix, lambda ls: swap_deck_cards(ls, k), recompute=False))
     assert report.exit_code == 1 and report.first_bad_entry == k
     assert "hash does not match" in report.problems[0].message
 
 
 def test_a_card_changed_in_a_deal_with_hashes_recomputed_fails_the_seed(dix: Lines) -> None:
-    k = find_entry(dix, has_event("HandDealt"), start=3)
-    original = event_of(entries(dix)[k - 1], "HandDealt")["deck"]
+    k = find_entry(dix, has_event("Dealt"), start=3)
+    original = event_of(entries(dix)[k - 1], "Dealt")["deck"]
     report = check(tampered(dix, lambda ls: swap_deck_cards(ls, k), recompute=True))
     problem = report.problems[0]
     assert report.exit_code == 1 and report.first_bad_entry == k, report.text()
@@ -153,22 +153,22 @@ def test_a_card_changed_in_the_first_deal_fails_at_entry_where_the_match_starts(
 
 
 def test_a_hand_changed_without_touching_the_deck_fails_the_rules(dix: Lines) -> None:
-    k = find_entry(dix, has_event("HandDealt"), start=3)
+    k = find_entry(dix, has_event("Dealt"), start=3)
 
     def edit(ls: Lines) -> None:
-        hands = event_of(entries(ls)[k - 1], "HandDealt")["hands"]
+        hands = event_of(entries(ls)[k - 1], "Dealt")["hands"]
         hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
 
     report = check(tampered(dix, edit, recompute=True))
     assert report.first_bad_entry == k, report.text()
-    assert "(HandDealt): hands[0][0] is not what the rules give" in report.problems[0].message
+    assert "(Dealt): hands[0][0] is not what the rules give" in report.problems[0].message
 
 
 def test_a_die_roll_changed_fails_at_its_deal(durak: Lines) -> None:
-    k = find_entry(durak, has_event("GameDealt"), start=2)  # game 2's deal
+    k = find_entry(durak, has_event("Dealt"), start=2)  # game 2's deal
 
     def edit(ls: Lines) -> None:
-        rolls = event_of(entries(ls)[k - 1], "GameDealt")["rolls"]
+        rolls = event_of(entries(ls)[k - 1], "Dealt")["rolls"]
         rolls[0][1] = rolls[0][1] % 6 + 1
 
     report = check(tampered(durak, edit, recompute=True))

@@ -19,7 +19,7 @@ from kozyr.bots.base import BadBotSpec, Bot, BotSpec, Seat, check_options, parse
 from kozyr.bots.heuristic import HeuristicBot
 from kozyr.bots.ismcts import ISMCTSBot
 from kozyr.bots.random_bot import RandomBot
-from kozyr.games.base import Game
+from kozyr.games.base import AnyGame
 
 KINDS: dict[str, dict[str, type]] = {
     "random": {},
@@ -43,7 +43,7 @@ def check_spec(spec: BotSpec) -> None:
 
 
 
-def make_bot(spec: BotSpec | str, game: Game, seat: int, seed: int) -> Bot:
+def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
     """A bot for one seat of one match; `seed` drives all its random choices."""
     if isinstance(spec, str):
         spec = parse_spec(spec)

@@ -16,14 +16,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kozyr.games.base import Command, Event, Game, View
+from kozyr.games.base import AnyGame
+
+# A bot serves any game through the contract, so it holds the game's types erased.
+Command = Any
+Event = Any
+View = Any
 
 
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat's observation when it must decide: view, own history and legal commands."""
 
-    game: Game = field(repr=False)
+    game: AnyGame = field(repr=False)
     seat: int
     view: View
     history: tuple[Event, ...] = field(repr=False)

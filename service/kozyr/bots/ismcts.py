@@ -32,12 +32,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kozyr.bots.base import Seat
+from kozyr.bots.base import Command, Event, Seat
 from kozyr.bots.info import seat_info
+from kozyr.bots.info.base import State
 from kozyr.bots.info.six_dozens import reach_table
 from kozyr.cards import ALL_CARDS
 from kozyr.games import dix, durak_dice, six_dozens
-from kozyr.games.base import Command, Event, Game, State
+from kozyr.games.base import AnyGame
 
 Rewards = tuple[float, ...]
 
@@ -150,7 +151,7 @@ def six_dozens_policy(config: six_dozens.Config, players: int) -> Policy:
     return policy
 
 
-def playout_policy(game: Game, obs: Seat) -> Policy:
+def playout_policy(game: AnyGame, obs: Seat) -> Policy:
     """The game's playout policy for the hand or game `obs` is in."""
     view = obs.view
     if game.NAME == "durak-dice" and view.trump is not None:
@@ -177,7 +178,7 @@ class _Node:
 class ISMCTSBot:
     """SO-ISMCTS for one seat of one match (see the module docstring)."""
 
-    def __init__(self, game: Game, seat: int, rng: random.Random, *, iters: int | None = None,
+    def __init__(self, game: AnyGame, seat: int, rng: random.Random, *, iters: int | None = None,
                  ms: float | None = None, c: float = 0.7, rollout: str = "policy") -> None:
         if (iters is None) == (ms is None):
             raise ValueError("give ismcts exactly one budget: iters=N or ms=N")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from kozyr.bots.base import Seat
-from kozyr.games.base import Command
+from kozyr.bots.base import Command, Seat
 
 
 class RandomBot:

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from kozyr.cards import Card, Suit
 from kozyr.fairness import FIRST_DEALER, RandomStream
 
-# A game's own frozen dataclasses; the contract does not constrain them further.
-Config = Any
-State = Any
-Command = Any
-Event = Any
-View = Any
+# A game's own frozen dataclasses: each rules module binds these to its own types.
+ConfigT = TypeVar("ConfigT")
+StateT = TypeVar("StateT")
+CommandT = TypeVar("CommandT")
+EventT = TypeVar("EventT")
+ViewT = TypeVar("ViewT")
 
 
 class IllegalMove(Exception):
@@ -60,7 +60,9 @@ class OptionSpec:
 
     `kind` is ``int``, ``bool``, ``enum`` or ``suits`` (a string of distinct suit letters such as
     ``SD``). `default` None means "decided by the rules from the other options" (documented in
-    `help`). `choices` lists the allowed values when they are enumerable.
+    `help`). `choices` lists the allowed values when they are enumerable; `minimum`/`maximum`
+    bound an int (the maxima keep every number inside the API's int32 fields). `rule` is the
+    rule the option belongs to, named when a value is refused.
     """
 
     name: str
@@ -69,6 +71,8 @@ class OptionSpec:
     help: str
     choices: tuple[object, ...] = ()
     minimum: int | None = None
+    maximum: int | None = None
+    rule: str = "R-6"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +109,75 @@ class Outcome:
     details: tuple[tuple[str, str], ...] = field(default=())
 
 
-class Game(Protocol):
+# --------------------------------------------------------------------------- shared events
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted(Generic[ConfigT]):
+    """R-1 … R-3: the first event of every game: config, players, seed and the setup.
+
+    `decks`/`dice` are the prearranged deck orders and die rolls (() where the game has none);
+    `prearranged` marks a match whose deals were given rather than drawn from the seed.
+    """
+
+    config: ConfigT
+    players: tuple[str, ...]
+    seed: bytes
+    first_dealer: int | None
+    decks: tuple[tuple[Card, ...], ...]
+    dice: tuple[tuple[int, ...], ...]
+    prearranged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FirstDealerChosen:
+    """R-2: the dealer of hand/game 1, by lot from the seed or fixed by the setup."""
+
+    seat: int
+    by_lot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """R-1, R-3: hand/game `number` (the K of docs/fairness.md's ``deal/K``) is dealt.
+
+    `deck` is the full order, top first; `rolls` the die rolls as thrown, ``(seat, value)``
+    (Durak with dice; () elsewhere); `hands` the cards dealt, by seat. What else a game shows
+    of its deal (a turn-up, a bank, a trump card) follows in a public event of its own.
+    """
+
+    number: int
+    dealer: int
+    deck: tuple[Card, ...]
+    rolls: tuple[tuple[int, int], ...]
+    hands: tuple[tuple[Card, ...], ...]
+
+
+def start_events(
+    config: ConfigT, players: Sequence[str], seed: bytes, setup: Setup
+) -> tuple[MatchStarted[ConfigT], FirstDealerChosen]:
+    """R-1 … R-3: the two events that open every match (the lot of R-2 drawn from the seed)."""
+    started = MatchStarted(config, tuple(players), seed, setup.first_dealer,
+                           tuple(tuple(d) for d in setup.decks),
+                           tuple(tuple(r) for r in setup.dice), setup.prearranged)
+    return started, FirstDealerChosen(*first_dealer(seed, setup, len(players)))
+
+
+def redact_started(event: MatchStarted[ConfigT]) -> MatchStarted[ConfigT]:
+    """MatchStarted without the seed and the prearranged orders (their number stays shown)."""
+    return MatchStarted(event.config, event.players, b"", event.first_dealer,
+                        tuple(() for _ in event.decks), tuple(() for _ in event.dice),
+                        event.prearranged)
+
+
+def redact_dealt(event: Dealt, viewer: int | None) -> Dealt:
+    """Dealt as `viewer` sees it: no deck order, only the viewer's own hand (the rolls are
+    thrown in the open)."""
+    hands = tuple(h if p == viewer else () for p, h in enumerate(event.hands))
+    return Dealt(event.number, event.dealer, (), event.rolls, hands)
+
+
+class Game(Protocol[ConfigT, StateT, CommandT, EventT, ViewT]):
     """What a rules module provides (each of `kozyr.games.dix`, `six_dozens`, `durak_dice`)."""
 
     NAME: str
@@ -117,74 +189,89 @@ class Game(Protocol):
     EVENT_TYPES: tuple[type, ...]
     RULES_VERSION: str
 
-    def make_config(self, options: Mapping[str, object], players: int) -> Config:
+    def make_config(self, options: Mapping[str, object], players: int) -> ConfigT:
         """Validate raw options (names of RULES.md) for a player count; raise InvalidOptions."""
         ...
 
-    def start(
-        self, config: Config, players: Sequence[str], seed: bytes, setup: Setup = ...
-    ) -> tuple[Event, ...]:
-        """The events that open a match: the first records config, players, seed and setup."""
+    def check_setup(self, config: ConfigT, players: int, setup: Setup) -> None:
+        """Refuse a setup `start` could not open for `players` seats: InvalidOptions with a
+        precise code (BAD_PLAYER_COUNT, BAD_FIRST_DEALER, BAD_DECK, BAD_DICE, BAD_SETUP, …)."""
         ...
 
-    def decide(self, state: State, seat: int, command: Command) -> tuple[Event, ...]:
+    def start(
+        self, config: ConfigT, players: Sequence[str], seed: bytes, setup: Setup = ...
+    ) -> tuple[EventT, ...]:
+        """The events that open a match: MatchStarted, FirstDealerChosen, the first Dealt…"""
+        ...
+
+    def decide(self, state: StateT, seat: int, command: CommandT) -> tuple[EventT, ...]:
         """The events a seat's command causes, automatic consequences included; or IllegalMove."""
         ...
 
-    def evolve(self, state: State | None, event: Event) -> State:
+    def evolve(self, state: StateT | None, event: EventT) -> StateT:
         """Apply one event (state None only for the first event of a match)."""
         ...
 
-    def legal_commands(self, state: State, seat: int) -> tuple[Command, ...]:
+    def legal_commands(self, state: StateT, seat: int) -> tuple[CommandT, ...]:
         """Every command `seat` may send now (empty when it is not that seat's turn)."""
         ...
 
-    def to_act(self, state: State) -> int | None:
+    def to_act(self, state: StateT) -> int | None:
         """The seat whose decision the match waits for; None once the match is over."""
         ...
 
-    def view(self, state: State, viewer: int | None) -> View:
+    def view(self, state: StateT, viewer: int | None) -> ViewT:
         """What `viewer` may see (None = spectator); the seed and stock only after the end."""
         ...
 
-    def redact(self, event: Event, viewer: int | None) -> Event | None:
+    def redact(self, event: EventT, viewer: int | None) -> EventT | None:
         """The event as `viewer` may see it (hidden cards removed), or None if it shows nothing."""
         ...
 
-    def outcome(self, state: State) -> Outcome | None:
+    def outcome(self, state: StateT) -> Outcome | None:
         """The final outcome, or None while the match runs."""
         ...
 
-    def zones(self, state: State) -> Mapping[str, tuple[Card, ...]]:
+    def zones(self, state: StateT) -> Mapping[str, tuple[Card, ...]]:
         """Where every card is (hands, stock, table, piles…): each card in exactly one zone."""
         ...
 
-    def hidden_zones(self, state: State, viewer: int | None) -> tuple[str, ...]:
+    def hidden_zones(self, state: StateT, viewer: int | None) -> tuple[str, ...]:
         """The zones whose cards `viewer` may not see (its view must not depend on them)."""
         ...
 
-    def with_zones(self, state: State, zones: Mapping[str, tuple[Card, ...]]) -> State:
+    def with_zones(self, state: StateT, zones: Mapping[str, tuple[Card, ...]]) -> StateT:
         """The state with its cards placed as `zones` says (same names and sizes as `zones`).
 
         Used to swap hidden cards in tests and to sample what a seat cannot see (bots).
         """
         ...
 
-    def render(self, view: View) -> str:
+    def render(self, view: ViewT) -> str:
         """The table as plain text (≤ 78 columns) as a person would see it from that view."""
         ...
 
-    def describe(self, event: Event) -> str:
+    def describe(self, event: EventT) -> str:
         """One readable line for an event."""
         ...
 
 
-def fold(game: Game, events: Iterable[Event], state: State | None = None) -> State:
+# The contract with its types erased: what the engine, the API and the tools hold.
+AnyGame = Game[Any, Any, Any, Any, Any]
+
+
+def fold(
+    game: Game[Any, StateT, Any, EventT, Any], events: Iterable[EventT],
+    state: StateT | None = None,
+) -> StateT:
     """Apply events in order to a state (None: from the start of the match)."""
     evolve = game.evolve
+    out = state
     for event in events:
-        state = evolve(state, event)
-    return state
+        out = evolve(out, event)
+    if out is None:
+        raise ValueError("no events to fold from the start of a match")
+    return out
 
 
 def resolve_options(
@@ -206,10 +293,12 @@ def resolve_options(
 
 
 def _coerce(spec: OptionSpec, value: object) -> object:
+    rule = spec.rule
     bad = InvalidOptions(
         "BAD_OPTION_VALUE",
         f"option {spec.name!r} cannot be {value!r}"
         + (f" (allowed: {', '.join(map(str, spec.choices))})" if spec.choices else ""),
+        rule=rule,
     )
     if spec.kind == "int":
         if isinstance(value, bool):
@@ -221,10 +310,11 @@ def _coerce(spec: OptionSpec, value: object) -> object:
                 raise bad from None
         if not isinstance(value, int):
             raise bad
-        if spec.minimum is not None and value < spec.minimum:
-            raise InvalidOptions(
-                "BAD_OPTION_VALUE", f"option {spec.name!r} must be at least {spec.minimum}"
-            )
+        low, high = spec.minimum, spec.maximum
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise InvalidOptions("BAD_OPTION_VALUE",
+                                 f"option {spec.name!r} must be {_range_text(low, high)}, "
+                                 f"not {value}", rule=rule)
     elif spec.kind == "bool":
         if isinstance(value, str):
             lowered = value.strip().lower()
@@ -240,7 +330,8 @@ def _coerce(spec: OptionSpec, value: object) -> object:
         if value not in spec.choices and value.strip().upper() in spec.choices:
             raise InvalidOptions(
                 "BAD_OPTION_VALUE",
-                f"option {spec.name!r} cannot be {value!r}: write {value.strip().upper()!r}")
+                f"option {spec.name!r} cannot be {value!r}: write {value.strip().upper()!r}",
+                rule="R-6")
     elif spec.kind == "suits":
         if isinstance(value, str):
             letters = value.replace(",", "").replace(" ", "")
@@ -254,8 +345,8 @@ def _coerce(spec: OptionSpec, value: object) -> object:
             raise bad from None
         if len(set(suits)) != len(suits):
             raise InvalidOptions(
-                "BAD_OPTION_VALUE", f"option {spec.name!r}: the suits given must be different"
-            )
+                "BAD_OPTION_VALUE", f"option {spec.name!r}: the suits given must be different",
+                rule=rule)
         return suits
     else:  # pragma: no cover - a programming error in a game's spec
         raise AssertionError(spec.kind)
@@ -264,22 +355,40 @@ def _coerce(spec: OptionSpec, value: object) -> object:
     return value
 
 
-def check_setup(setup: Setup, players: int, cards: Sequence[Card], *, dice: bool) -> None:
+def _range_text(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"at least {low} and at most {high}"
+    return f"at least {low}" if low is not None else f"at most {high}"
+
+
+def check_players(title: str, low: int, high: int, players: int) -> None:
+    """Refuse a player count outside low..high (the game's heading in RULES.md)."""
+    if not low <= players <= high:
+        allowed = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise InvalidOptions("BAD_PLAYER_COUNT",
+                             f"{title} is for {allowed} players, not {players}")
+
+
+def check_deal_setup(setup: Setup, players: int, cards: Sequence[Card], *, dice: bool) -> None:
     """R-2, R-3: refuse a first dealer who is not a seat, a prearranged deck that is not the
     game's deck in some order, and rolls where the game has no dice or outside 1..6."""
     if setup.first_dealer is not None and not 0 <= setup.first_dealer < players:
-        raise InvalidOptions("BAD_FIRST_DEALER", f"there is no seat {setup.first_dealer}")
+        raise InvalidOptions("BAD_FIRST_DEALER",
+                             f"there is no seat {setup.first_dealer} to deal first "
+                             f"(seats are 0 to {players - 1})", rule="R-2")
     expected = sorted(cards)
     for k, order in enumerate(setup.decks, 1):
         if len(order) != len(expected) or sorted(order) != expected:
             raise InvalidOptions(
                 "BAD_DECK",
-                f"prearranged deck {k} must hold each card of the {len(expected)}-card deck once")
+                f"prearranged deck {k} must hold each card of the {len(expected)}-card deck once",
+                rule="R-3")
     if setup.dice and not dice:
-        raise InvalidOptions("BAD_SETUP", "this game uses no dice")
+        raise InvalidOptions("BAD_SETUP", "this game uses no dice", rule="R-3")
     for k, rolls in enumerate(setup.dice, 1):
         if any(type(r) is not int or not 1 <= r <= 6 for r in rolls):
-            raise InvalidOptions("BAD_DICE", f"the rolls of game {k} must be numbers 1 to 6")
+            raise InvalidOptions("BAD_DICE", f"the rolls of game {k} must be numbers 1 to 6",
+                                 rule="R-3")
 
 
 def first_dealer(seed: bytes, setup: Setup, players: int) -> tuple[int, bool]:

@@ -63,10 +63,14 @@ def _dataclass_encoder(cls: type) -> Encoder:
 
 
 class Registry:
-    """Decodes data back into the dataclasses of one game, by their ``type`` name."""
+    """Decodes data back into the dataclasses of one game, by their ``type`` name.
 
-    def __init__(self, classes: Iterable[type]) -> None:
-        self._classes = {c.__name__: c for c in classes}
+    A class may be given parametrized (``MatchStarted[Config]``): its type variables are then
+    decoded as the given types, so one generic event serves every game.
+    """
+
+    def __init__(self, classes: Iterable[Any]) -> None:
+        self._classes = {class_of(c).__name__: c for c in classes}
 
     def decode(self, data: Mapping[str, Any]) -> Any:
         """The dataclass instance the data describes; ValueError if its type is unknown."""
@@ -77,14 +81,25 @@ class Registry:
         return _dataclass_decoder(cls)(data)
 
 
-def decode_as(cls: type, data: Mapping[str, Any]) -> Any:
-    """Decode data known to describe a `cls` instance."""
+def decode_as(cls: Any, data: Mapping[str, Any]) -> Any:
+    """Decode data known to describe a `cls` instance (a dataclass, maybe parametrized)."""
     return _dataclass_decoder(cls)(data)
 
 
+def class_of(tp: Any) -> type:
+    """The class of a possibly parametrized dataclass (``MatchStarted[Config]`` → MatchStarted)."""
+    origin = typing.get_origin(tp)
+    return typing.cast(type, origin if origin is not None else tp)
+
+
 @cache
-def _dataclass_decoder(cls: type) -> Decoder:
-    hints = typing.get_type_hints(cls)
+def _dataclass_decoder(tp: Any) -> Decoder:
+    cls = class_of(tp)
+    # Generic dataclasses: bind their type variables to the arguments given (or Any).
+    params = getattr(cls, "__parameters__", ())
+    args = typing.get_args(tp) or (Any,) * len(params)
+    bound = dict(zip(params, args, strict=True))
+    hints = {name: _bind(hint, bound) for name, hint in typing.get_type_hints(cls).items()}
     fields = [
         (f.name, _decoder_for(hints[f.name]), f.default is not dataclasses.MISSING
          or f.default_factory is not dataclasses.MISSING)
@@ -104,6 +119,13 @@ def _dataclass_decoder(cls: type) -> Decoder:
     return dec
 
 
+def _bind(tp: Any, bound: Mapping[Any, Any]) -> Any:
+    """`tp` with the type variables of `bound` replaced (one level: a bare field type)."""
+    if isinstance(tp, typing.TypeVar):
+        return bound.get(tp, Any)
+    return tp
+
+
 def _decoder_for(tp: Any) -> Decoder:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -117,7 +139,7 @@ def _decoder_for(tp: Any) -> Decoder:
         return bytes.fromhex
     if isinstance(tp, type) and issubclass(tp, Enum):
         return lambda v: tp[v]
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+    if dataclasses.is_dataclass(class_of(tp)):
         return _dataclass_decoder(tp)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]

@@ -95,14 +95,9 @@ def check_created(game: Game, created: MatchCreated) -> None:
                           f"at most {limits.MAX_PREARRANGED} prearranged decks and dice lists")
     setup = Setup(first_dealer=created.first_dealer, decks=created.decks, dice=created.dice)
     try:
-        config = game.make_config(dict(created.options), players)
-        # A dry start refuses bad setups (first dealer, deck contents) at creation.
-        game.start(config, [n or f"seat {i}" for i, n in enumerate(created.seats)],
-                   b"\x00" * 32, setup)
+        game.check_setup(game.make_config(dict(created.options), players), players, setup)
     except InvalidOptions as e:
         raise MatchError(Kind.BAD_REQUEST, e.code, e.message, rule=e.rule) from None
-    except (IndexError, ValueError) as e:
-        raise bad_request("BAD_SETUP", f"the match setup is invalid: {e}") from None
 
 
 def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int) -> Step:

@@ -22,7 +22,7 @@ from kozyr.cards import Card
 from kozyr.games import Game
 from kozyr.games.codec import Registry, encode
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt
 GENESIS_HASH = "0" * 64
 SYSTEM_SEAT = -1
 

@@ -7,8 +7,8 @@ it (view, that seat's redacted history, legal commands). Nothing else leaves the
 from __future__ import annotations
 
 from kozyr.bots import Seat, make_bot, parse_spec
+from kozyr.bots.base import Event
 from kozyr.games import fold, get_game
-from kozyr.games.base import Event
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 

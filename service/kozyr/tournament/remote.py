@@ -34,8 +34,8 @@ from kozyr.bots.info import seat_info
 from kozyr.cards import deck
 from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
 from kozyr.games import get_game
-from kozyr.games.base import Event, Game, View
-from kozyr.games.codec import Registry
+from kozyr.games.base import AnyGame, Dealt, FirstDealerChosen
+from kozyr.games.codec import Registry, class_of
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, SeatClient, Watch
@@ -60,23 +60,24 @@ def client_for(address: str, slot: int) -> KozyrClient:
 # ---------------------------------------------------------------------------- deals
 
 
-def prearranged(game: Game, config: Any, players: list[str], seed: bytes
+def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
                 ) -> tuple[int, list[str], list[str]]:
     """The first dealer, the deck texts and (Durak) the die rolls the rules would derive from
     `seed` (see above)."""
-    size = getattr(config, "deck", 53)
+    # The rules' own opening must agree: the first dealer and the first deck.
+    opening = game.start(config, players, seed)
+    lot = next(e for e in opening if isinstance(e, FirstDealerChosen))
+    dealt = next(e for e in opening if isinstance(e, Dealt))
+    size = len(dealt.deck)
+    # Dix and Six Dozens count hands, Durak games (each game's own option).
     count = min(MAX_PREARRANGED, max(getattr(config, "max_hands", 1),
                                      getattr(config, "games", 1)))
     decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size)) for k in range(1, count + 1)]
     first = RandomStream(seed, FIRST_DEALER).randbelow(len(players))
-    # The rules' own opening must agree: the first dealer and the first deck.
-    opening = game.start(config, players, seed)
-    lot = opening[1]  # FirstDealerChosen (seat) or DealerChosen (dealer)
-    dealt = next(e for e in opening if getattr(e, "deck", ()))
-    if tuple(dealt.deck) != decks[0] or getattr(lot, "seat", getattr(lot, "dealer", -1)) != first:
+    if dealt.deck != decks[0] or lot.seat != first:
         raise AssertionError("the deal derivation disagrees with the rules module")
     dice: list[str] = []
-    if hasattr(dealt, "rolls"):  # DUR-3: rolls until the deck is dealt, each recorded as thrown
+    if dealt.rolls:  # DUR-3: rolls until the deck is dealt, each recorded as thrown
         for k in range(1, count + 1):
             stream, rolls = RandomStream(seed, dice_label(k)), list[int]()
             while sum(rolls) < size:
@@ -90,7 +91,7 @@ def prearranged(game: Game, config: Any, players: list[str], seed: bytes
 # ---------------------------------------------------------------------------- moves and views
 
 
-def table_message(template: Message, view: View) -> Message:
+def table_message(template: Message, view: Any) -> Message:
     """A fresh message of `template`'s type filled from a game View exactly as the service
     fills it (kozyr.api.convert.fill), so the two can be compared field by field."""
     return convert.fill(type(template)(), view)
@@ -106,14 +107,14 @@ class ViewMismatch(RuntimeError):
 class RemoteSeat:
     """One bot at one seat of a served match, seeing only what its token is sent."""
 
-    def __init__(self, game: Game, seat: int, client: SeatClient, bot: Bot) -> None:
+    def __init__(self, game: AnyGame, seat: int, client: SeatClient, bot: Bot) -> None:
         self.game = game
         self.seat = seat
         self.client = client
         self.bot = bot
         self.registry = Registry(game.EVENT_TYPES)
-        self.names = {cls.__name__ for cls in game.EVENT_TYPES}
-        self.history: list[Event] = []
+        self.names = {class_of(cls).__name__ for cls in game.EVENT_TYPES}
+        self.history: list[Any] = []
         self.info = seat_info(game, seat)
         self.moves = 0
         self.final: pb.MatchView | None = None

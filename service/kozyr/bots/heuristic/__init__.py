@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kozyr.bots.base import Bot, Seat
+from kozyr.bots.base import Bot, Command, Seat
 from kozyr.bots.heuristic.dix import DixHeuristic
 from kozyr.bots.heuristic.durak_dice import DurakDiceHeuristic
 from kozyr.bots.heuristic.six_dozens import SixDozensHeuristic
-from kozyr.games.base import Command, Game
+from kozyr.games.base import AnyGame
 
 POLICIES: dict[str, Callable[[int], Bot]] = {
     "dix": DixHeuristic,
@@ -20,7 +20,7 @@ POLICIES: dict[str, Callable[[int], Bot]] = {
 class HeuristicBot:
     """The game's rule-based player for one seat."""
 
-    def __init__(self, game: Game, seat: int) -> None:
+    def __init__(self, game: AnyGame, seat: int) -> None:
         try:
             self.policy = POLICIES[game.NAME](seat)
         except KeyError:

@@ -6,7 +6,7 @@ from kozyr.bots.info.base import SeatInfo
 from kozyr.bots.info.dix import DixInfo
 from kozyr.bots.info.durak_dice import DurakDiceInfo
 from kozyr.bots.info.six_dozens import SixDozensInfo
-from kozyr.games.base import Game
+from kozyr.games.base import AnyGame
 
 INFOS: dict[str, type[SeatInfo]] = {
     "dix": DixInfo,
@@ -15,7 +15,7 @@ INFOS: dict[str, type[SeatInfo]] = {
 }
 
 
-def seat_info(game: Game, seat: int) -> SeatInfo:
+def seat_info(game: AnyGame, seat: int) -> SeatInfo:
     """A fresh SeatInfo of `game` for `seat`."""
     try:
         return INFOS[game.NAME](seat)

@@ -33,16 +33,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kozyr.cards import Card, cards_of, deck, mask_of
-from kozyr.games.base import Event, Game, State, View, fold
+from kozyr.games.base import AnyGame, Dealt, MatchStarted, fold
 
 Zones = dict[str, tuple[Card, ...]]
+# A game's own event, state and view types: a SeatInfo serves every game through the contract.
+Event = Any
+State = Any
+View = Any
 
 
 class SeatInfo(ABC):
     """A seat's knowledge of a match, updated from its growing history (see module docstring)."""
 
-    game: Game
-    deal_type: type  # the event that starts a hand (Dix/Six Dozens) or a game (Durak)
+    game: AnyGame
+    deal_type: type = Dealt  # the shared event that starts a hand or a Durak game
+    simulated_dice: bool = False  # whether simulated deals need die rolls (Durak)
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
@@ -66,7 +71,8 @@ class SeatInfo(ABC):
     def _absorb(self, event: Event) -> None:
         evolve = self.game.evolve
         if self._prefix is None:
-            self._prefix = evolve(None, _for_simulation(event))
+            assert isinstance(event, MatchStarted), "a match starts with MatchStarted"
+            self._prefix = evolve(None, _for_simulation(event, self.simulated_dice))
             return
         if type(event) is self.deal_type:
             # The previous hand's redacted events are folded as they are: harmless, since the
@@ -135,7 +141,7 @@ class SeatInfo(ABC):
         return self.game.view(self.state(), self.seat)
 
 
-def _for_simulation(event: Event) -> Event:
+def _for_simulation(event: MatchStarted[Any], dice: bool) -> MatchStarted[Any]:
     """MatchStarted as the search simulates it: every deal after the one in play comes from a
     canonical deck order (and Durak dice of 6), not from the seed.
 
@@ -144,16 +150,12 @@ def _for_simulation(event: Event) -> Event:
     played — a canonical order spares the costly shuffle. The `prearranged` flag stays as seen,
     so views do not change.
     """
-    names = {f.name for f in dataclasses.fields(event)}
-    config = getattr(event, "config", None)
+    config = event.config
+    # Config fields differ by game: Dix and Six Dozens count hands, Durak games.
     count = max(getattr(config, "max_hands", 1), getattr(config, "games", 1))
     size = int(getattr(config, "deck", 53))
-    changes: dict[str, Any] = {}
-    if "decks" in names:
-        changes["decks"] = (deck(size),) * count
-    if "dice" in names:
-        changes["dice"] = ((6,) * 9,) * count  # 54 cards' worth of rolls: a whole deal
-    return dataclasses.replace(event, **changes) if changes else event
+    rolls = ((6,) * 9,) * count if dice else ()  # 54 cards' worth of rolls: a whole deal
+    return dataclasses.replace(event, decks=(deck(size),) * count, dice=rolls)
 
 
 def pick(rng: random.Random, pool: list[Card], count: int, forbidden: int) -> list[Card]:

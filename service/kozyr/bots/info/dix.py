@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from kozyr.bots.info.base import SeatInfo, Zones
 from kozyr.cards import ALL_CARDS, Card, Suit, cards_of, deck, mask_of
 from kozyr.games import dix
+from kozyr.games.base import Dealt
 
 _ALL: int = (1 << 53) - 1
 _PLACEHOLDER_DECK = deck(53)
@@ -38,7 +39,7 @@ class DixInfo(SeatInfo):
     """A Dix seat's knowledge of the hand in play."""
 
     game = dix
-    deal_type = dix.HandDealt
+    deal_type = Dealt
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
@@ -57,22 +58,27 @@ class DixInfo(SeatInfo):
     # ------------------------------------------------------------------ facts
 
     def _on_deal(self, event: object) -> None:
-        assert isinstance(event, dix.HandDealt)
-        self.turn_up = event.turn_up
-        self.trump = event.trump
+        assert isinstance(event, Dealt)
         self.hand = mask_of(event.hands[self.seat])
-        self.out = 1 << event.turn_up.index
         self.trick = []
         self.pos = 27
         self.opp_draws = 0
         self.voids = {}
+
+    def _on_turned_up(self, event: dix.TurnedUp) -> None:
+        self.turn_up = event.card
+        self.trump = event.trump
+        self.out = 1 << event.card.index
         self.esuit = [-1 if c.suit is None else int(c.suit) for c in ALL_CARDS]
         if event.trump is not None:  # DIX-3: the joker plays as a trump
             self.esuit[52] = int(event.trump)
 
     def _on_event(self, event: object) -> None:
         t = type(event)
-        if t is dix.CardPlayed:
+        if t is dix.TurnedUp:
+            assert isinstance(event, dix.TurnedUp)
+            self._on_turned_up(event)
+        elif t is dix.CardPlayed:
             assert isinstance(event, dix.CardPlayed)
             card = event.card
             if event.seat == self.seat:
@@ -145,6 +151,5 @@ class DixInfo(SeatInfo):
         # The deck's dealt part is never read again and with_zones places the stock, so any
         # 53-card order stands in for it.
         deal = self._hand[0]
-        assert isinstance(deal, dix.HandDealt)
-        return dix.HandDealt(deal.hand_number, deal.dealer, _PLACEHOLDER_DECK, deal.hands,
-                             deal.turn_up, deal.trump, deal.leader)
+        assert isinstance(deal, Dealt)
+        return Dealt(deal.number, deal.dealer, _PLACEHOLDER_DECK, (), deal.hands)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from kozyr.bots.info.base import SeatInfo, Zones, pick
 from kozyr.cards import ALL_CARDS, Card, cards_of, deck, mask_of
 from kozyr.games import durak_dice
+from kozyr.games.base import Dealt
 
 # Card index -> mask of the four cards of its rank.
 RANK_MASK: tuple[int, ...] = tuple(
@@ -29,7 +30,8 @@ class DurakDiceInfo(SeatInfo):
     """A Durak seat's knowledge of the game in play."""
 
     game = durak_dice
-    deal_type = durak_dice.GameDealt
+    deal_type = Dealt
+    simulated_dice = True
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
@@ -44,6 +46,7 @@ class DurakDiceInfo(SeatInfo):
         self.ranks = 0
         self.discard = 0
         self.trump_holder = 0
+        self.trump_card: Card | None = None
 
     def _absorb(self, event: object) -> None:
         if isinstance(event, durak_dice.MatchStarted):
@@ -54,15 +57,11 @@ class DurakDiceInfo(SeatInfo):
     # ------------------------------------------------------------------ facts
 
     def _on_deal(self, event: object) -> None:
-        assert isinstance(event, durak_dice.GameDealt)
+        assert isinstance(event, Dealt)
         n = self.n
         self.hand = mask_of(event.hands[self.seat])
         # DUR-2/DUR-3: the trump card is dealt last, to the seat of the last roll.
         self.trump_holder = event.rolls[-1][0]
-        self.known = [0] * n
-        self.known[self.trump_holder] = 1 << event.trump_card.index
-        self.hidden_count = list(event.hand_sizes)
-        self.hidden_count[self.trump_holder] -= 1
         self.played_hidden = [0] * n
         self.forbidden = [0] * n
         self.table = []
@@ -81,9 +80,19 @@ class DurakDiceInfo(SeatInfo):
         self.table.append(card)
         self.ranks |= RANK_MASK[card.index]
 
+    def _on_trump(self, event: durak_dice.TrumpTurned) -> None:
+        self.trump_card = event.card
+        self.known = [0] * self.n
+        self.known[self.trump_holder] = 1 << event.card.index
+        self.hidden_count = list(event.hand_sizes)
+        self.hidden_count[self.trump_holder] -= 1
+
     def _on_event(self, event: object) -> None:
         t = type(event)
-        if t is durak_dice.Attacked or t is durak_dice.ThrownIn or t is durak_dice.Beaten:
+        if t is durak_dice.TrumpTurned:
+            assert isinstance(event, durak_dice.TrumpTurned)
+            self._on_trump(event)
+        elif t is durak_dice.Attacked or t is durak_dice.ThrownIn or t is durak_dice.Beaten:
             assert isinstance(event, durak_dice.Attacked | durak_dice.ThrownIn
                               | durak_dice.Beaten)
             self._played(event.seat, event.card)
@@ -127,10 +136,9 @@ class DurakDiceInfo(SeatInfo):
 
     def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> object:
         deal = self._hand[0]
-        assert isinstance(deal, durak_dice.GameDealt)
+        assert isinstance(deal, Dealt) and self.trump_card is not None
         # Dealt = unseen now + dealt cards he played since (+ the trump card if dealt last).
         played = list(self.played_hidden)
-        played[self.trump_holder] |= 1 << deal.trump_card.index
+        played[self.trump_holder] |= 1 << self.trump_card.index
         hands = self._dealt_hands(deal.hands, hidden, played)
-        return durak_dice.GameDealt(deal.game, deal.dealer, deal.trump_card, (), deal.rolls,
-                                    deal.hand_sizes, hands)
+        return Dealt(deal.number, deal.dealer, (), deal.rolls, hands)

@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from functools import cache
 
 from kozyr.bots.info.base import SeatInfo, Zones, pick
-from kozyr.cards import Card, Rank, deck, mask_of
+from kozyr.cards import Card, Rank, cards_of, deck, mask_of
 from kozyr.games import six_dozens
+from kozyr.games.base import Dealt
 
 # SIX-1: a card's place from the ace (0) to the 6 (8).
 IDX: dict[int, int] = {Rank.ACE: 0, Rank.TEN: 1, Rank.KING: 2, Rank.QUEEN: 3, Rank.JACK: 4,
@@ -59,7 +60,7 @@ class SixDozensInfo(SeatInfo):
     """A Six Dozens seat's knowledge of the hand in play."""
 
     game = six_dozens
-    deal_type = six_dozens.HandDealt
+    deal_type = Dealt
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
@@ -70,6 +71,7 @@ class SixDozensInfo(SeatInfo):
         self.legal: tuple[tuple[int, ...], ...] = ()
         self.hand = 0
         self.bank: Card | None = None
+        self.first_bank: Card | None = None  # the bank turned up by the deal
         self.pile = 0
         self.sizes: list[int] = []
         self.played: list[int] = []
@@ -91,27 +93,29 @@ class SixDozensInfo(SeatInfo):
     # ------------------------------------------------------------------ facts
 
     def _on_deal(self, event: object) -> None:
-        assert isinstance(event, six_dozens.HandDealt)
+        assert isinstance(event, Dealt)
         n = self.n
         self.hand = mask_of(event.hands[self.seat])
-        self.bank = event.bank
         self.pile = 0
-        self.sizes = [event.hand_size] * n
         self.played = [0] * n
         self.forbidden = [0] * n
         self.covers = []
+
+    def _on_bank(self, event: six_dozens.BankTurned) -> None:
+        self.bank = self.first_bank = event.bank
+        self.sizes = [event.hand_size] * self.n
         self.stock_left = event.stock_count
         self._first_mover_facts(event)
 
-    def _first_mover_facts(self, deal: six_dozens.HandDealt) -> None:
+    def _first_mover_facts(self, turned: six_dozens.BankTurned) -> None:
         """SIX-7: what the choice of first mover says about the others' hands."""
-        suit = deal.bank.suit
-        mine = [IDX[c.rank] for c in deal.hands[self.seat] if c.suit == suit]
+        suit = turned.bank.suit
+        mine = [IDX[c.rank] for c in cards_of(self.hand) if c.suit == suit]
         best = max(mine, default=-1)
         nearer = mask_of([c for c in self.cards if c.suit == suit and IDX[c.rank] > best])
-        self.first_mover = deal.first_mover
+        self.first_mover = turned.first_mover
         self.required = 0
-        if deal.first_mover == self.seat:
+        if turned.first_mover == self.seat:
             for p in range(self.n):
                 if p != self.seat:
                     self.forbidden[p] |= nearer
@@ -120,7 +124,10 @@ class SixDozensInfo(SeatInfo):
 
     def _on_event(self, event: object) -> None:
         t = type(event)
-        if t is six_dozens.CardPlayed:
+        if t is six_dozens.BankTurned:
+            assert isinstance(event, six_dozens.BankTurned)
+            self._on_bank(event)
+        elif t is six_dozens.CardPlayed:
             assert isinstance(event, six_dozens.CardPlayed) and self.bank is not None
             seat, bit = event.seat, 1 << event.card.index
             if seat == self.first_mover and self.required & bit:
@@ -175,11 +182,10 @@ class SixDozensInfo(SeatInfo):
 
     def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> object:
         deal = self._hand[0]
-        assert isinstance(deal, six_dozens.HandDealt)
-        # No draws in Six Dozens: the hand dealt = what he holds + what he played.
+        assert isinstance(deal, Dealt) and self.first_bank is not None
+        # No draws in Six Dozens: the hand dealt = what he holds + what he played. The deck
+        # deals those hands, then the bank, the stock (covers first) and the set-aside cards.
         hands = self._dealt_hands(deal.hands, hidden, self.played)
-        return six_dozens.HandDealt(
-            hand_number=deal.hand_number, dealer=deal.dealer, deck=(), hands=hands,
-            bank=deal.bank, stock=(*self.covers, *hidden["stock"]),
-            stock_count=deal.stock_count, hand_size=deal.hand_size, first_mover=deal.first_mover,
-        )
+        rest = (self.first_bank, *self.covers, *hidden["stock"], *hidden["aside"])
+        return Dealt(deal.number, deal.dealer, six_dozens.deal_order(deal.dealer, hands, rest),
+                     (), hands)

@@ -1,0 +1,111 @@
+"""Six Dozens: card order and trump categories, and the precomputed SIX-6 legality tables."""
+
+from __future__ import annotations
+
+from kozyr.cards import ALL_CARDS, Card, Rank, deck
+from kozyr.games.six_dozens.model import Config, Play
+
+# --------------------------------------------------------------------------------------------
+# Card tables (SIX-1, SIX-4, SIX-6)
+
+# SIX-1: A=0, 10=1, K=2, Q=3, J=4, 9=5, 8=6, 7=7, 6=8 (the 6 is the most senior).
+_IDX: dict[int, int] = {14: 0, 10: 1, 13: 2, 12: 3, 11: 4, 9: 5, 8: 6, 7: 7, 6: 8}
+_RANK_AT: dict[int, int] = {i: r for r, i in _IDX.items()}
+_PLAYS: tuple[Play, ...] = tuple(Play(c) for c in ALL_CARDS)
+_SHARES: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((1, 1),),
+    2: ((2, 3), (1, 3)),
+    3: ((1, 2), (1, 3), (1, 6)),
+}
+_PLACES = ("", "1st", "2nd", "3rd", "4th")
+
+
+def category(config: Config, seat: int, card: Card) -> int:
+    """SIX-4: the trump category of `card` for `seat` (0 plain, 1 trump/junior, 2 senior)."""
+    mode = config.trumps
+    suits = config.trump_suits
+    if mode == "NONE":
+        return 0
+    if mode == "PERSONAL":
+        return 1 if seat < len(suits) and card.suit == suits[seat] else 0
+    if mode == "SENIOR_JUNIOR":
+        if card.suit == suits[0]:
+            return 2
+        return 1 if card.suit == suits[1] else 0
+    return 1 if card.suit in suits else 0
+
+
+def _clauses(config: Config, seat: int, card: Card, bank: Card) -> bool:
+    """SIX-6 (a)–(e) as written."""
+    if card.suit == bank.suit and _IDX[card.rank] == _IDX[bank.rank] + 1:  # (a)
+        return True
+    if card.rank == bank.rank:  # (b)
+        return True
+    if card.rank == Rank.SIX and card.suit == bank.suit:  # (c)
+        return True
+    cat_c = category(config, seat, card)
+    cat_b = category(config, seat, bank)
+    if card.rank == Rank.EIGHT and (config.eight_on_trumps or cat_b <= cat_c):  # (d)
+        return True
+    return cat_c > cat_b  # (e)
+
+
+def may_play(config: Config, seat: int, card: Card, bank: Card) -> bool:
+    """SIX-6: may `seat` put `card` on `bank` (on its own turn)?"""
+    if (card.rank == Rank.EIGHT and not config.eight_on_trumps
+            and category(config, seat, bank) > category(config, seat, card)):
+        return False  # the option's "only": no clause puts such an 8 on a higher category
+    return _clauses(config, seat, card, bank)
+
+
+def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
+    """SIX-6 as bitmasks: table[p][b.index] = the cards seat p may put on bank b.
+
+    Categories depend only on the suit, so each clause is a union of suit and rank masks
+    (`may_play` is the same rule card by card; the tests check they agree).
+    """
+    cards = deck(config.deck)
+    suit_mask = [0, 0, 0, 0]
+    rank_mask = dict.fromkeys(_IDX, 0)
+    for c in cards:
+        bit = 1 << c.index
+        suit_mask[c.index // 13] |= bit
+        rank_mask[c.rank] |= bit
+    eights_all = rank_mask[8]
+    tables: list[tuple[int, ...]] = []
+    for seat in range(n):
+        if seat and config.trumps != "PERSONAL":
+            tables.append(tables[0])  # the categories do not depend on the seat
+            continue
+        cat = [category(config, seat, ALL_CARDS[s * 13]) for s in range(4)]
+        higher = [0, 0, 0, 0]  # (e): every card of a suit of higher category
+        eights = [eights_all] * 4  # (d)
+        for bs in range(4):
+            for s in range(4):
+                if cat[s] > cat[bs]:
+                    higher[bs] |= suit_mask[s]
+                elif cat[s] < cat[bs] and not config.eight_on_trumps:
+                    eights[bs] &= ~suit_mask[s]
+        row = [0] * 53
+        for b in cards:
+            bs = b.index // 13
+            mask = rank_mask[b.rank] | higher[bs] | eights[bs]  # (b), (e), (d)
+            mask |= rank_mask[6] & suit_mask[bs]  # (c)
+            place = _IDX[b.rank] + 1
+            if place <= 8:  # (a): the next card towards the 6, if the deck has it
+                mask |= (1 << (bs * 13 + _RANK_AT[place] - 2)) & suit_mask[bs]
+            if not config.eight_on_trumps:
+                mask &= ~eights_all | eights[bs]  # the option keeps lower 8s off, whatever clause
+            row[b.index] = mask & ~(1 << b.index)
+        tables.append(tuple(row))
+    return tuple(tables)
+
+
+def _next_holder(hands: tuple[int, ...], seat: int) -> int:
+    """The next seat clockwise after `seat` that still holds cards (`seat` itself if none)."""
+    n = len(hands)
+    for k in range(1, n + 1):
+        p = (seat + k) % n
+        if hands[p]:
+            return p
+    return seat
