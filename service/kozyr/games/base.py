@@ -333,26 +333,30 @@ def _coerce(spec: OptionSpec, value: object) -> object:
                 f"option {spec.name!r} cannot be {value!r}: write {value.strip().upper()!r}",
                 rule="R-6")
     elif spec.kind == "suits":
-        if isinstance(value, str):
-            letters = value.replace(",", "").replace(" ", "")
-        elif isinstance(value, (list, tuple)):
-            letters = "".join(s.letter if isinstance(s, Suit) else str(s) for s in value)
-        else:
-            raise bad
-        try:
-            suits = tuple(Suit.parse(ch) for ch in letters)
-        except ValueError:
-            raise bad from None
-        if len(set(suits)) != len(suits):
-            raise InvalidOptions(
-                "BAD_OPTION_VALUE", f"option {spec.name!r}: the suits given must be different",
-                rule=rule)
-        return suits
+        return _suits(spec, value, bad)
     else:  # pragma: no cover - a programming error in a game's spec
         raise AssertionError(spec.kind)
     if spec.choices and value not in spec.choices:
         raise bad
     return value
+
+
+def _suits(spec: OptionSpec, value: object, bad: InvalidOptions) -> tuple[Suit, ...]:
+    if isinstance(value, str):
+        letters = value.replace(",", "").replace(" ", "")
+    elif isinstance(value, (list, tuple)):
+        letters = "".join(s.letter if isinstance(s, Suit) else str(s) for s in value)
+    else:
+        raise bad
+    try:
+        suits = tuple(Suit.parse(ch) for ch in letters)
+    except ValueError:
+        raise bad from None
+    if len(set(suits)) != len(suits):
+        raise InvalidOptions(
+            "BAD_OPTION_VALUE", f"option {spec.name!r}: the suits given must be different",
+            rule=spec.rule)
+    return suits
 
 
 def _range_text(low: int | None, high: int | None) -> str:

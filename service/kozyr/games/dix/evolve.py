@@ -38,7 +38,7 @@ def evolve(state: State | None, event: Event) -> State:
         return State(match, _NO_HAND, (0, 0), (0, 0), 53, (), 0, None, (0, 0), (0, 0), (), None,
                      (0, 0), (0, 0), None)
     s = state
-    if t is CardPlayed:
+    if t is CardPlayed:  # the hot path: inline
         e1 = cast(CardPlayed, event)
         seat = e1.seat
         card = e1.card
@@ -50,33 +50,42 @@ def evolve(state: State | None, event: Event) -> State:
         return State(s.match, s.info, hands, s.won, s.pos, trick, s.leader, turn, s.tricks,
                      s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens, None)
     if t is TrickWon:
-        e2 = cast(TrickWon, event)
-        w = e2.seat
-        cards = e2.cards
-        taken = _BIT[cards[0].index] | _BIT[cards[1].index]
-        w0, w1 = s.won
-        t0, t1 = s.tricks
-        n0, n1 = s.tens
-        if w == 0:
-            won = (w0 | taken, w1)
-            tricks = (t0 + 1, t1)
-            tens = (n0 + e2.ten, n1) if e2.ten else s.tens
-        else:
-            won = (w0, w1 | taken)
-            tricks = (t0, t1 + 1)
-            tens = (n0, n1 + e2.ten) if e2.ten else s.tens
-        drawn = e2.drawn
-        if drawn:
-            h0, h1 = s.hands
-            d0, d1 = drawn
-            if d0 is not None:
-                h0 |= _BIT[d0.index]
-            if d1 is not None:
-                h1 |= _BIT[d1.index]
-            return State(s.match, s.info, (h0, h1), won, s.pos + 2, (), w, w, tricks, tens,
-                         cards, w, s.totals, s.match_tens, None)
-        return State(s.match, s.info, s.hands, won, s.pos, (), w, w, tricks, tens, cards, w,
-                     s.totals, s.match_tens, None)
+        return _trick_won(s, cast(TrickWon, event))
+    return _between_tricks(s, event)
+
+
+def _trick_won(s: State, e2: TrickWon) -> State:
+    w = e2.seat
+    cards = e2.cards
+    taken = _BIT[cards[0].index] | _BIT[cards[1].index]
+    w0, w1 = s.won
+    t0, t1 = s.tricks
+    n0, n1 = s.tens
+    if w == 0:
+        won = (w0 | taken, w1)
+        tricks = (t0 + 1, t1)
+        tens = (n0 + e2.ten, n1) if e2.ten else s.tens
+    else:
+        won = (w0, w1 | taken)
+        tricks = (t0, t1 + 1)
+        tens = (n0, n1 + e2.ten) if e2.ten else s.tens
+    drawn = e2.drawn
+    if drawn:
+        h0, h1 = s.hands
+        d0, d1 = drawn
+        if d0 is not None:
+            h0 |= _BIT[d0.index]
+        if d1 is not None:
+            h1 |= _BIT[d1.index]
+        return State(s.match, s.info, (h0, h1), won, s.pos + 2, (), w, w, tricks, tens,
+                     cards, w, s.totals, s.match_tens, None)
+    return State(s.match, s.info, s.hands, won, s.pos, (), w, w, tricks, tens, cards, w,
+                 s.totals, s.match_tens, None)
+
+
+def _between_tricks(s: State, event: Event) -> State:
+    """The events around the play: deals, the turn-up, the end of a hand and of the match."""
+    t = type(event)
     if t is Dealt:
         e3 = cast(Dealt, event)
         info = HandInfo(e3.number, e3.dealer, e3.deck, None, -1, (), (), ())
