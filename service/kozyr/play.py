@@ -257,8 +257,6 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
     With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes the watch and raises Stopped
     here, at a point of this function, whatever the main thread was waiting for.
     """
-    from kozyr_client import KozyrError
-
     players = len(vs) + 1
     if not 0 <= seat < players:
         raise SystemExit(f"kozyr play: --seat must be 0..{players - 1}")
@@ -298,30 +296,8 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             if view.status != pb.MATCH_STATUS_PLAYING or not view.HasField("to_act") or (
                     view.to_act != seat):
                 continue
-            notice = ""
-            while stop is None or not stop.requested:
-                legal = me.legal()
-                if legal.version != update.version or not legal.moves:
-                    break  # a newer update is on its way
-                moves = list(legal.moves)
-                labels = [move_label(mv, game) for mv in moves]
-                term.draw(render(view, labels, list(recent), notice, term.colour))
-                try:
-                    text = term.read(f"Your move [1-{len(moves)}, q quits]: ")
-                except (EOFError, KeyboardInterrupt):
-                    text = "q"
-                if text.strip().lower() in ("q", "quit", "exit"):
-                    return None
-                move = parse_choice(text, moves, game, _defending(view, seat))
-                if move is None:
-                    notice = usage(text.strip(), len(moves), game)
-                    continue
-                try:
-                    me.move(move, expected_version=legal.version)
-                    recent.clear()
-                    break
-                except KozyrError as e:
-                    notice = f"refused: {refusal(e)}"
+            if not your_turn(me, update, game, seat, term, recent, stop):
+                return None
         if stop is not None and stop.requested:
             raise Stopped(stop.received[0])
         if failures:
@@ -336,6 +312,41 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             if final is not None:
                 bot.join(5)  # each bot's own watch ends with the final update
             bot.stop()
+
+
+def your_turn(me: SeatClient, update: pb.MatchUpdate, game: str, seat: int, term: Terminal,
+              recent: deque[str], stop: StopSignals | None) -> bool:
+    """Ask for a move until one is accepted (or a newer update is coming); False if you quit.
+
+    Whatever names a move is sent, legal or not, and a refusal is shown with its rule.
+    """
+    from kozyr_client import KozyrError
+
+    view, notice = update.view, ""
+    while stop is None or not stop.requested:
+        legal = me.legal()
+        if legal.version != update.version or not legal.moves:
+            return True  # a newer update is on its way
+        moves = list(legal.moves)
+        labels = [move_label(mv, game) for mv in moves]
+        term.draw(render(view, labels, list(recent), notice, term.colour))
+        try:
+            text = term.read(f"Your move [1-{len(moves)}, q quits]: ")
+        except (EOFError, KeyboardInterrupt):
+            text = "q"
+        if text.strip().lower() in ("q", "quit", "exit"):
+            return False
+        move = parse_choice(text, moves, game, _defending(view, seat))
+        if move is None:
+            notice = usage(text.strip(), len(moves), game)
+            continue
+        try:
+            me.move(move, expected_version=legal.version)
+            recent.clear()
+            return True
+        except KozyrError as e:
+            notice = f"refused: {refusal(e)}"
+    return True
 
 
 class Stopped(Exception):
