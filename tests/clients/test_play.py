@@ -305,7 +305,9 @@ def _children(pid: int) -> list[tuple[int, str]]:
 def _embedded_redis(pid: int) -> list[tuple[int, str]]:
     """The redis-server child of `pid`, waiting (up to a minute) for it to be started."""
     for _ in range(600):
-        redis = [(p, cmd) for p, cmd in _children(pid) if "redis-server" in cmd]
+        # Its title names the socket once it runs (before that it shows the exec's arguments).
+        redis = [(p, cmd) for p, cmd in _children(pid) if "redis-server" in cmd
+                 and "unixsocket:" in cmd]
         if redis:
             return redis
         time.sleep(0.1)
