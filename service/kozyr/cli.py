@@ -12,7 +12,9 @@ from collections.abc import Sequence
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 # Modules with a `register(subparsers)` function adding their subcommand(s).
-SUBCOMMANDS: list[str] = ["kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli"]
+SUBCOMMANDS: list[str] = [
+    "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
+]
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -23,6 +23,8 @@ import contextlib
 import logging
 import os
 import random
+import re
+import select
 import shutil
 import signal
 import sys
@@ -34,10 +36,10 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.screen import CLEAR, move_label, render
+from kozyr.screen import CLEAR, SYMBOL, move_label, render
 
 if TYPE_CHECKING:
-    from kozyr_client import KozyrClient, SeatClient
+    from kozyr_client import KozyrClient, KozyrError, SeatClient
 
 DEFAULT_NAME = os.environ.get("USER") or "player"
 
@@ -168,30 +170,93 @@ class BotSeat(threading.Thread):
         self.player.stop()
 
 
-def parse_choice(text: str, moves: list[pb.Move]) -> pb.Move | None:
-    """A move from what the player typed: its number, its card code or its action word."""
+_CARD = re.compile(r"^(?:10|[2-9JQKA])[SHDC]$|^JK$")
+_LETTER = {symbol: letter for letter, symbol in SYMBOL.items()}
+WORDS = {"durak-dice": ("take", "pass")}
+
+
+def _card_code(text: str) -> str | None:
+    """A typed card as its code: "10h", "th", "10♥" -> "10H"; None if it is not a card."""
+    code = "".join(_LETTER.get(ch, ch) for ch in text.upper())
+    if len(code) == 2 and code[0] == "T" and code[1] in "SHDC":
+        code = "10" + code[1]  # the common alias for a ten
+    return code if _CARD.match(code) else None
+
+
+def parse_choice(text: str, moves: list[pb.Move], game: str | None = None,
+                 defending: bool = False) -> pb.Move | None:
+    """A move from what the player typed: its number, its card code or its action word.
+
+    A legal move that matches is taken first. Otherwise, with `game`, any card code or action
+    word of that game becomes a move even if it is not legal, so the server can say which rule
+    refuses it; a bare card in Durak beats when `defending` (a card waits), else attacks.
+    None when the text names no move.
+    """
     text = text.strip()
     if text.isdigit() and 1 <= int(text) <= len(moves):
         return moves[int(text) - 1]
     from kozyr_client import moves as m
 
-    wanted = " ".join(text.upper().split())
-    if len(wanted) == 2 and wanted[0] == "T" and wanted[1] in "SHDC":
-        wanted = "10" + wanted[1]  # the common alias for a ten
+    words = text.lower().split()
+    card = _card_code(words[-1]) if words else None
+    wanted = " ".join([*words[:-1], card.lower()]) if card else " ".join(words)
     matches = []
     for move in moves:
-        action, card = m.action_of(move)
-        if wanted in ((card or "").upper(), action.upper(), f"{action} {card or ''}".upper()):
+        action, code = m.action_of(move)
+        if wanted in ((code or "").lower(), action, f"{action} {code or ''}".lower()):
             matches.append(move)
-    return matches[0] if len(matches) == 1 else None
+    if len(matches) == 1:
+        return matches[0]
+    if game is None or matches:
+        return None  # nothing, or several legal moves (e.g. "attack" alone): ambiguous
+    if card is None:
+        return m.make_move(game, words[0]) if len(words) == 1 and words[0] in WORDS.get(
+            game, ()) else None
+    if len(words) > 2:
+        return None
+    verb = words[0] if len(words) == 2 else None
+    if game != "durak-dice":
+        return m.play(game, card) if verb in (None, "play") else None
+    verb = verb or ("beat" if defending else "attack")
+    return m.make_move(game, verb, card) if verb in ("attack", "beat") else None
+
+
+def refusal(error: KozyrError) -> str:
+    """The server's refusal for the player: its sentence with the rule ID, when it names one.
+
+    "You must follow suit: you hold ♠" with rule DIX-5 -> "You must follow suit (DIX-5): you
+    hold ♠"; `kozyr rules GAME RULE-ID` prints the rule.
+    """
+    message = error.message.strip() or error.reason
+    rule = error.metadata.get("rule", "")
+    if not rule:
+        return message
+    head, colon, rest = message.partition(": ")
+    return f"{head} ({rule}): {rest}" if colon else f"{message.rstrip('.')} ({rule})"
+
+
+def usage(text: str, count: int, game: str) -> str:
+    """The hint for input that names no move."""
+    words = " or ".join(WORDS.get(game, ()))
+    return (f"? {text!r}: type a move's number 1-{count}, a card code such as 10H or QS"
+            f"{', ' + words if words else ''}, or q to quit")
+
+
+def _defending(view: pb.MatchView, seat: int) -> bool:
+    """Durak: whether a card waits on the table for this seat to beat."""
+    d = view.durak_dice
+    return d.HasField("defender") and d.defender == seat and any(
+        not p.defence for p in d.table)
 
 
 def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
                name: str = DEFAULT_NAME, seat: int = 0, options: dict[str, str] | None = None,
-               seed: int | None = None) -> pb.MatchView | None:
-    """Create the match, start the bots, play your seat; the final view (None if you quit)."""
-    from kozyr_client import KozyrError
+               seed: int | None = None, stop: StopSignals | None = None) -> pb.MatchView | None:
+    """Create the match, start the bots, play your seat; the final view (None if you quit).
 
+    With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes the watch and raises Stopped
+    here, at a point of this function, whatever the main thread was waiting for.
+    """
     players = len(vs) + 1
     if not 0 <= seat < players:
         raise SystemExit(f"kozyr play: --seat must be 0..{players - 1}")
@@ -204,6 +269,9 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
     me = client.seat(created.match_id, created.tokens[seat])
     watch = me.watch()
     failures: list[BaseException] = []
+    done = threading.Event()
+    if stop is not None:
+        threading.Thread(target=stop.close_on_request, args=(watch, done), daemon=True).start()
 
     def failed(error: BaseException) -> None:
         failures.append(error)
@@ -218,6 +286,8 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
     final: pb.MatchView | None = None
     try:
         for update in watch:
+            if stop is not None and stop.requested:
+                break
             recent.extend(e.text for e in update.events if e.text)
             view = update.view
             if view.status == pb.MATCH_STATUS_FINISHED:
@@ -226,36 +296,17 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             if view.status != pb.MATCH_STATUS_PLAYING or not view.HasField("to_act") or (
                     view.to_act != seat):
                 continue
-            notice = ""
-            while True:
-                legal = me.legal()
-                if legal.version != update.version or not legal.moves:
-                    break  # a newer update is on its way
-                moves = list(legal.moves)
-                labels = [move_label(mv, game) for mv in moves]
-                term.draw(render(view, labels, list(recent), notice, term.colour))
-                try:
-                    text = term.read(f"Your move [1-{len(moves)}, q quits]: ")
-                except (EOFError, KeyboardInterrupt):
-                    text = "q"
-                if text.strip().lower() in ("q", "quit", "exit"):
-                    return None
-                move = parse_choice(text, moves)
-                if move is None:
-                    notice = f"? {text.strip()!r}: type a number 1-{len(moves)} or a card code"
-                    continue
-                try:
-                    me.move(move, expected_version=legal.version)
-                    recent.clear()
-                    break
-                except KozyrError as e:
-                    notice = f"refused: {e.reason}: {e.message}"
+            if not your_turn(me, update, game, seat, term, recent, stop):
+                return None
+        if stop is not None and stop.requested:
+            raise Stopped(stop.received[0])
         if failures:
             raise failures[0]
         if final is not None:
             term.draw(render(final, (), list(recent), f"match {created.match_id}", term.colour))
         return final
     finally:
+        done.set()
         watch.close()
         for bot in bots:
             if final is not None:
@@ -263,10 +314,131 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             bot.stop()
 
 
+def your_turn(me: SeatClient, update: pb.MatchUpdate, game: str, seat: int, term: Terminal,
+              recent: deque[str], stop: StopSignals | None) -> bool:
+    """Ask for a move until one is accepted (or a newer update is coming); False if you quit.
+
+    Whatever names a move is sent, legal or not, and a refusal is shown with its rule.
+    """
+    from kozyr_client import KozyrError
+
+    view, notice = update.view, ""
+    while stop is None or not stop.requested:
+        legal = me.legal()
+        if legal.version != update.version or not legal.moves:
+            return True  # a newer update is on its way
+        moves = list(legal.moves)
+        labels = [move_label(mv, game) for mv in moves]
+        term.draw(render(view, labels, list(recent), notice, term.colour))
+        try:
+            text = term.read(f"Your move [1-{len(moves)}, q quits]: ")
+        except (EOFError, KeyboardInterrupt):
+            text = "q"
+        if text.strip().lower() in ("q", "quit", "exit"):
+            return False
+        move = parse_choice(text, moves, game, _defending(view, seat))
+        if move is None:
+            notice = usage(text.strip(), len(moves), game)
+            continue
+        try:
+            me.move(move, expected_version=legal.version)
+            recent.clear()
+            return True
+        except KozyrError as e:
+            notice = f"refused: {refusal(e)}"
+    return True
+
+
+class Stopped(Exception):
+    """A stop was requested by a signal (its number is `signum`)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGTERM, SIGHUP and SIGINT as a request to stop, noticed where the program can unwind.
+
+    The handler only records the signal and writes a byte to a pipe. It raises nothing: an
+    exception raised into whatever the main thread was running (a lock held inside gRPC or a
+    future, a `finally` half done) is what once left `kozyr play` hanging after a SIGTERM. The
+    pipe stays readable once written, so the prompt (which waits on it beside stdin) and a
+    helper thread that closes the match's watch both see it; the main thread then leaves its
+    `with` blocks normally, which stops the embedded server and its redis-server.
+    """
+
+    SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+    def __init__(self) -> None:
+        self.read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._write_fd, False)
+        self.received: list[int] = []
+
+    def install(self) -> StopSignals:
+        """Handle the stop signals from now on (main thread only)."""
+        for sig in self.SIGNALS:
+            signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.received.append(signum)  # no lock taken: the handler may run inside any code
+        with contextlib.suppress(OSError):  # the pipe is full: it is readable already
+            os.write(self._write_fd, b"\0")
+
+    @property
+    def requested(self) -> bool:
+        """True once a stop signal arrived."""
+        return bool(self.received)
+
+    def close_on_request(self, watch: Any, done: threading.Event) -> None:
+        """Thread body: on a stop request close `watch` (again until `done`, in case the watch
+        was reconnecting), so a main thread waiting for an update wakes up."""
+        select.select([self.read_fd], [], [])
+        while not done.is_set():
+            watch.close()
+            done.wait(0.5)
+
+
+class LineReader:
+    """Lines typed on a file descriptor, waiting on the stop pipe beside it.
+
+    Reads the descriptor directly (not through input()), so nothing typed ahead is held in a
+    buffer that select cannot see, and a stop request ends the wait with Stopped.
+    """
+
+    def __init__(self, fd: int, out: TextIO, stop: StopSignals) -> None:
+        self.fd, self.out, self.stop = fd, out, stop
+        self.pending = b""
+
+    def __call__(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.fd, self.stop.read_fd], [], [])
+            if self.stop.read_fd in ready:
+                raise Stopped(self.stop.received[0] if self.stop.received else signal.SIGTERM)
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                if self.pending:
+                    break
+                raise EOFError
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
+def _say(text: str, stream: TextIO) -> None:
+    """Print a line; a terminal that went away (SIGHUP) is not an error any more."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=stream, flush=True)
+
+
 def _run(args: argparse.Namespace) -> int:
     from kozyr.bots import BadBotSpec, check_spec, parse_players, parse_spec
     from kozyr_client import KozyrClient, KozyrError
 
+    stop = StopSignals().install()
     options: dict[str, str] = {}
     for item in args.option:
         key, eq, value = item.partition("=")
@@ -281,34 +453,32 @@ def _run(args: argparse.Namespace) -> int:
     except BadBotSpec as e:
         print(f"kozyr play: {e}", file=sys.stderr)
         return 2
-    term = Terminal(sys.stdout, input, use_colour(args.color, sys.stdout),
-                    clear=sys.stdout.isatty())
-    # A closed terminal (SIGHUP) or a kill (SIGTERM) unwinds like Ctrl-C, so the embedded
-    # server's redis-server and temporary folder are cleaned up instead of left behind.
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _interrupt)
+    term = Terminal(sys.stdout, LineReader(sys.stdin.fileno(), sys.stdout, stop),
+                    use_colour(args.color, sys.stdout), clear=sys.stdout.isatty())
     try:
         with _server(args.server) as address, KozyrClient(address) as client:
             try:
                 client.wait_ready(10)
                 final = play_match(client, args.game, vs, term, name=args.name,
-                                   seat=args.seat, options=options, seed=args.seed)
+                                   seat=args.seat, options=options, seed=args.seed, stop=stop)
+            except (Stopped, KeyboardInterrupt):
+                raise
             except KozyrError as e:
-                print(f"kozyr play: {e.reason}: {e.message}", file=sys.stderr)
+                if stop.requested:
+                    raise Stopped(stop.received[0]) from None
+                _say(f"kozyr play: {e.reason}: {e.message}", sys.stderr)
                 return 1
             except Exception as e:  # a bot that failed: say which error, not a traceback
-                print(f"kozyr play: a bot failed: {type(e).__name__}: {e}", file=sys.stderr)
+                if stop.requested:  # e.g. the terminal went away with the SIGHUP
+                    raise Stopped(stop.received[0]) from None
+                _say(f"kozyr play: a bot failed: {type(e).__name__}: {e}", sys.stderr)
                 return 1
-    except KeyboardInterrupt:
-        print("\nkozyr play: interrupted", file=sys.stderr)
-        return 130
+    except (Stopped, KeyboardInterrupt) as e:
+        _say(f"\nkozyr play: interrupted ({e})", sys.stderr)
+        return 128 + (e.signum if isinstance(e, Stopped) else signal.SIGINT)
     if final is None:
-        print("You left the match.")
+        _say("You left the match.", sys.stdout)
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ and non-terminals get no escape codes (play.py decides).
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
@@ -207,8 +208,8 @@ def render(view: pb.MatchView, moves: Sequence[str] = (), recent: Sequence[str] 
             tail.append(t.sentence(o.reason))
     if moves:
         tail += wrap("Moves:", [f"{i}) {m}" for i, m in enumerate(moves, 1)])
-    if notice:
-        tail.append(notice)
+    if notice:  # a refusal can be long: its sentence wrapped, at most three lines
+        tail += textwrap.wrap(pretty_text(notice), WIDTH, subsequent_indent="  ")[:3]
     room = max(0, height - 1 - len(body) - len(tail) - 1)
     shown = [t.sentence(line) for line in recent][-room:] if room else []
     lines = [*body, *(["-" * 24] if shown else []), *shown, *tail]

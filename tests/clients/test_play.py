@@ -13,13 +13,14 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.screen import CLEAR, render, visible
-from kozyr_client import KozyrClient
+from kozyr.screen import CLEAR, SYMBOL, render, visible
+from kozyr_client import KozyrClient, KozyrError, moves
 from tests.conftest import ServerThread
 
 PROMPT = re.compile(r"Your move \[1-(\d+), q quits\]: $")
@@ -52,6 +53,12 @@ class Tty:
             if not chunk:
                 return None
             self.output += chunk.decode("utf-8", "replace")
+
+    def drain(self) -> str:
+        """The rest of the output of a program that has ended."""
+        self.output += "\x00"  # past any prompt already read
+        assert self.read_until_prompt(5.0) is None
+        return self.output
 
     def type(self, text: str) -> None:
         """Type a line."""
@@ -173,15 +180,112 @@ def test_the_screen_of_every_game_fits_80_by_24_even_with_big_hands() -> None:
 
 def test_a_move_may_be_typed_as_its_number_card_or_action() -> None:
     from kozyr.play import parse_choice
-    from kozyr_client import moves
 
     legal = [moves.attack("10H"), moves.attack("QS"), moves.take(), moves.pass_()]
     assert parse_choice("2", legal) == legal[1]
     assert parse_choice(" th ", legal) == legal[0] and parse_choice("10h", legal) == legal[0]
+    assert parse_choice("10♥", legal) == legal[0]
     assert parse_choice("attack qs", legal) == legal[1]
     assert parse_choice("take", legal) == legal[2] and parse_choice("PASS", legal) == legal[3]
     assert parse_choice("5", legal) is None and parse_choice("KD", legal) is None
     assert parse_choice("attack", legal) is None  # two moves: ambiguous
+
+
+def test_any_card_or_word_of_the_game_is_a_move_for_the_server_to_judge() -> None:
+    from kozyr.play import parse_choice
+
+    legal = [moves.play("dix", "10H")]
+    assert parse_choice("kd", legal, "dix") == moves.play("dix", "KD")
+    assert parse_choice("play jk", legal, "dix") == moves.play("dix", "JK")
+    assert parse_choice("take", legal, "dix") is None  # Dix has no take
+    assert parse_choice("1H", legal, "dix") is None and parse_choice("x y 2S", legal, "dix") is None
+    durak = [moves.take()]
+    assert parse_choice("9c", durak, "durak-dice", defending=True) == moves.beat("9C")
+    assert parse_choice("9c", durak, "durak-dice") == moves.attack("9C")
+    assert parse_choice("attack 9c", durak, "durak-dice", defending=True) == moves.attack("9C")
+    assert parse_choice("pass", durak, "durak-dice") == moves.pass_()
+    assert parse_choice("nonsense", durak, "durak-dice") is None
+
+
+def test_a_refusal_names_its_rule_only_when_the_server_gives_one() -> None:
+    import grpc
+
+    from kozyr.play import refusal
+
+    def error(message: str, rule: str | None) -> KozyrError:
+        meta = {"match_id": "m", "seat": "0", **({"rule": rule} if rule else {})}
+        return KozyrError(grpc.StatusCode.FAILED_PRECONDITION, "MUST_FOLLOW_SUIT", message, meta)
+
+    said = "You must follow suit: you hold ♠ (2S was led)."
+    assert refusal(error(said, "DIX-5")) == "You must follow suit (DIX-5): you hold ♠ (2S was led)."
+    assert refusal(error(said, None)) == said
+    assert refusal(error("The match is over.", "R-5")) == "The match is over (R-5)"
+
+
+# The deck of a Dix hand dealt by seat 0: seat 1 (the non-dealer, who leads) holds clubs 2-8 and
+# diamonds 2-7, seat 0 clubs 9-A and hearts 2-8; the turn-up is 2S (DIX-2).
+_SEAT1 = [f"{r}C" for r in "2345678"] + [f"{r}D" for r in "234567"]
+_SEAT0 = [f"{r}C" for r in ("9", "10", "J", "Q", "K", "A")] + [f"{r}H" for r in "2345678"]
+_STOCK = ([f"{r}H" for r in ("9", "10", "J", "Q", "K", "A")]
+          + [f"{r}D" for r in ("8", "9", "10", "J", "Q", "K", "A")]
+          + [f"{r}S" for r in ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")]
+          + ["JK"])
+MUST_FOLLOW_DECK = " ".join([c for pair in zip(_SEAT1, _SEAT0, strict=True) for c in pair]
+                            + ["2S", *_STOCK])
+
+
+def _must_follow_refusal(address: str) -> KozyrError:
+    """The server's own refusal of a discard while holding the led suit (for the pty test)."""
+    with KozyrClient(address) as client:
+        created = client.create_match("dix", ["ann", "bob"], first_dealer=0,
+                                      prearranged_decks=[MUST_FOLLOW_DECK])
+        client.seat(created.match_id, created.tokens[1]).move(moves.play("dix", "2C"))
+        with pytest.raises(KozyrError) as refused:
+            client.seat(created.match_id, created.tokens[0]).move(moves.play("dix", "2H"))
+    return refused.value
+
+
+_LETTER = {symbol: letter for letter, symbol in SYMBOL.items()}
+
+
+def _codes(text: str) -> list[str]:
+    """The card codes of screen text written with suit symbols ("10♥ Q♠" -> 10H, QS)."""
+    return [rank + _LETTER[suit] for rank, suit in re.findall(r"(10|[2-9JQKA])([♠♥♦♣])", text)]
+
+
+def _discard_while_holding_the_led_suit(screen: list[str]) -> str | None:
+    """A card of the hand DIX-5 forbids now (another suit while the led one is held), if any."""
+    trick = next((line for line in screen if line.startswith("Trick: ")), "")
+    led = _codes(trick.split("(")[0])
+    start = next((i for i, line in enumerate(screen) if line.startswith("Your hand:")), None)
+    if len(led) != 1 or start is None or "JK" in trick:
+        return None  # not following, or the joker's suit would need the trump to be read
+    hand_lines = [screen[start]] + [x for x in screen[start + 1:] if x.startswith(" ")]
+    hand = _codes(" ".join(hand_lines))
+    suit = led[0][-1]
+    others = [c for c in hand if c[-1] != suit]
+    return others[0] if others and any(c[-1] == suit for c in hand) else None
+
+
+def test_a_refused_move_shows_the_servers_reason_and_rule(server: ServerThread) -> None:
+    expected = _must_follow_refusal(server.address)
+    assert expected.reason == "MUST_FOLLOW_SUIT"
+    tty = kozyr_play("dix", "--server", server.address, "--vs", "random", "--seed", "5",
+                     "--option", "target=20", no_color=True)
+    rng, shown, tried = random.Random(1), "", None
+    while (match := tty.read_until_prompt()) is not None:
+        screen = frames(tty.output)[-1]
+        if tried and not shown:
+            shown = " ".join(" ".join(screen).split())
+            break
+        tried = tried or _discard_while_holding_the_led_suit(screen)
+        tty.type(tried if tried and not shown else str(rng.randint(1, int(match.group(1)))))
+    tty.type("q")
+    assert tty.read_until_prompt() is None and tty.close() == 0
+    assert tried, "no trick in the match let the player discard while holding the led suit"
+    head = expected.message.split(":")[0]
+    rule = expected.metadata.get("rule")
+    assert f"refused: {head}" + (f" ({rule})" if rule else "") in shown, shown
 
 
 def _children(pid: int) -> list[tuple[int, str]]:
@@ -198,21 +302,41 @@ def _children(pid: int) -> list[tuple[int, str]]:
     return found
 
 
-@pytest.mark.parametrize("how", ["SIGTERM", "hang-up"])
+def _embedded_redis(pid: int) -> list[tuple[int, str]]:
+    """The redis-server child of `pid`, waiting (up to a minute) for it to be started."""
+    for _ in range(600):
+        # Its title names the socket once it runs (before that it shows the exec's arguments).
+        redis = [(p, cmd) for p, cmd in _children(pid) if "redis-server" in cmd
+                 and "unixsocket:" in cmd]
+        if redis:
+            return redis
+        time.sleep(0.1)
+    return []
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "hang-up", "SIGTERM while a bot thinks"])
 def test_a_killed_or_hung_up_kozyr_play_cleans_up_its_embedded_server(how: str) -> None:
-    tty = kozyr_play("dix", "--vs", "random")
-    assert tty.read_until_prompt() is not None
-    redis = [(pid, cmd) for pid, cmd in _children(tty.process.pid) if "redis-server" in cmd]
+    if how.endswith("thinks"):
+        # A bot that thinks for minutes: when it moves first (the lot of R-2 decides) the main
+        # thread is waiting for an update, not at the prompt, when the signal comes.
+        tty = kozyr_play("dix", "--vs", "ismcts:iters=2000000")
+    else:
+        tty = kozyr_play("dix", "--vs", "random")
+        assert tty.read_until_prompt() is not None
+    redis = _embedded_redis(tty.process.pid)
     assert len(redis) == 1, _children(tty.process.pid)
     pid, cmd = redis[0]
     folder = Path(re.findall(r"unixsocket:(\S+)/redis\.sock", cmd)[0])
     assert folder.exists()
-    if how == "SIGTERM":
+    if how.startswith("SIGTERM"):
         tty.process.send_signal(signal.SIGTERM)
     else:
         os.close(tty.master)  # the terminal goes away: the kernel sends SIGHUP
         tty.master = os.open(os.devnull, os.O_RDONLY)
-    tty.process.wait(60)
+    code = tty.process.wait(60)
+    if how.startswith("SIGTERM"):
+        assert "kozyr play: interrupted (SIGTERM)" in tty.drain()
+        assert code == 128 + signal.SIGTERM, tty.output[-2000:]
     tty.close()
     assert not Path(f"/proc/{pid}").exists(), "the embedded redis-server outlived kozyr play"
     assert not folder.exists()
