@@ -257,14 +257,8 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
     With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes the watch and raises Stopped
     here, at a point of this function, whatever the main thread was waiting for.
     """
-    players = len(vs) + 1
-    if not 0 <= seat < players:
-        raise SystemExit(f"kozyr play: --seat must be 0..{players - 1}")
+    lineup, names = _seating(vs, name, seat)
     base = random.Random(seed).randrange(2**32) if seed is not None else random.randrange(2**32)
-    specs = iter(vs)
-    lineup = [None if s == seat else next(specs) for s in range(players)]
-    names = [name if spec is None else f"{spec.split(':')[0]}-{s}"
-             for s, spec in enumerate(lineup)]
     created = client.create_match(game, names, options=options or {})
     me = client.seat(created.match_id, created.tokens[seat])
     watch = me.watch()
@@ -312,6 +306,18 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             if final is not None:
                 bot.join(5)  # each bot's own watch ends with the final update
             bot.stop()
+
+
+def _seating(vs: list[str], name: str, seat: int) -> tuple[list[str | None], list[str]]:
+    """Who sits where (None: you) and the names the match is created with."""
+    players = len(vs) + 1
+    if not 0 <= seat < players:
+        raise SystemExit(f"kozyr play: --seat must be 0..{players - 1}")
+    specs = iter(vs)
+    lineup = [None if s == seat else next(specs) for s in range(players)]
+    names = [name if spec is None else f"{spec.split(':')[0]}-{s}"
+             for s, spec in enumerate(lineup)]
+    return lineup, names
 
 
 def your_turn(me: SeatClient, update: pb.MatchUpdate, game: str, seat: int, term: Terminal,
