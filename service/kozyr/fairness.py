@@ -1,4 +1,4 @@
-"""The deterministic random stream every deal and die roll comes from (RULES.md R-1).
+"""The deterministic random stream every deal and die roll comes from (docs/rules.md R-1).
 
 Specified in docs/fairness.md so that anyone can re-derive a match's deals in another language:
 

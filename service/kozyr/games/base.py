@@ -1,6 +1,6 @@
 """The Game contract every rules module implements, and what the games share.
 
-A game is a *decider* (DESIGN.md "The Game contract"): a module with frozen dataclasses for its
+A game is a *decider* (docs/architecture.md): a module with frozen dataclasses for its
 config, state, commands and events, and pure functions. The engine, the API, the bots and the
 replay tools only ever talk to a game through this contract.
 """
@@ -56,7 +56,7 @@ NOT_A_SEAT = "NOT_A_SEAT"
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """One named match option (RULES.md R-6): its type, allowed values, default and help.
+    """One named match option (docs/rules.md R-6): its type, allowed values, default and help.
 
     `kind` is ``int``, ``bool``, ``enum`` or ``suits`` (a string of distinct suit letters such as
     ``SD``). `default` None means "decided by the rules from the other options" (documented in
@@ -77,7 +77,7 @@ class OptionSpec:
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """How a match is set up apart from its options (RULES.md R-2, R-3).
+    """How a match is set up apart from its options (docs/rules.md R-2, R-3).
 
     `first_dealer` fixes the first dealer instead of drawing lots. `decks` prearranges the deck
     order (top card first, as a shuffle would leave it) of hands/games 1, 2, …; `dice` likewise
@@ -190,7 +190,8 @@ class Game(Protocol[ConfigT, StateT, CommandT, EventT, ViewT]):
     RULES_VERSION: str
 
     def make_config(self, options: Mapping[str, object], players: int) -> ConfigT:
-        """Validate raw options (names of RULES.md) for a player count; raise InvalidOptions."""
+        """Validate raw options (named as in docs/rules.md) for a player count, or raise
+        InvalidOptions."""
         ...
 
     def check_setup(self, config: ConfigT, players: int, setup: Setup) -> None:
@@ -324,7 +325,7 @@ def _coerce(spec: OptionSpec, value: object) -> object:
         if not isinstance(value, bool):
             raise bad
     elif spec.kind == "enum":
-        # R-6: enumerated values are written exactly as RULES.md writes them (UPPER_SNAKE).
+        # R-6: enumerated values are written exactly as docs/rules.md writes them (UPPER_SNAKE).
         if not isinstance(value, str):
             raise bad
         if value not in spec.choices and value.strip().upper() in spec.choices:
@@ -366,7 +367,7 @@ def _range_text(low: int | None, high: int | None) -> str:
 
 
 def check_players(title: str, low: int, high: int, players: int) -> None:
-    """Refuse a player count outside low..high (the game's heading in RULES.md)."""
+    """Refuse a player count outside low..high (the game's heading in docs/rules.md)."""
     if not low <= players <= high:
         allowed = f"exactly {low}" if low == high else f"{low} to {high}"
         raise InvalidOptions("BAD_PLAYER_COUNT",

@@ -214,7 +214,7 @@ class _Walk:
                 "listed")
         if created.prearranged:
             self.notes.append("prearranged: not a fair random deal (decks given at creation, "
-                              "RULES.md R-3)")
+                              "docs/rules.md R-3)")
         self.record = new_record(game, created)
         if not self.record.open_seats:
             self._start(i, events, 1)

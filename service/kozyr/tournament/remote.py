@@ -11,7 +11,7 @@ and checked field by field against the table the server sent in the same update,
 observation is exactly the in-process one, and a divergence stops the tournament loudly.
 
 Duplicate deals through a server: the server draws its own seed, so the fixture's deal is
-passed as prearranged decks (RULES.md R-3) — the decks the rules derive from the deal's match
+passed as prearranged decks (docs/rules.md R-3) — the decks the rules derive from the deal's match
 seed (kozyr.fairness, checked against the rules' own first deal) for the first
 `MAX_PREARRANGED` hands or games — with Durak's die rolls (`prearranged_dice`) and its first
 dealer (the lot). Served matches are then the very matches played in-process.

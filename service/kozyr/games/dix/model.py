@@ -1,4 +1,4 @@
-"""Dix: constants, options, config, commands, events, state and view (RULES.md DIX-1 … DIX-9)."""
+"""Dix: constants, options, config, commands, events, state and view (docs/rules.md DIX-1…9)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ _INDEX: Final = attrgetter("index")
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The options of a Dix match (RULES.md "DIX options")."""
+    """The options of a Dix match (docs/rules.md "DIX options")."""
 
     target: int = 50
     first_lead: str = NON_DEALER

@@ -49,7 +49,7 @@ from kozyr.games.dix.tables import _BIT, _PIP, _PLAYED, _SUITS
 
 
 def make_config(options: Mapping[str, object], players: int) -> Config:
-    """R-6: validate the options of RULES.md "DIX options" for exactly two players."""
+    """R-6: validate the options of docs/rules.md "DIX options" for exactly two players."""
     check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
     values = resolve_options(OPTIONS, options)
     return Config(

@@ -1,11 +1,11 @@
 """Durak with dice («Дурак с костями»): 2–6 players shed cards; the last holding any is the fool.
 
-RULES.md "Durak with dice" (DUR-1 … DUR-10) and R-1 … R-6. The whole deck is dealt by die
+docs/rules.md "Durak with dice" (DUR-1 … DUR-10) and R-1 … R-6. The whole deck is dealt by die
 rolls (DUR-3); there is no stock. A bout is one attacker against the next player holding cards;
 at most one unbeaten card lies on the table; after each beat the others may throw in a card of a
 rank on the table, attacker first (DUR-7). A match is `games` games; fewest fools wins (DUR-10).
 
-Decisions where RULES.md is silent (the seed text does not decide them either):
+Decisions where docs/rules.md is silent (the seed text does not decide them either):
 
 - Taking (DUR-6, DUR-8) is only possible while a card waits to be beaten. "Even with nothing to
   beat" is read as R-4 words it: "a take when nothing can beat" — with no card able to beat, the

@@ -1,4 +1,4 @@
-"""Six Dozens («Шесть дюжин»): a shedding game for 2–4 players (RULES.md SIX-1 … SIX-13).
+"""Six Dozens («Шесть дюжин»): a shedding game for 2–4 players (docs/rules.md SIX-1 … SIX-13).
 
 Each player starts with a capital of 72 points. A hand is dealt, one card is turned up as the
 *bank*, and players in turn cover the bank with a card SIX-6 allows (the next card of its suit
@@ -16,7 +16,7 @@ What rarely changes (hand frame, stock, scores) sits in a shared `Table`, so a c
 builds one small State. `zones`, `hidden_zones` and `with_zones` expose where every card is, for
 the cross-game property tests (conservation, views that do not leak).
 
-Decisions where RULES.md is silent (or leaves the form open):
+Decisions where docs/rules.md is silent (or leaves the form open):
 - `trump_suits` left unset (None) takes the SIX-4 defaults; the Config stores the effective
   suits (PERSONAL: one per seat). An empty value is accepted only for NONE. `start` refuses a
   PERSONAL config whose suit count differs from the number of players.

@@ -79,7 +79,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The SIX options of a match (RULES.md); `trump_suits` holds the effective suits."""
+    """The SIX options of a match (docs/rules.md); `trump_suits` holds the effective suits."""
 
     deck: int = 36
     trumps: str = "PERSONAL"

@@ -113,7 +113,7 @@ class OptionSpec(_message.Message):
     MINIMUM_FIELD_NUMBER: _builtins.int
     HELP_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The option's name, as RULES.md writes it (e.g. "target")."""
+    """The option's name, as docs/rules.md writes it (e.g. "target")."""
     kind: _builtins.str
     """"int", "bool", "enum" or "suits" (a string of distinct suit letters such as "SD")."""
     default_value: _builtins.str
@@ -295,7 +295,7 @@ class CreateMatchRequest(_message.Message):
     request_id: _builtins.str
     """A client-chosen id: the same id again returns the same match and tokens."""
     first_dealer: _builtins.int
-    """Fixes the first dealer instead of drawing lots (RULES.md R-2)."""
+    """Fixes the first dealer instead of drawing lots (docs/rules.md R-2)."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name, values as text ("50", "true", "DEALER", "SD")."""
@@ -307,7 +307,7 @@ class CreateMatchRequest(_message.Message):
     @_builtins.property
     def prearranged_decks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Prearranged deck orders for hands 1, 2, …, top card first, codes separated by spaces
-        (RULES.md R-3). Such a match is marked prearranged and never called fair.
+        (docs/rules.md R-3). Such a match is marked prearranged and never called fair.
         """
 
     @_builtins.property
@@ -936,7 +936,7 @@ class MatchView(_message.Message):
     to_act: _builtins.int
     """Whose decision the match waits for; unset when waiting for players or finished."""
     prearranged: _builtins.bool
-    """True for a prearranged deal (RULES.md R-3): not a fair random deal."""
+    """True for a prearranged deal (docs/rules.md R-3): not a fair random deal."""
     seed_commitment: _builtins.str
     """SHA-256 commitment to the server seed (hex), public from creation."""
     revealed_server_seed: _builtins.str
