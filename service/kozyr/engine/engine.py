@@ -90,6 +90,9 @@ class Engine:
         self._cache: OrderedDict[str, MatchRecord] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._tokens: dict[tuple[str, str], int] = {}
+        # The highest version this process saw acknowledged, for matches whose log fell behind
+        # it: their writes stay refused until an operator repairs the log (never written over).
+        self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
 
     # ------------------------------------------------------------------ creation and joining
@@ -149,7 +152,7 @@ class Engine:
         limits.check_contribution(contribution)
         token = new_token(self._random)
         async with self._lock(match_id):
-            record = await self.record(match_id)
+            record = await self._writable(await self.record(match_id))
             for _ in range(self.max_retries):
                 chosen = lifecycle.choose_seat(record, seat)
                 seed = await self._server_seed(match_id) if lifecycle.join_starts(record) else None
@@ -175,7 +178,7 @@ class Engine:
         limits.check_command_id(command_id)
         key = command_key(seat, command_id)
         async with self._lock(match_id):
-            record = self._cache.get(match_id) or await self.record(match_id)
+            record = await self._writable(self._cache.get(match_id) or await self.record(match_id))
             caught_up = False
             for _ in range(self.max_retries):
                 try:
@@ -231,6 +234,9 @@ class Engine:
         match_id = record.match_id
         if status == "FULL":
             raise store_full()
+        if status == "BEHIND":
+            self._cache.pop(match_id, None)
+            raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
             self._cache.pop(match_id, None)
             log.error("stream_gap", match_id=match_id, version=record.version)
@@ -238,16 +244,26 @@ class Engine:
                              "the match's event stream had entries deleted; an operator must "
                              "repair it before play can go on", match_id)
         if current < record.version:
-            # The store lost entries we had seen (e.g. a failover dropped its tail): never
-            # write over it. Forget the cache so the next request reloads what it holds.
+            # The store lost entries this process saw (a restored backup, a failover that lost
+            # its tail, its fence key too): never write over them - remember, and refuse.
             self._cache.pop(match_id, None)
+            self._fences[match_id] = max(self._fences.get(match_id, 0), record.version)
             log.error("stream_behind", match_id=match_id, stream_version=current,
                       cached_version=record.version)
-            raise MatchError(
-                Kind.UNAVAILABLE, "STREAM_BEHIND",
-                f"the event store is behind this server (at {current}, saw {record.version}); "
-                "retry shortly", match_id)
+            raise _behind(match_id, current, f"this server saw version {record.version}")
         return await self._catch_up(record)
+
+    async def _writable(self, record: MatchRecord) -> MatchRecord:
+        """The record, unless its log is behind what this process saw acknowledged and an
+        operator has not repaired it since."""
+        fence = self._fences.get(record.match_id)
+        if fence is None or record.version >= fence:
+            return record
+        repaired = await self.store.meta(record.match_id, "repaired")
+        if repaired is not None and int(repaired) == record.version:
+            del self._fences[record.match_id]
+            return record
+        raise _behind(record.match_id, record.version, f"this server saw version {fence}")
 
     # ------------------------------------------------------------------ reading
 
@@ -389,6 +405,14 @@ def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> M
         record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
     assert record is not None
     return record
+
+
+def _behind(match_id: str, current: int, why: str) -> MatchError:
+    return MatchError(
+        Kind.UNAVAILABLE, "STREAM_BEHIND",
+        f"the match's log is at version {current} but {why}: acknowledged moves are missing, "
+        f"so it takes no writes until an operator runs `kozyr repair {match_id}` "
+        "(docs/operations.md)", match_id)
 
 
 def _not_found(match_id: str) -> MatchError:
