@@ -141,14 +141,6 @@ class StoreContract:
 
         self.run(body)
 
-    def test_a_request_id_is_claimed_once(self) -> None:
-        async def body(store: Store, m: str) -> None:
-            assert await store.claim_request(m + "-req", "first") is None
-            assert await store.claim_request(m + "-req", "second") == "first"
-            assert await store.claim_request(m + "-other", "second") is None
-
-        self.run(body)
-
 
 class TestMemoryStore(StoreContract):
     """The in-process store."""

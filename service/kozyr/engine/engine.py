@@ -29,9 +29,19 @@ import structlog
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
-from kozyr.engine.tokens import SeatToken, new_token, seal, token_hash, unseal
+from kozyr.engine.tokens import (
+    SeatToken,
+    fingerprint,
+    new_token,
+    read_record,
+    request_match_id,
+    seal,
+    token_hash,
+    unseal,
+)
 from kozyr.games import Game, get_game
 from kozyr.games.base import Setup
+from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
@@ -80,8 +90,10 @@ class Engine:
         arbiter_token: str | None = None,
         clock: Callable[[], float] = time.time,
         random_bytes: Callable[[int], bytes] = os.urandom,
+        request_ttl_s: float = 24 * 3600,
     ) -> None:
         self.store = store
+        self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
         self.max_retries = max_retries
         self._arbiter = arbiter_token
@@ -104,11 +116,16 @@ class Engine:
         seats: Sequence[tuple[str, bytes]],
         *,
         request_id: str = "",
+        scope: str = "",
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
         dice: Sequence[Sequence[int]] = (),
     ) -> Created:
-        """Create a match; start it at once when every seat is named."""
+        """Create a match; start it at once when every seat is named.
+
+        With a `request_id` (unique within the caller's `scope`), the same request again
+        answers the same match and tokens, and another request under that id is refused.
+        """
         try:
             game = get_game(game_name)
         except KeyError as e:
@@ -116,33 +133,44 @@ class Engine:
         limits.check_request_id(request_id)
         setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
                       dice=tuple(tuple(r) for r in dice))
-        match_id, server_seed = secrets.token_hex(8), self._random(32)
+        match_id = request_match_id(scope, request_id) if request_id else secrets.token_hex(8)
+        server_seed, now = self._random(32), self._now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
                                           server_seed=server_seed)
-        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=self._now_ms())
+        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name)
-        if request_id:
-            earlier = await self.store.claim_request(request_id, seal(request_id, match_id, tokens))
-            if earlier is not None:
-                return await self._created_earlier(request_id, earlier)
         meta = {"game": game.NAME, "server_seed": server_seed.hex()}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
+        body = _fingerprint(created)
+        if request_id:
+            meta["request"] = seal(request_id, match_id, tokens, body, now)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
+        if status == "CONFLICT" and request_id:
+            return await self._created_earlier(request_id, match_id, body, now)
         if status == "FULL":
             raise store_full()
+        if status == "BEHIND":
+            raise _behind(match_id, 0, "the store had acknowledged entries of it")
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record)
         return Created(match_id, tokens, 1)
 
-    async def _created_earlier(self, request_id: str, sealed: str) -> Created:
-        match_id, tokens = unseal(request_id, sealed)
-        for _ in range(50):  # the first creator may still be writing the match
-            if await self.store.version(match_id):
-                break
-            await asyncio.sleep(0.02)
-        return Created(match_id, tokens, 1)
+    async def _created_earlier(self, request_id: str, match_id: str, body: str,
+                               now: int) -> Created:
+        stored = await self.store.meta(match_id, "request")
+        record = read_record(stored) if stored is not None else None
+        if record is None or record.fingerprint != body:
+            raise MatchError(Kind.EXISTS, "REQUEST_ID_REUSED",
+                             f"request_id {request_id!r} was used for another CreateMatch "
+                             "request; use a new request id for a new match", match_id)
+        if now - record.time_ms > self.request_ttl_ms:
+            raise MatchError(Kind.EXISTS, "REQUEST_ID_EXPIRED",
+                             f"request_id {request_id!r} created match {match_id} more than "
+                             f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
+                             "longer handed out again", match_id)
+        return Created(match_id, unseal(request_id, match_id, record), 1)
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
@@ -332,17 +360,21 @@ class Engine:
 
     async def updates(self, match_id: str, from_version: int) -> AsyncGenerator[Step, None]:
         """Every entry after `from_version` with the record after it, waiting for new ones;
-        ends after the entry that finishes the match."""
-        current = await self.record(match_id)
-        if from_version < 0 or from_version > current.version:
+        ends after the entry that finishes the match. Reads go through the watchers' own
+        connections, so any number of watchers never starves moves."""
+        limits.check_match_id(match_id)
+        stored = await self.store.read_watched(match_id, 0)
+        if not stored:
+            raise _not_found(match_id)
+        if not 0 <= from_version <= stored[-1].version:
             raise MatchError(Kind.BAD_REQUEST, "NO_SUCH_VERSION",
-                             f"from_version must be 0..{current.version}", match_id)
-        record = await self.record_at(match_id, from_version)
-        version = from_version
+                             f"from_version must be 0..{stored[-1].version}", match_id)
+        record = _fold_stored(None, stored[:from_version]) if from_version else None
         if record is not None and record.finished:
             return
+        version, pending = from_version, stored[from_version:]
         while True:
-            for item in await self.store.read_watched(match_id, version):
+            for item in pending:
                 entry = Entry.from_canonical(item.text)
                 record = apply_entry(record, entry, item.hash)
                 version = item.version
@@ -350,6 +382,7 @@ class Engine:
                 if record.finished:
                     return
             await self.feeds.wait(match_id, version)
+            pending = await self.store.read_watched(match_id, version)
 
     async def close(self) -> None:
         """Stop the feed readers."""
@@ -386,6 +419,13 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing",
                              match_id)
         return bytes.fromhex(value)
+
+
+def _fingerprint(created: Any) -> str:
+    """What makes two creation requests the same request: everything but the fresh id and
+    commitment (the seats' names and contributions, the options, the setup)."""
+    fields = encode(created)
+    return fingerprint({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
 
 
 def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:

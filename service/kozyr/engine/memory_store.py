@@ -23,7 +23,6 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._logs: dict[str, _Log] = {}
-        self._requests: dict[str, str] = {}
         self._ticks: set[MemoryTicks] = set()
 
     def _log(self, match_id: str) -> _Log:
@@ -98,11 +97,6 @@ class MemoryStore:
         """See Store.command_version."""
         log = self._logs.get(match_id)
         return None if log is None else log.commands.get(command_key)
-
-    async def claim_request(self, request_id: str, value: str) -> str | None:
-        """See Store.claim_request."""
-        earlier = self._requests.setdefault(request_id, value)
-        return None if earlier is value else earlier
 
     async def close(self) -> None:
         """Nothing to release."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -91,11 +90,6 @@ def tick_channel(match_id: str) -> str:
 
 def _match_of(channel: str) -> str:
     return channel[channel.index("{") + 1:channel.rindex("}")]
-
-
-def request_key(request_id: str) -> str:
-    """The key of an idempotent CreateMatch (the request id itself is not stored)."""
-    return "kozyr:req:" + hashlib.sha256(b"idx:" + request_id.encode()).hexdigest()
 
 
 @contextmanager
@@ -230,15 +224,6 @@ class RedisStore:
         async with self._slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
-
-    async def claim_request(self, request_id: str, value: str) -> str | None:
-        """Record an idempotent creation; the earlier record if the id was used already."""
-        key = request_key(request_id)
-        async with self._slot():
-            if await self.redis.set(key, value, nx=True):
-                return None
-            existing = await self.redis.get(key)
-        return None if existing is None else str(existing)
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:

@@ -83,10 +83,6 @@ class Store(Protocol):
         """The version a command produced, if it was accepted."""
         ...
 
-    async def claim_request(self, request_id: str, value: str) -> str | None:
-        """Record an idempotent creation; the earlier record if the id was used already."""
-        ...
-
     async def close(self) -> None:
         """Release connections."""
         ...
