@@ -28,6 +28,7 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
+from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
     SeatToken,
@@ -91,8 +92,10 @@ class Engine:
         clock: Callable[[], float] = time.time,
         random_bytes: Callable[[int], bytes] = os.urandom,
         request_ttl_s: float = 24 * 3600,
+        seed_box: SeedBox | None = None,
     ) -> None:
         self.store = store
+        self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
         self.max_retries = max_retries
@@ -140,7 +143,7 @@ class Engine:
         step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name)
-        meta = {"game": game.NAME, "server_seed": server_seed.hex()}
+        meta = {"game": game.NAME, **self._stored_seed(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = _fingerprint(created)
         if request_id:
@@ -413,7 +416,19 @@ class Engine:
         self._remember(record)
         self.feeds.wake(record.match_id, record.version)
 
+    def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
+        if self.seed_box is None:
+            return {"server_seed": seed.hex()}
+        return {"sealed_seed": self.seed_box.seal(match_id, seed)}
+
     async def _server_seed(self, match_id: str) -> bytes:
+        sealed = await self.store.meta(match_id, "sealed_seed")
+        if sealed is not None:
+            if self.seed_box is None:
+                raise MatchError(Kind.INTERNAL, "SEED_SEALED_ELSEWHERE",
+                                 "the match's seed is sealed and this server has no seed key",
+                                 match_id)
+            return self.seed_box.open(match_id, sealed)
         value = await self.store.meta(match_id, "server_seed")
         if value is None:
             raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing",
