@@ -16,24 +16,38 @@ SUBCOMMANDS: list[str] = ["kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cl
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from kozyr.api.server import configure_logging, serve
-    from kozyr.engine.embedded import EmbeddedRedis
+    """`kozyr serve`: refuse at once (one line, status 1) a taken data folder or port."""
+    from kozyr.api.server import CannotListen, check_address, configure_logging, serve
+    from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, FolderLock
 
-    configure_logging(json_logs=args.json_logs)
     arbiter = args.arbiter_token or os.environ.get("KOZYR_ARBITER_TOKEN") or None
-    url = args.redis_url or os.environ.get("REDIS_URL")
-    embedded = None
-    if not url:
-        embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync).start()
-        url = embedded.url
-        print(f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
-              file=sys.stderr)
+    url: str = args.redis_url or os.environ.get("REDIS_URL") or ""
+    lock: FolderLock | None = None
+    embedded: EmbeddedRedis | None = None
     try:
+        if not url:  # the folder first: its lock names the running server's pid and address
+            lock = FolderLock(args.data_dir).acquire(args.address)
+        check_address(args.address)
+        if args.metrics_port is not None:
+            check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
+        configure_logging(json_logs=args.json_logs)
+        if lock is not None:
+            embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync,
+                                     lock=lock).start()
+            url = embedded.url
+            print(f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
+                  file=sys.stderr)
         asyncio.run(serve(url, args.address, arbiter_token=arbiter,
-                          metrics_port=args.metrics_port))
+                          metrics_port=args.metrics_port,
+                          on_serving=lock.note if lock is not None else None))
+    except (FolderInUse, CannotListen) as e:
+        print(f"kozyr serve: {e}", file=sys.stderr)
+        return 1
     finally:
         if embedded is not None:
             embedded.stop()
+        if lock is not None:
+            lock.release()
     return 0
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
+import socket
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 import structlog
@@ -42,6 +46,66 @@ class Running:
         await self.engine.store.close()
 
 
+class CannotListen(RuntimeError):
+    """The address cannot be bound (the message says why, and who holds it when we can tell)."""
+
+
+def _split(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    try:
+        return host.strip("[]") or "0.0.0.0", int(port)
+    except ValueError:
+        raise CannotListen(f"cannot listen on {address!r}: write host:port") from None
+
+
+def check_address(address: str) -> None:
+    """Raise CannotListen (naming the holder's pid when we can find it) if `address` is taken.
+
+    A probe bind with SO_REUSEADDR, as gRPC binds: it fails only for a socket that listens.
+    """
+    host, port = _split(address)
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise CannotListen(f"cannot listen on {address}: {e.strerror}") from None
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(sockaddr)
+        except OSError as e:
+            if e.errno != errno.EADDRINUSE:
+                raise CannotListen(f"cannot listen on {address}: {e.strerror}") from None
+            holder = listening_pid(port)
+            who = f"pid {holder}" if holder else "another process"
+            raise CannotListen(f"cannot listen on {address}: the port is in use by {who}"
+                               ) from None
+
+
+def listening_pid(port: int) -> int | None:
+    """The pid of a process of ours listening on TCP `port` (Linux /proc), else None."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                fields = row.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (proc / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if fd.readlink().name in inodes or str(fd.readlink()) in inodes:
+                        return int(proc.name)
+    return None
+
+
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051") -> Running:
     """Build and start a server on `address` ("127.0.0.1:0" picks a free port)."""
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
@@ -52,9 +116,13 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051") -> Runn
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
          reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
     if port == 0:
-        raise RuntimeError(f"cannot listen on {address}")
+        check_address(address)  # names the holder if it is a port in use
+        raise CannotListen(f"cannot listen on {address}")
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -82,8 +150,9 @@ def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) 
 
 
 async def serve(redis_url: str, address: str, *, arbiter_token: str | None = None,
-                metrics_port: int | None = None, grace: float = 10.0) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully."""
+                metrics_port: int | None = None, grace: float = 10.0,
+                on_serving: Callable[[str], None] | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address)."""
     log = structlog.get_logger("kozyr.server")
     engine = Engine(EventStore.from_url(redis_url), arbiter_token=arbiter_token)
     await engine.store.redis.ping()
@@ -92,8 +161,10 @@ async def serve(redis_url: str, address: str, *, arbiter_token: str | None = Non
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
                           registry=METRICS.registry)
-    log.info("serving", address=f"{address.rsplit(':', 1)[0]}:{running.port}",
-             metrics_port=metrics_port)
+    bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
+    if on_serving is not None:
+        on_serving(bound)
+    log.info("serving", address=bound, metrics_port=metrics_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
