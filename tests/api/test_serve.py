@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
@@ -21,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, redis_server_binary
-from tests.api.helpers import create
+from tests.api.helpers import create, play_out
 from tests.conftest import repo_root
 
 pytestmark = pytest.mark.slow
@@ -159,6 +160,38 @@ def test_a_killed_server_takes_its_redis_along_and_restarts_on_its_data(
     assert again.health() == SERVING
     view = again.stub().GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     assert view.version == version and view.game == "dix"
+
+
+def watch_to_the_end_then_hang_up(address: str, match_id: str) -> bool:
+    """Watch like kozyr_client does: cancel the call as soon as the final update arrives."""
+    with grpc.insecure_channel(address) as channel:
+        call = kozyr_pb2_grpc.KozyrServiceStub(channel).WatchMatch(
+            pb.WatchMatchRequest(match_id=match_id), timeout=60)
+        for update in call:
+            if update.view.status == pb.MATCH_STATUS_FINISHED:
+                call.cancel()
+                return True
+    return False
+
+
+def test_watched_matches_that_end_print_nothing_but_log_lines(
+        tmp_path: Path, served: list[Served]) -> None:
+    """The cancel that follows the last update used to leave the server's next-entry task
+    holding an unread StopAsyncIteration: "Task exception was never retrieved" on stderr."""
+    server = Served(tmp_path / "data")
+    stub = server.stub()
+    for n in range(8):
+        match_id, tokens = create(stub, "dix", options={"single_hand": "true"})
+        with ThreadPoolExecutor(4) as pool:
+            watching = [pool.submit(watch_to_the_end_then_hang_up, server.address, match_id)
+                        for _ in range(4)]
+            play_out(stub, match_id, tokens, seed=n)
+            assert [w.result(60) for w in watching] == [True] * 4
+    assert server.stop() == 0
+    text = "".join(server.lines)
+    assert "never retrieved" not in text and "Traceback" not in text, text[-3000:]
+    odd = [line for line in server.lines[1:] if not line.startswith("{")]
+    assert odd == [], "after the first line, the server writes only JSON log lines"
 
 
 # ---------------------------------------------------------------------------- in one process
