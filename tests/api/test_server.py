@@ -42,9 +42,10 @@ def test_graceful_stop_ends_open_watchers(redis_url: str) -> None:
     match_id, _ = create(stub, "dix")
     watcher = Watcher(server.stub(), match_id, None)
     version = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.version
-    deadline = time.monotonic() + 10
-    while len(watcher.updates) < version and time.monotonic() < deadline:
-        time.sleep(0.01)  # the watcher is open and caught up
+    deadline = time.monotonic() + 60  # a bound for a hang, not a timing: it returns when due
+    while len(watcher.updates) < version:
+        assert time.monotonic() < deadline and watcher.error is None, watcher.error
+        time.sleep(0.01)  # wait until the watcher is open and caught up
     server.stop(grace=5)
     watcher.join(10)
     assert not watcher.is_alive(), "a watcher must not hold the server open"
