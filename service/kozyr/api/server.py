@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 import structlog
@@ -20,9 +17,13 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2, kozyr_pb2_grpc
+from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
 from kozyr.engine import Engine, EventStore
+
+__all__ = ["CannotListen", "Running", "check_address", "configure_logging", "serve",
+           "start_server"]
 
 SERVICE_NAME = kozyr_pb2.DESCRIPTOR.services_by_name["KozyrService"].full_name
 
@@ -44,66 +45,6 @@ class Running:
         await self.server.stop(grace)
         await self.engine.close()
         await self.engine.store.close()
-
-
-class CannotListen(RuntimeError):
-    """The address cannot be bound (the message says why, and who holds it when we can tell)."""
-
-
-def _split(address: str) -> tuple[str, int]:
-    host, _, port = address.rpartition(":")
-    try:
-        return host.strip("[]") or "0.0.0.0", int(port)
-    except ValueError:
-        raise CannotListen(f"cannot listen on {address!r}: write host:port") from None
-
-
-def check_address(address: str) -> None:
-    """Raise CannotListen (naming the holder's pid when we can find it) if `address` is taken.
-
-    A probe bind with SO_REUSEADDR, as gRPC binds: it fails only for a socket that listens.
-    """
-    host, port = _split(address)
-    if port == 0:
-        return
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as e:
-        raise CannotListen(f"cannot listen on {address}: {e.strerror}") from None
-    family, kind, proto, _, sockaddr = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(sockaddr)
-        except OSError as e:
-            if e.errno != errno.EADDRINUSE:
-                raise CannotListen(f"cannot listen on {address}: {e.strerror}") from None
-            holder = listening_pid(port)
-            who = f"pid {holder}" if holder else "another process"
-            raise CannotListen(f"cannot listen on {address}: the port is in use by {who}"
-                               ) from None
-
-
-def listening_pid(port: int) -> int | None:
-    """The pid of a process of ours listening on TCP `port` (Linux /proc), else None."""
-    inodes: set[str] = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError):
-            for row in Path(table).read_text().splitlines()[1:]:
-                fields = row.split()
-                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    inodes.add(f"socket:[{fields[9]}]")
-    if not inodes:
-        return None
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            for fd in (proc / "fd").iterdir():
-                with contextlib.suppress(OSError):
-                    if fd.readlink().name in inodes or str(fd.readlink()) in inodes:
-                        return int(proc.name)
-    return None
 
 
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051") -> Running:
