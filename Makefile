@@ -31,6 +31,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # pytest exits 5 when it selected no test at all: a lane that runs nothing must fail, loudly.
 PYTEST = $(BIN)/python -m pytest

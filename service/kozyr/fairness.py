@@ -94,3 +94,16 @@ def shuffled(seed: bytes, label: str, items: Sequence[T]) -> tuple[T, ...]:
 def commitment(seed: bytes) -> str:
     """The public SHA-256 commitment to a secret seed, as lowercase hex."""
     return hashlib.sha256(seed).hexdigest()
+
+
+MATCH_SEED_TAG: Final = b"kozyr/match-seed/v1\x00"
+
+
+def match_seed(server_seed: bytes, contributions: Sequence[bytes]) -> bytes:
+    """docs/fairness.md §1: the seed every deal, roll and lot comes from: SHA-256 over a tag, the
+    server seed and each seat's contribution (in seat order, each prefixed by its u32be length)."""
+    h = hashlib.sha256(MATCH_SEED_TAG + server_seed)
+    for c in contributions:
+        h.update(len(c).to_bytes(4, "big") + c)
+    return h.digest()
+

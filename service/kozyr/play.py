@@ -81,7 +81,7 @@ class EmbeddedServer:
 
     def __enter__(self) -> EmbeddedServer:
         from kozyr.api.server import start_server
-        from kozyr.engine import Engine, EventStore
+        from kozyr.engine import Engine, RedisStore
         from kozyr.engine.embedded import EmbeddedRedis
 
         _quiet_server_logs()
@@ -89,7 +89,7 @@ class EmbeddedServer:
         self.thread.start()
 
         async def boot() -> Any:
-            engine = Engine(EventStore.from_url(self.redis.url))
+            engine = Engine(RedisStore.from_url(self.redis.url))
             return await start_server(engine, "127.0.0.1:0")
 
         self.running = self._run(boot())

@@ -27,8 +27,9 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api import convert
 from kozyr.cards import deck
 from kozyr.engine.embedded import EmbeddedRedis
-from kozyr.engine.log import GENESIS_HASH, Entry, entry_hash, fold_entries
-from kozyr.engine.store import log_key
+from kozyr.engine.redis_store import log_key
+from kozyr.match.log import GENESIS_HASH, Entry, entry_hash
+from kozyr.match.record import fold_entries
 from tests.api.helpers import auth, create, play_one, play_out, reason
 from tests.conftest import ARBITER, ServerThread
 
@@ -312,7 +313,7 @@ def test_a_stream_with_deleted_entries_is_refused_not_repaired(
 
 def test_tokens_never_start_with_a_dash() -> None:
     """A token is pasted into command lines (`kozyr replay export --token …`)."""
-    from kozyr.engine.engine import _new_token
+    from kozyr.engine.tokens import new_token
 
-    assert _new_token(lambda n: b"\xf8" + bytes(n - 1)).startswith("A")  # would be "-A…"
-    assert not any(_new_token(os.urandom).startswith("-") for _ in range(500))
+    assert new_token(lambda n: b"\xf8" + bytes(n - 1)).startswith("A")  # would be "-A…"
+    assert not any(new_token(os.urandom).startswith("-") for _ in range(500))

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine.store import log_key
+from kozyr.engine.redis_store import log_key
 from tests.api.helpers import auth, create, play_out, reason
 from tests.conftest import ARBITER, ServerThread
 
@@ -89,8 +89,10 @@ def test_bad_moves_are_refused_precisely_and_change_nothing(
     expect(Code.UNAUTHENTICATED, "NO_TOKEN", lambda: submit(stub, match_id, good, None))
     expect(Code.PERMISSION_DENIED, "SPECTATOR_CANNOT_MOVE",
            lambda: submit(stub, match_id, good, ARBITER))
-    expect(Code.ABORTED, "STALE_VERSION",
-           lambda: submit(stub, match_id, good, tokens[mover], expected_version=view.version + 5))
+    for impossible in (view.version + 5, -1, 0, 2**63 - 1):  # never a version of this match
+        expect(Code.INVALID_ARGUMENT, "BAD_EXPECTED_VERSION",
+               lambda v=impossible: submit(stub, match_id, good, tokens[mover],  # type: ignore[misc]
+                                           expected_version=v))
     error = expect(Code.FAILED_PRECONDITION, "NOT_YOUR_TURN",
                    lambda: submit(stub, match_id, dix_move(their_hand[0]), tokens[other]))
     from kozyr.api.errors import error_info

@@ -17,7 +17,8 @@ from collections import defaultdict
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine.log import Entry, MatchRecord, SeedRevealed, apply_entry, decode_events
+from kozyr.match.log import Entry, SeedRevealed, decode_events
+from kozyr.match.record import MatchRecord, apply_entry
 from tests.api.helpers import PLAYERS, Watcher, auth, create
 from tests.conftest import ServerThread
 

@@ -274,7 +274,8 @@ def build_archive(matches: int) -> list[str]:
 
 def bench_verify(matches: int) -> dict[str, Any]:
     """Entries/s of full offline verification, of the chain check alone and of a plain fold."""
-    from kozyr.engine.log import GENESIS_HASH, apply_entry, entry_hash
+    from kozyr.match.log import GENESIS_HASH, entry_hash
+    from kozyr.match.record import apply_entry
     from kozyr.replay.archive import entry_of, hashed_text, parse
     from kozyr.replay.verify import verify
 

@@ -42,10 +42,10 @@ class RestartableServer:
     def start(self) -> None:
         """Start a fresh server process-equivalent (new engine, empty caches) on the port."""
         from kozyr.api.server import start_server
-        from kozyr.engine import Engine, EventStore
+        from kozyr.engine import Engine, RedisStore
 
         async def boot() -> Any:
-            engine = Engine(EventStore.from_url(self.redis_url), arbiter_token=ARBITER)
+            engine = Engine(RedisStore.from_url(self.redis_url), arbiter_token=ARBITER)
             return await start_server(engine, self.address)
 
         self.running = self._run(boot())

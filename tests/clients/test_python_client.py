@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine.log import Entry
+from kozyr.match.log import Entry
 from kozyr_client import KozyrClient, KozyrError, SeatClient, Watch, moves
 from tests.clients.conftest import RestartableServer
 from tests.clients.netfault import Proxy

@@ -18,15 +18,16 @@ from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.cards import Card, Suit, parse_card
-from kozyr.engine.errors import bad_request
-from kozyr.engine.log import ENGINE_EVENTS, MatchCreated, MatchRecord, SeatJoined, SeedRevealed
 from kozyr.games import Game
 from kozyr.games.base import OptionSpec
 from kozyr.games.codec import encode
+from kozyr.match.errors import bad_request
+from kozyr.match.limits import MAX_CARD_TEXT
+from kozyr.match.log import LIFECYCLE_EVENTS, MatchCreated, SeatJoined, SeedRevealed
+from kozyr.match.record import MatchRecord
 
 # Which oneof field of MatchView / Move belongs to which game.
 TABLE_FIELD = {"dix": "dix", "six-dozens": "six_dozens", "durak-dice": "durak_dice"}
-MAX_CARD_TEXT = 8
 
 
 def game_info(game: Game) -> pb.GameInfo:
@@ -235,7 +236,7 @@ def _redact(game: Game, event: Any, viewer: int | None) -> Any | None:
         if event.decks or event.dice:  # a prearranged deal is hidden like any deck
             return replace(event, decks=(), dice=())
         return event
-    if isinstance(event, ENGINE_EVENTS):
+    if isinstance(event, LIFECYCLE_EVENTS):
         return event
     return game.redact(event, viewer)
 

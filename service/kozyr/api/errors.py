@@ -12,9 +12,11 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from kozyr.engine.errors import EngineError, Kind
+from kozyr.errorinfo import DOMAIN, error_info
+from kozyr.match.errors import Kind, MatchError
 
-DOMAIN = "kozyr.v1"
+__all__ = ["DOMAIN", "STATUS", "error_info", "to_status"]
+
 
 STATUS: dict[Kind, grpc.StatusCode] = {
     Kind.BAD_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
@@ -28,7 +30,7 @@ STATUS: dict[Kind, grpc.StatusCode] = {
 }
 
 
-def to_status(error: EngineError) -> grpc.Status:
+def to_status(error: MatchError) -> grpc.Status:
     """The rich gRPC status for an engine error."""
     code = STATUS[error.kind]
     info = error_details_pb2.ErrorInfo(reason=error.code, domain=DOMAIN)
@@ -44,16 +46,3 @@ def to_status(error: EngineError) -> grpc.Status:
         code=getattr(code_pb2, code.name), message=error.message, details=[detail]
     )
     return rpc_status.to_status(status)
-
-
-def error_info(call: grpc.Call | grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
-    """The ErrorInfo of a failed call, for clients and tests."""
-    status = rpc_status.from_call(call)  # type: ignore[arg-type]
-    if status is None:
-        return None
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            return info
-    return None

@@ -20,7 +20,7 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2, kozyr_pb2_grpc
 from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
-from kozyr.engine import Engine, EventStore
+from kozyr.engine import Engine, RedisStore
 
 __all__ = ["CannotListen", "Running", "check_address", "configure_logging", "serve",
            "start_server"]
@@ -95,8 +95,9 @@ async def serve(redis_url: str, address: str, *, arbiter_token: str | None = Non
                 on_serving: Callable[[str], None] | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address)."""
     log = structlog.get_logger("kozyr.server")
-    engine = Engine(EventStore.from_url(redis_url), arbiter_token=arbiter_token)
-    await engine.store.redis.ping()
+    store = RedisStore.from_url(redis_url)
+    await store.redis.ping()
+    engine = Engine(store, arbiter_token=arbiter_token)
     running = await start_server(engine, address)
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).

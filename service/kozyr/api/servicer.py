@@ -23,18 +23,16 @@ from kozyr.api import convert
 from kozyr.api.errors import to_status
 from kozyr.api.metrics import METRICS
 from kozyr.cards import parse_cards
-from kozyr.engine import Applied, Engine, EngineError, Kind, Viewer
-from kozyr.engine.engine import MAX_NAME
-from kozyr.engine.errors import bad_request
-from kozyr.engine.log import MatchRecord
+from kozyr.engine import Engine, Viewer
 from kozyr.games import GAMES
+from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.match.lifecycle import Step
+from kozyr.match.limits import MAX_DECK_TEXT, MAX_NAME, MAX_OPTION_TEXT, MAX_OPTIONS
+from kozyr.match.record import MatchRecord
 from kozyr.replay import show as replay_show
 
 log = structlog.get_logger("kozyr.api")
 
-MAX_OPTIONS = 32
-MAX_OPTION_TEXT = 64
-MAX_DECK_TEXT = 53 * 4
 
 Context = grpc.aio.ServicerContext[Any, Any]
 Req = TypeVar("Req")
@@ -50,7 +48,7 @@ def _rpc(
     async def wrapper(self: Any, request: Req, context: Context) -> Resp:
         try:
             return await method(self, request, context)
-        except EngineError as e:
+        except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
             await context.abort_with_status(to_status(e))
         except Exception:
@@ -63,7 +61,7 @@ def _rpc(
 def _internal(rpc: str) -> grpc.Status:
     log.exception("internal_error", rpc=rpc)
     METRICS.errors.labels(reason="INTERNAL").inc()
-    return to_status(EngineError(Kind.INTERNAL, "INTERNAL", "internal error; it has been logged"))
+    return to_status(MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has been logged"))
 
 
 def _stream_rpc(
@@ -81,7 +79,7 @@ def _stream_rpc(
                     yield item
         except grpc.aio.AbortError:
             raise
-        except EngineError as e:
+        except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
             await context.abort_with_status(to_status(e))
         except Exception:
@@ -106,7 +104,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 text = value.decode() if isinstance(value, bytes) else value
                 scheme, _, token = text.partition(" ")
                 if scheme.lower() != "bearer" or not token.strip():
-                    raise EngineError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
+                    raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
                                       "send the token as 'authorization: Bearer <token>'",
                                       match_id)
                 token = token.strip()
@@ -116,18 +114,18 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(match_id, context)
         if viewer.seat is None and not viewer.arbiter:
             await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
-            raise EngineError(Kind.UNAUTHENTICATED, "NO_TOKEN",
+            raise MatchError(Kind.UNAUTHENTICATED, "NO_TOKEN",
                               "moves need your seat token: send 'authorization: Bearer <token>'",
                               match_id)
         if viewer.seat is None:
-            raise EngineError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
+            raise MatchError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
                               "only a seated player may move; send your seat token", match_id)
         return viewer.seat
 
     def _view(self, record: MatchRecord, viewer: Viewer) -> pb.MatchView:
         return convert.match_view(record, viewer.seat)
 
-    def _update(self, applied: Applied, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
+    def _update(self, applied: Step, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
         shown = convert.events_for(record.game, applied.entry.version, applied.events,
                                    viewer.seat, arbiter=viewer.arbiter)
@@ -243,7 +241,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 match_id, seat, command, request.command_id,
                 request.expected_version if request.HasField("expected_version") else None,
             )
-        except EngineError as e:
+        except MatchError as e:
             if e.seat is None:
                 e.seat = seat
             if not e.match_id:
@@ -275,7 +273,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         finally:
             METRICS.watchers.dec()
 
-    async def _next_update(self, updates: AsyncIterator[Applied]) -> Applied | None:
+    async def _next_update(self, updates: AsyncIterator[Step]) -> Step | None:
         """The next update; None once the stream ends or the server is closing."""
         step = asyncio.ensure_future(anext(updates))
         closing = asyncio.ensure_future(self.closing.wait())
@@ -333,7 +331,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(match_id, context)
         record = await self.engine.record(match_id)
         if not (viewer.arbiter or record.finished):
-            raise EngineError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
+            raise MatchError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
                               "the log is open to everyone once the match is finished; before "
                               "that only the arbiter may read it", record.match_id, viewer.seat)
         return record

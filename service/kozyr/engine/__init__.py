@@ -1,8 +1,8 @@
-"""The application shell: the event store on Redis, the state cache and the move handler.
+"""The application shell: the Store port and its implementations, the state cache and the move
+handler around the pure lifecycle (kozyr.match).
 
-The names below load lazily, so the pure parts of this package (`kozyr.engine.log`: entries,
-the hash chain, the fold) import neither redis nor asyncio machinery — the offline replay
-verifier (`kozyr replay verify`) runs where neither Redis nor its client library exists.
+The names below load lazily, so importing the package pulls in neither redis nor asyncio
+machinery until a name that needs them is used.
 """
 
 from __future__ import annotations
@@ -11,19 +11,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kozyr.engine.engine import Applied, Created, Engine, Joined, Viewer
-    from kozyr.engine.errors import EngineError, Kind
-    from kozyr.engine.store import EventStore
+    from kozyr.engine.engine import Created, Engine, Joined, Viewer
+    from kozyr.engine.memory_store import MemoryStore
+    from kozyr.engine.redis_store import RedisStore
+    from kozyr.engine.store import Store
 
 _HOMES = {
-    "Applied": "kozyr.engine.engine",
     "Created": "kozyr.engine.engine",
     "Engine": "kozyr.engine.engine",
     "Joined": "kozyr.engine.engine",
     "Viewer": "kozyr.engine.engine",
-    "EngineError": "kozyr.engine.errors",
-    "Kind": "kozyr.engine.errors",
-    "EventStore": "kozyr.engine.store",
+    "MemoryStore": "kozyr.engine.memory_store",
+    "RedisStore": "kozyr.engine.redis_store",
+    "Store": "kozyr.engine.store",
 }
 
 
@@ -35,4 +35,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(home), name)
 
 
-__all__ = ["Applied", "Created", "Engine", "EngineError", "EventStore", "Joined", "Kind", "Viewer"]
+__all__ = ["Created", "Engine", "Joined", "MemoryStore", "RedisStore", "Store", "Viewer"]

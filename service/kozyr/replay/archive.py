@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kozyr.engine.log import Entry, MatchRecord, apply_entry, canonical_json
 from kozyr.games import GAMES
 from kozyr.games.base import Outcome
 from kozyr.games.codec import encode
+from kozyr.match.log import Entry, canonical_json
+from kozyr.match.record import MatchRecord, apply_entry
 
 FORMAT = "kozyr-replay"
 FORMAT_VERSION = 1

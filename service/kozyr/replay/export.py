@@ -58,7 +58,7 @@ def _rpc_error_text(error: Any) -> str:
     code = error.code().name if callable(getattr(error, "code", None)) else "UNKNOWN"
     reason = ""
     try:
-        from kozyr.api.errors import error_info
+        from kozyr.errorinfo import error_info
 
         info = error_info(error)
         reason = f" {info.reason}" if info is not None else ""

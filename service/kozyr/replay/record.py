@@ -1,65 +1,29 @@
 """Play a match in-process and record it exactly as the engine logs it (no Redis, no server).
 
-The entries are the ones `kozyr.engine.Engine` would append: version 1 holds `MatchCreated` (and
-the game's opening events when every seat is named), each open seat's `SeatJoined` is an entry of
-its own (the last one starts the match), every move is an entry with the events it caused, and
-the move that ends the match also carries `SeedRevealed`. The commit–reveal seed is derived as
-docs/fairness.md §1 says. Used by the benchmark's archive, by tests, and by anyone who wants a
-verifiable replay of an in-process match.
+The entries are the ones `kozyr.engine.Engine` would append, because both go through the same
+lifecycle (kozyr.match.lifecycle): version 1 holds `MatchCreated` (and the game's opening events
+when every seat is named), each open seat's `SeatJoined` is an entry of its own (the last one
+starts the match), every move is an entry with the events it caused, and the move that ends the
+match also carries `SeedRevealed`. Used by the benchmark's archive, by tests, and by anyone who
+wants a verifiable replay of an in-process match.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kozyr.cards import Card
-from kozyr.engine.log import (
-    GENESIS_HASH,
-    SYSTEM_SEAT,
-    Entry,
-    MatchCreated,
-    MatchRecord,
-    SeatJoined,
-    SeedRevealed,
-    apply_entry,
-    encode_events,
-    entry_hash,
-    match_seed,
-)
-from kozyr.fairness import RandomStream, commitment
+from kozyr.fairness import RandomStream
 from kozyr.games import Game
 from kozyr.games.base import Setup
-from kozyr.games.codec import encode
+from kozyr.match import lifecycle
+from kozyr.match.lifecycle import Step
 from kozyr.replay.archive import RawEntry
 
 # Picks one of the legal commands (a bot, a script, or the default seeded random choice).
 Picker = Callable[[Any, int, tuple[Any, ...]], Any]
-
-
-class _Recorder:
-    """Appends entries the way the engine does: version, prev link and hash."""
-
-    def __init__(self, start_ms: int) -> None:
-        self.entries: list[RawEntry] = []
-        self.record: MatchRecord | None = None
-        self.time_ms = start_ms
-
-    @property
-    def head(self) -> str:
-        return self.entries[-1].hash if self.entries else GENESIS_HASH
-
-    def entry(self, seat: int, command_id: str, command: Any, events: Sequence[Any]) -> Entry:
-        # A second per entry: a readable, deterministic clock.
-        return Entry(len(self.entries) + 1, seat, command_id, command, encode_events(events),
-                     self.time_ms + 1000 * (len(self.entries) + 1), self.head)
-
-    def append(self, entry: Entry) -> MatchRecord:
-        text = entry.canonical()
-        digest = entry_hash(text)
-        self.entries.append(RawEntry(entry.version, text, digest))
-        self.record = apply_entry(self.record, entry, digest)
-        return self.record
 
 
 def random_picker(seed: bytes) -> Picker:
@@ -87,57 +51,36 @@ def record_match(
     """Play a whole match and return its log entries as the engine would have written them.
 
     `open_seats` are left empty at creation and join one entry each afterwards (in that order)
-    with their `contributions`; the others contribute at creation.
+    with their `contributions`; the others contribute at creation. Entry k is stamped
+    `start_ms + 1000 k`: a readable, deterministic clock.
     """
-    n = len(names)
-    contributions = tuple(contributions) or (b"",) * n
-    options = dict(options or {})
+    contributions = tuple(contributions) or (b"",) * len(names)
     setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
                   dice=tuple(tuple(r) for r in dice))
     pick = pick or random_picker(server_seed)
-    rec = _Recorder(start_ms)
-    created = MatchCreated(
-        match_id=match_id,
-        game=game.NAME,
-        rules_version=game.RULES_VERSION,
-        options=tuple(sorted(options.items())),
-        seats=tuple("" if i in open_seats else name for i, name in enumerate(names)),
-        contributions=tuple("" if i in open_seats else c.hex()
-                            for i, c in enumerate(contributions)),
-        commitment=commitment(server_seed),
-        prearranged=setup.prearranged,
-        first_dealer=first_dealer,
-        decks=setup.decks,
-        dice=setup.dice,
-    )
-
-    def start_events(record: MatchRecord) -> list[Any]:
-        """The game's opening events once the last seat is named (the engine's rule)."""
-        config = game.make_config(record.options, record.players)
-        seed = match_seed(server_seed, [bytes.fromhex(c) for c in record.contributions])
-        return list(game.start(config, list(record.names), seed, record.setup()))
-
-    events: list[Any] = [created]
-    if not open_seats:
-        events += start_events(apply_entry(None, rec.entry(SYSTEM_SEAT, "", None, events)))
-    record = rec.append(rec.entry(SYSTEM_SEAT, "", None, events))
-    for k, seat in enumerate(open_seats, 1):
-        events = [SeatJoined(seat, names[seat], contributions[seat].hex())]
-        if k == len(open_seats):
-            events += start_events(apply_entry(record, rec.entry(seat, "", None, events)))
-        record = rec.append(rec.entry(seat, "", None, events))
-
+    clock = itertools.count(start_ms + 1000, 1000)
+    seats = [("", b"") if i in open_seats else (name, contributions[i])
+             for i, name in enumerate(names)]
+    created = lifecycle.created_event(game, dict(options or {}), seats, setup,
+                                      match_id=match_id, server_seed=server_seed)
+    step = lifecycle.create(game, created, server_seed=server_seed, time_ms=next(clock))
+    entries = [_raw(step)]
+    for seat in open_seats:
+        step = lifecycle.join(step.record, seat, names[seat], contributions[seat],
+                              server_seed=server_seed, time_ms=next(clock))
+        entries.append(_raw(step))
     for move in range(max_moves):
-        state = record.state
-        actor = game.to_act(state)
+        record = step.record
+        actor = game.to_act(record.state)
         if actor is None:
-            return rec.entries
-        command = pick(state, actor, game.legal_commands(state, actor))
-        produced = list(game.decide(state, actor, command))
-        after = state
-        for event in produced:
-            after = game.evolve(after, event)
-        if game.outcome(after) is not None:
-            produced.append(SeedRevealed(server_seed.hex(), rec.head))
-        record = rec.append(rec.entry(actor, f"m{move + 1}", encode(command), produced))
+            return entries
+        command = pick(record.state, actor, game.legal_commands(record.state, actor))
+        decision = lifecycle.decide(record, actor, command)
+        step = lifecycle.play(record, decision, f"m{move + 1}", server_seed=server_seed,
+                              time_ms=next(clock))
+        entries.append(_raw(step))
     raise RuntimeError(f"the match did not end within {max_moves} moves")
+
+
+def _raw(step: Step) -> RawEntry:
+    return RawEntry(step.entry.version, step.text, step.digest)

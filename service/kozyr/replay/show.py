@@ -14,15 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kozyr.engine.log import (
-    MatchCreated,
-    MatchRecord,
-    SeatJoined,
-    SeedRevealed,
-    apply_entry,
-    decode_events,
-)
 from kozyr.games import Game
+from kozyr.match.log import MatchCreated, SeatJoined, SeedRevealed, decode_events
+from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.replay.archive import ReplayFile, entry_of
 
 FULL = "full"

@@ -28,11 +28,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import replace
 from typing import Any
 
-from kozyr.cards import deck
-from kozyr.engine.log import (
+from kozyr.fairness import (
+    commitment,
+)
+from kozyr.games import GAMES, Game, InvalidOptions
+from kozyr.games.codec import encode
+from kozyr.match import lifecycle, limits
+from kozyr.match.errors import MatchError
+from kozyr.match.limits import MAX_CONTRIBUTION
+from kozyr.match.log import (
     GENESIS_HASH,
     SCHEMA_VERSION,
     SYSTEM_SEAT,
@@ -40,174 +47,22 @@ from kozyr.engine.log import (
     SeatJoined,
     canonical_json,
     entry_hash,
-    match_seed,
     registry_for,
 )
-from kozyr.fairness import FIRST_DEALER, RandomStream, commitment, deal_label, dice_label
-from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions
-from kozyr.games.base import Setup
-from kozyr.games.codec import encode
+from kozyr.match.record import MatchRecord, advance, new_record
 from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, ReplayFile, outcome_json
-
-VERIFIED = "VERIFIED"
-NOT_VERIFIED = "NOT_VERIFIED"
-UNREADABLE = "UNREADABLE"
-EXIT_CODES = {VERIFIED: 0, NOT_VERIFIED: 1, UNREADABLE: 2}
-
-MAX_CONTRIBUTION = 64
-_HEX = frozenset("0123456789abcdef")
-_DECK_SIZES = (28, 32, 36, 52, 53)
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """What failed, where: an entry number (None for the file, header, footer or end)."""
-
-    where: str
-    message: str
-    expected: str = ""
-    found: str = ""
-    entry: int | None = None
-
-    def text(self) -> str:
-        """The problem as a few lines for people."""
-        lines = [f"{self.where}: {self.message}"]
-        if self.expected or self.found:
-            lines.append(f"  expected: {self.expected}")
-            lines.append(f"  found:    {self.found}")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """The verdict and what was checked."""
-
-    status: str
-    problems: tuple[Problem, ...] = ()
-    notes: tuple[str, ...] = ()
-    match_id: str = ""
-    game: str = ""
-    rules_version: str = ""
-    current_rules_version: str = ""
-    seats: int = 0
-    entries: int = 0
-    commands: int = 0
-    deals: int = 0
-    prearranged_deals: int = 0
-    rolls: int = 0
-    lots: int = 0
-    prearranged: bool = False
-    finished: bool = False
-    outcome: str = ""
-    head: str = ""
-    divergences: tuple[Problem, ...] = field(default=())
-
-    @property
-    def verified(self) -> bool:
-        """True when the match verified (chain, seed, deals, rules, outcome)."""
-        return self.status == VERIFIED
-
-    @property
-    def fair(self) -> bool:
-        """True when the match verified and every deal came from the committed seed."""
-        return self.verified and not self.prearranged
-
-    @property
-    def exit_code(self) -> int:
-        """0 verified, 1 not verified, 2 unreadable."""
-        return EXIT_CODES[self.status]
-
-    @property
-    def first_bad_entry(self) -> int | None:
-        """The number of the first bad entry, if an entry is to blame."""
-        return self.problems[0].entry if self.problems else None
-
-    def text(self) -> str:
-        """The verdict for people: what was checked, then VERIFIED or the first problem."""
-        if self.status == UNREADABLE:
-            return "\n".join(["UNREADABLE", *(p.text() for p in self.problems)])
-        out = []
-        if self.match_id or self.game:
-            out.append(f"match {self.match_id or '?'} · {self.game} · rules "
-                       f"{self.rules_version or '?'} · {self.seats} seats · "
-                       f"{self.entries} entries")
-        out += [f"note: {n}" for n in self.notes]
-        if self.status == VERIFIED:
-            out.append(f"chain: {self.entries} entries, every version, link and hash checked; "
-                       f"head {self.head}")
-            out.append("seed: the revealed server seed matches the commitment; the match seed "
-                       "re-derived (docs/fairness.md §1)")
-            out.append(f"deals: {_plural(self.deals, 'shuffle')}, "
-                       f"{_plural(self.rolls, 'die roll')} and {_plural(self.lots, 'lot')} "
-                       "re-derived from the match seed"
-                       + (f"; {_plural(self.prearranged_deals, 'deck')} as given at creation"
-                          if self.prearranged_deals else ""))
-            out.append(f"rules: {self.commands} commands re-decided under rules "
-                       f"{self.current_rules_version}; every event as recorded")
-            out.append(f"outcome: {self.outcome}")
-            if self.prearranged:
-                out.append("VERIFIED — prearranged: not a fair random deal")
-            else:
-                out.append("VERIFIED — a fair deal: every shuffle and roll came from the "
-                           "committed seed")
-            return "\n".join(out)
-        if self.divergences:
-            out.append(f"diverging entries under rules {self.current_rules_version}: "
-                       + ", ".join(str(p.entry) for p in self.divergences))
-            out += [p.text() for p in self.divergences]
-        out.append("NOT VERIFIED")
-        if self.problems and not self.divergences:
-            out.append(self.problems[0].text())
-        return "\n".join(out)
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as plain data (for `--json`)."""
-        data = asdict(self)
-        data.update(verified=self.verified, fair=self.fair, exit_code=self.exit_code,
-                    first_bad_entry=self.first_bad_entry)
-        return data
-
-
-class _Bad(Exception):
-    """Stops the walk at the first problem."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else canonical_json(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _is_hex(text: Any, length: int | None = None) -> bool:
-    return (isinstance(text, str) and len(text) % 2 == 0 and set(text) <= _HEX
-            and (length is None or len(text) == length))
-
-
-def _first_diff(expected: Any, found: Any, path: str = "") -> tuple[str, str, str]:
-    """The first place two JSON values differ: (path, expected, found)."""
-    if isinstance(expected, dict) and isinstance(found, dict):
-        for key in sorted(set(expected) | set(found)):
-            sub = f"{path}.{key}" if path else key
-            if key not in found:
-                return sub, _short(expected[key]), "(missing)"
-            if key not in expected:
-                return sub, "(no such field)", _short(found[key])
-            if canonical_json(expected[key]) != canonical_json(found[key]):
-                return _first_diff(expected[key], found[key], sub)
-    if isinstance(expected, list) and isinstance(found, list):
-        for i, (a, b) in enumerate(zip(expected, found, strict=False)):
-            if canonical_json(a) != canonical_json(b):
-                return _first_diff(a, b, f"{path}[{i}]")
-        if len(expected) != len(found):
-            return path, f"{len(expected)} items", f"{len(found)} items"
-    return path, _short(expected), _short(found)
+from kozyr.replay.draws import Draws
+from kozyr.replay.report import (
+    NOT_VERIFIED,
+    UNREADABLE,
+    VERIFIED,
+    Bad,
+    Problem,
+    Report,
+    first_diff,
+    is_hex,
+    short,
+)
 
 
 class _Walk:
@@ -218,9 +73,8 @@ class _Walk:
         self.expect_commitment = expect_commitment
         self.game: Game | None = None
         self.created: MatchCreated | None = None
-        self.names: list[str] = []
-        self.contributions: list[str] = []
-        self.state: Any = None
+        self.record: MatchRecord | None = None  # seats, contributions and the game state
+        self.draws: Draws | None = None
         self.seed: bytes | None = None
         self.trusted_seed: bytes | None = None
         self.prev = GENESIS_HASH
@@ -231,22 +85,31 @@ class _Walk:
         self.notes: list[str] = []
         self.divergent = False  # another rules version: collect divergences, follow the record
         self.divergences: list[Problem] = []
-        self.commands = self.deals = self.prearranged_deals = self.rolls = self.lots = 0
+        self.commands = 0
         self.revealed_in_log = _prescan_revealed(replay.entries)
+
+    @property
+    def state(self) -> Any:
+        """The game state after the entries checked so far (None before the match starts)."""
+        return None if self.record is None else self.record.state
+
+    def _set_state(self, i: int, state: Any) -> None:
+        assert self.record is not None
+        self.record = replace(self.record, state=state, version=i, head=self.prev)
 
     # ------------------------------------------------------------------ the walk
 
     def run(self) -> None:
         if not self.replay.entries:
-            raise _Bad(Problem("file", "the replay holds no entries"))
+            raise Bad(Problem("file", "the replay holds no entries"))
         for i, line in enumerate(self.replay.entries, 1):
             self._chain(i, line)
             try:
                 self._content(i, line)
-            except _Bad:
+            except Bad:
                 raise
             except Exception as e:  # tampered data the rules choke on is still a bad entry
-                raise _Bad(Problem(f"entry {i}", f"the entry cannot be checked: "
+                raise Bad(Problem(f"entry {i}", f"the entry cannot be checked: "
                                                  f"{type(e).__name__}: {e}", entry=i)) from None
 
     def _chain(self, i: int, line: dict[str, Any]) -> None:
@@ -255,7 +118,7 @@ class _Walk:
         if set(line) != ENTRY_KEYS:
             missing = sorted(ENTRY_KEYS - set(line))
             extra = sorted(set(line) - ENTRY_KEYS)
-            raise _Bad(Problem(where, "the entry line does not have the entry's fields",
+            raise Bad(Problem(where, "the entry line does not have the entry's fields",
                                expected=", ".join(sorted(ENTRY_KEYS)),
                                found=f"missing {missing or 'none'}, extra {extra or 'none'}",
                                entry=i))
@@ -263,36 +126,36 @@ class _Walk:
                  "schema": int, "hash": str, "events": list}
         for name, kind in kinds.items():
             if type(line[name]) is not kind:
-                raise _Bad(Problem(where, f"field {name!r} is not a JSON {kind.__name__}",
-                                   found=_short(line[name]), entry=i))
+                raise Bad(Problem(where, f"field {name!r} is not a JSON {kind.__name__}",
+                                   found=short(line[name]), entry=i))
         if line["command"] is not None and not isinstance(line["command"], dict):
-            raise _Bad(Problem(where, "the command is neither null nor an object", entry=i))
+            raise Bad(Problem(where, "the command is neither null nor an object", entry=i))
         if not all(isinstance(e, dict) for e in line["events"]):
-            raise _Bad(Problem(where, "an event is not a JSON object", entry=i))
+            raise Bad(Problem(where, "an event is not a JSON object", entry=i))
         if line["version"] != i:
-            raise _Bad(Problem(where, "wrong version: an entry is missing, repeated or out of "
+            raise Bad(Problem(where, "wrong version: an entry is missing, repeated or out of "
                                       "order", expected=str(i), found=str(line["version"]),
                                entry=i))
         if line["prev"] != self.prev:
-            raise _Bad(Problem(where, "the link to the previous entry is broken (prev is not "
+            raise Bad(Problem(where, "the link to the previous entry is broken (prev is not "
                                       "the previous entry's hash)",
                                expected=self.prev, found=line["prev"], entry=i))
         fields = {k: line[k] for k in ENTRY_FIELDS}
         text = canonical_json(fields)
         digest = entry_hash(text)
         if digest != line["hash"]:
-            raise _Bad(Problem(where, "the hash does not match the entry's content: it was "
+            raise Bad(Problem(where, "the hash does not match the entry's content: it was "
                                       "changed after it was written",
                                expected=digest, found=line["hash"], entry=i))
         if line["schema"] != SCHEMA_VERSION:
-            raise _Bad(Problem(where, "unknown entry schema", expected=str(SCHEMA_VERSION),
+            raise Bad(Problem(where, "unknown entry schema", expected=str(SCHEMA_VERSION),
                                found=str(line["schema"]), entry=i))
         self.prev = line["hash"]
         self.fields, self.text = fields, text
 
     def _content(self, i: int, line: dict[str, Any]) -> None:
         if self.finished_at:
-            raise _Bad(Problem(f"entry {i}", f"the match ended at entry {self.finished_at} (its "
+            raise Bad(Problem(f"entry {i}", f"the match ended at entry {self.finished_at} (its "
                                              "server seed was revealed); no entry may follow",
                                expected="no entry", found=f"entry {i}", entry=i))
         if i == 1:
@@ -309,45 +172,40 @@ class _Walk:
         events = line["events"]
         if line["seat"] != SYSTEM_SEAT or line["command"] is not None or not events or \
                 events[0].get("type") != "MatchCreated":
-            raise _Bad(Problem(where, "the first entry must be the creation of the match "
+            raise Bad(Problem(where, "the first entry must be the creation of the match "
                                       "(seat -1, no command, MatchCreated first)",
-                               found=_short({"seat": line["seat"], "command": line["command"],
+                               found=short({"seat": line["seat"], "command": line["command"],
                                              "first": events[0].get("type") if events else None}),
                                entry=i))
         name = events[0].get("game")
         game = GAMES.get(name) if isinstance(name, str) else None
         if game is None:
-            raise _Bad(Problem(where, f"unknown game {name!r}", expected=", ".join(GAMES),
+            raise Bad(Problem(where, f"unknown game {name!r}", expected=", ".join(GAMES),
                                found=str(name), entry=i))
         self.game = game
         try:
             created = registry_for(game).decode(events[0])
         except (ValueError, TypeError, KeyError) as e:
-            raise _Bad(Problem(where, f"MatchCreated cannot be read: {e}", entry=i)) from None
+            raise Bad(Problem(where, f"MatchCreated cannot be read: {e}", entry=i)) from None
         if not isinstance(created, MatchCreated):  # pragma: no cover - checked by type above
-            raise _Bad(Problem(where, "MatchCreated cannot be read", entry=i))
+            raise Bad(Problem(where, "MatchCreated cannot be read", entry=i))
         self._exact(i, created, events[0])
         self.created = created
-        n = len(created.seats)
-        if not game.MIN_PLAYERS <= n <= game.MAX_PLAYERS or len(created.contributions) != n:
-            raise _Bad(Problem(where, f"{game.TITLE} takes {game.MIN_PLAYERS}–"
-                                      f"{game.MAX_PLAYERS} seats, each with a contribution",
-                               found=f"{n} seats, {len(created.contributions)} contributions",
-                               entry=i))
-        if not _is_hex(created.commitment, 64):
-            raise _Bad(Problem(where, "the commitment is not a SHA-256 in hex",
+        if not is_hex(created.commitment, 64):
+            raise Bad(Problem(where, "the commitment is not a SHA-256 in hex",
                                found=created.commitment, entry=i))
         if self.expect_commitment is not None and created.commitment != self.expect_commitment:
-            raise _Bad(Problem(where, "the commitment is not the one you noted for this match",
+            raise Bad(Problem(where, "the commitment is not the one you noted for this match",
                                expected=self.expect_commitment, found=created.commitment,
                                entry=i))
         for seat, contribution in enumerate(created.contributions):
             self._check_contribution(i, seat, contribution)
-        try:
-            game.make_config(dict(created.options), n)
-        except InvalidOptions as e:
-            raise _Bad(Problem(where, f"the options are invalid: {e.code}: {e.message}",
-                               found=_short(dict(created.options)), entry=i)) from None
+        try:  # the very check the server makes before it creates a match
+            lifecycle.check_created(game, created)
+        except MatchError as e:
+            raise Bad(Problem(where, f"the server would refuse this creation: {e.code}: "
+                                     f"{e.message}", found=short(dict(created.options)),
+                              entry=i)) from None
         if created.rules_version != game.RULES_VERSION:
             self.divergent = True
             self.notes.append(
@@ -357,12 +215,11 @@ class _Walk:
         if created.prearranged:
             self.notes.append("prearranged: not a fair random deal (decks given at creation, "
                               "RULES.md R-3)")
-        self.names = list(created.seats)
-        self.contributions = list(created.contributions)
-        if all(self.names):
+        self.record = new_record(game, created)
+        if not self.record.open_seats:
             self._start(i, events, 1)
         elif len(events) != 1:
-            raise _Bad(Problem(where, "seats are open, so the match cannot start yet",
+            raise Bad(Problem(where, "seats are open, so the match cannot start yet",
                                expected="MatchCreated only",
                                found=", ".join(str(e.get("type")) for e in events), entry=i))
 
@@ -372,48 +229,50 @@ class _Walk:
         encoded = encode(decoded)
         for key, value in raw.items():
             if key not in encoded or canonical_json(value) != canonical_json(encoded[key]):
-                raise _Bad(Problem(f"entry {i}", f"{raw.get('type')}: field {key!r} is not "
+                raise Bad(Problem(f"entry {i}", f"{raw.get('type')}: field {key!r} is not "
                                                  "part of it or not in its canonical form",
-                                   expected=_short(encoded.get(key, "(no such field)")),
-                                   found=_short(value), entry=i))
+                                   expected=short(encoded.get(key, "(no such field)")),
+                                   found=short(value), entry=i))
 
     def _check_contribution(self, i: int, seat: int, contribution: str) -> None:
-        if not _is_hex(contribution) or len(contribution) > 2 * MAX_CONTRIBUTION:
-            raise _Bad(Problem(f"entry {i}", f"seat {seat}'s seed contribution is not hex of at "
+        if not is_hex(contribution) or len(contribution) > 2 * MAX_CONTRIBUTION:
+            raise Bad(Problem(f"entry {i}", f"seat {seat}'s seed contribution is not hex of at "
                                              f"most {MAX_CONTRIBUTION} bytes",
-                               found=_short(contribution), entry=i))
+                               found=short(contribution), entry=i))
 
     def _join(self, i: int, line: dict[str, Any]) -> None:
         where = f"entry {i}"
         assert self.game is not None
         events = line["events"]
         if line["command"] is not None or not events or events[0].get("type") != "SeatJoined":
-            raise _Bad(Problem(where, "the match has open seats, so this entry must be a "
+            raise Bad(Problem(where, "the match has open seats, so this entry must be a "
                                       "seat joining (SeatJoined, no command)",
-                               found=_short(line["command"] or
+                               found=short(line["command"] or
                                             (events[0].get("type") if events else None)),
                                entry=i))
         try:
             joined = registry_for(self.game).decode(events[0])
         except (ValueError, TypeError, KeyError) as e:
-            raise _Bad(Problem(where, f"SeatJoined cannot be read: {e}", entry=i)) from None
+            raise Bad(Problem(where, f"SeatJoined cannot be read: {e}", entry=i)) from None
         assert isinstance(joined, SeatJoined)
         self._exact(i, joined, events[0])
-        if joined.seat != line["seat"] or not 0 <= joined.seat < len(self.names):
-            raise _Bad(Problem(where, "the joining seat is not the entry's seat",
+        record = self.record
+        assert record is not None
+        if joined.seat != line["seat"]:
+            raise Bad(Problem(where, "the joining seat is not the entry's seat",
                                expected=str(line["seat"]), found=str(joined.seat), entry=i))
-        if self.names[joined.seat]:
-            raise _Bad(Problem(where, f"seat {joined.seat} was taken already",
-                               found=self.names[joined.seat], entry=i))
-        if not joined.name:
-            raise _Bad(Problem(where, "a joining player needs a name", entry=i))
         self._check_contribution(i, joined.seat, joined.contribution)
-        self.names[joined.seat] = joined.name
-        self.contributions[joined.seat] = joined.contribution
-        if all(self.names):
+        try:  # the very checks the server makes before a seat is taken
+            lifecycle.choose_seat(record, joined.seat)
+            limits.check_name(joined.name, allow_empty=False)
+        except MatchError as e:
+            raise Bad(Problem(where, f"the server would refuse this join: {e.message}",
+                              found=short(events[0]), entry=i)) from None
+        self.record = advance(record, [joined], i, line["hash"])
+        if not self.record.open_seats:
             self._start(i, events, 1)
         elif len(events) != 1:
-            raise _Bad(Problem(where, "seats are still open, so the match cannot start yet",
+            raise Bad(Problem(where, "seats are still open, so the match cannot start yet",
                                expected="SeatJoined only",
                                found=", ".join(str(e.get("type")) for e in events), entry=i))
 
@@ -424,31 +283,31 @@ class _Walk:
         game, created = self.game, self.created
         assert game is not None and created is not None
         first = recorded[0] if recorded else {}
-        if first.get("type") != "MatchStarted" or not _is_hex(first.get("seed")):
-            raise _Bad(Problem(where, "every seat is taken, so the game's MatchStarted (with "
-                                      "the match seed) must follow", found=_short(first),
+        if first.get("type") != "MatchStarted" or not is_hex(first.get("seed")):
+            raise Bad(Problem(where, "every seat is taken, so the game's MatchStarted (with "
+                                      "the match seed) must follow", found=short(first),
                                entry=i))
         seed = bytes.fromhex(first["seed"])
-        contributions = [bytes.fromhex(c) for c in self.contributions]
+        record = self.record
+        assert record is not None
         revealed = self.revealed_in_log
         if revealed and commitment(bytes.fromhex(revealed)) == created.commitment:
-            self.trusted_seed = match_seed(bytes.fromhex(revealed), contributions)
+            self.trusted_seed = lifecycle.seed_of(record, bytes.fromhex(revealed))
             if self.trusted_seed != seed:
-                raise _Bad(Problem(
+                raise Bad(Problem(
                     where, "the match seed is not the one the revealed server seed and the "
                            "seats' contributions give (docs/fairness.md §1): the deals were "
                            "not drawn from the committed seed",
                     expected=self.trusted_seed.hex(), found=seed.hex(), entry=i))
         self.seed = seed
-        self._draws(i, recorded)
-        config = game.make_config(dict(created.options), len(self.names))
-        setup = Setup(first_dealer=created.first_dealer, decks=created.decks, dice=created.dice)
+        self.draws = Draws(created, record.players, seed)
+        self.draws.check(i, recorded)
         try:
-            expected = game.start(config, list(self.names), seed, setup)
+            expected = lifecycle.opening(record, seed)
         except InvalidOptions as e:
-            raise _Bad(Problem(where, f"the rules refuse this setup: {e.code}: {e.message}",
+            raise Bad(Problem(where, f"the rules refuse this setup: {e.code}: {e.message}",
                                entry=i)) from None
-        self.state = self._compare(i, None, expected, offset, len(events))
+        self._set_state(i, self._compare(i, None, expected, offset, len(events)))
 
     # ------------------------------------------------------------------ moves
 
@@ -458,35 +317,33 @@ class _Walk:
         assert game is not None and self.created is not None
         seat, raw = line["seat"], line["command"]
         if raw is None:
-            raise _Bad(Problem(where, "the match is running, so each entry must be a seat's "
+            raise Bad(Problem(where, "the match is running, so each entry must be a seat's "
                                       "command", found="an entry without a command", entry=i))
         try:
             command = registry_for(game).decode(raw)
         except (ValueError, TypeError, KeyError) as e:
-            raise _Bad(Problem(where, f"the command cannot be read: {e}", found=_short(raw),
+            raise Bad(Problem(where, f"the command cannot be read: {e}", found=short(raw),
                                entry=i)) from None
         if not isinstance(command, game.COMMAND_TYPES):
-            raise _Bad(Problem(where, f"{type(command).__name__} is not a {game.TITLE} command",
-                               found=_short(raw), entry=i))
+            raise Bad(Problem(where, f"{type(command).__name__} is not a {game.TITLE} command",
+                               found=short(raw), entry=i))
         self._exact(i, command, raw)
         self.commands += 1
         recorded = line["events"]
-        self._draws(i, recorded)
+        assert self.draws is not None and self.record is not None
+        self.draws.check(i, recorded)
         state = self.state
-        try:
-            produced = game.decide(state, seat, command)
-        except IllegalMove as e:
+        try:  # the very decision the server makes (kozyr.match.lifecycle)
+            decision = lifecycle.decide(self.record, seat, command)
+        except MatchError as e:
             problem = Problem(where, f"the rules refuse seat {seat}'s command {_command_text(raw)}"
                                      f": {e.code}: {e.message}",
-                              expected="a legal command", found=_short(raw), entry=i)
+                              expected="a legal command", found=short(raw), entry=i)
             self._diverge(problem)
-            self.state = self._follow(i, state, recorded)
+            self._set_state(i, self._follow(i, state, recorded))
             self._maybe_reveal(i, line, recorded)
             return
-        after = state
-        for event in produced:
-            after = game.evolve(after, event)
-        finished = game.outcome(after) is not None
+        produced, after, finished = decision.events, decision.state, decision.finishes
         reveals = bool(recorded) and recorded[-1].get("type") == "SeedRevealed"
         if finished != reveals:
             self._diverge(Problem(
@@ -495,11 +352,11 @@ class _Walk:
                                                "entry reveals the server seed",
                 expected="SeedRevealed last" if finished else "no SeedRevealed",
                 found=str(recorded[-1].get("type")) if recorded else "no event", entry=i))
-            self.state = self._follow(i, state, recorded)
+            self._set_state(i, self._follow(i, state, recorded))
             self._maybe_reveal(i, line, recorded)
             return
-        self.state = self._compare(i, state, produced, 0,
-                                   len(recorded) - 1 if reveals else len(recorded), after)
+        self._set_state(i, self._compare(i, state, produced, 0,
+                                      len(recorded) - 1 if reveals else len(recorded), after))
         if reveals:
             self._reveal(i, recorded[-1], line["prev"])
 
@@ -512,25 +369,25 @@ class _Walk:
         where = f"entry {i}"
         assert self.created is not None
         server_seed = event.get("server_seed")
-        if set(event) - {"type", "server_seed", "head"} or not _is_hex(server_seed):
-            raise _Bad(Problem(where, "SeedRevealed must hold the server seed in hex (and the "
-                                      "head hash)", found=_short(event), entry=i))
+        if set(event) - {"type", "server_seed", "head"} or not is_hex(server_seed):
+            raise Bad(Problem(where, "SeedRevealed must hold the server seed in hex (and the "
+                                      "head hash)", found=short(event), entry=i))
         assert isinstance(server_seed, str)
         digest = commitment(bytes.fromhex(server_seed))
         if digest != self.created.commitment:
-            raise _Bad(Problem(where, "the revealed server seed does not match the commitment "
+            raise Bad(Problem(where, "the revealed server seed does not match the commitment "
                                       "published in entry 1: SHA-256(revealed seed) differs",
                                expected=self.created.commitment, found=digest, entry=i))
-        derived = match_seed(bytes.fromhex(server_seed),
-                             [bytes.fromhex(c) for c in self.contributions])
+        assert self.record is not None
+        derived = lifecycle.seed_of(self.record, bytes.fromhex(server_seed))
         if derived != self.seed:
-            raise _Bad(Problem(where, "the revealed server seed does not give the match seed "
+            raise Bad(Problem(where, "the revealed server seed does not give the match seed "
                                       "the deals came from (docs/fairness.md §1)",
                                expected=derived.hex(),
                                found=self.seed.hex() if self.seed else "none", entry=i))
         head = event.get("head", "")
         if head and head != prev:
-            raise _Bad(Problem(where, "the final event's head hash is not the hash of the "
+            raise Bad(Problem(where, "the final event's head hash is not the hash of the "
                                       "entry before it", expected=prev, found=str(head),
                                entry=i))
         if not head:
@@ -538,73 +395,6 @@ class _Walk:
                               "SeedRevealed.head existed); the chain itself was checked")
         self.revealed = server_seed
         self.finished_at = i
-
-    # ------------------------------------------------------------------ randomness
-
-    def _draws(self, i: int, recorded: Sequence[dict[str, Any]]) -> None:
-        """docs/fairness.md: each deal, die roll and lot the events show, from the seed."""
-        assert self.created is not None and self.seed is not None
-        seed, where = self.seed, f"entry {i}"
-        for event in recorded:
-            kind = event.get("type")
-            if isinstance(event.get("deck"), list):
-                number = event.get("hand_number", event.get("game"))
-                if type(number) is not int or number < 1:
-                    raise _Bad(Problem(where, f"{kind}: the deal has no hand number",
-                                       found=_short(event), entry=i))
-                found = event["deck"]
-                if number <= len(self.created.decks):
-                    expected = [c.code for c in self.created.decks[number - 1]]
-                    self.prearranged_deals += 1
-                    source = "the deck given at creation (prearranged)"
-                else:
-                    sizes = [s for s in _DECK_SIZES if s == len(found)]
-                    if not sizes or sorted(map(str, found)) != sorted(
-                            c.code for c in deck(sizes[0])):
-                        raise _Bad(Problem(where, f"deal of hand {number}: the deck is not a "
-                                                  "whole deck, each card once",
-                                           found=_short(found), entry=i))
-                    expected = [c.code for c in RandomStream(seed, deal_label(number)).shuffle(
-                        deck(sizes[0]))]
-                    self.deals += 1
-                    source = f"the shuffle of {deal_label(number)} from the match seed"
-                if found != expected:
-                    j = next((k for k, (a, b) in enumerate(zip(expected, found, strict=False))
-                              if a != b), min(len(expected), len(found)))
-                    raise _Bad(Problem(
-                        where, f"deal of hand {number}: card {j + 1} of the deck is not "
-                               f"{source} (docs/fairness.md)",
-                        expected=expected[j] if j < len(expected) else "(end of deck)",
-                        found=str(found[j]) if j < len(found) else "(end of deck)", entry=i))
-            if isinstance(event.get("rolls"), list):
-                number = event.get("game", event.get("hand_number"))
-                rolls = event["rolls"]
-                if type(number) is not int or number < 1 or not all(
-                        isinstance(r, list) and len(r) == 2 for r in rolls):
-                    raise _Bad(Problem(where, f"{kind}: the rolls cannot be read",
-                                       found=_short(rolls), entry=i))
-                dice = self.created.dice  # rolls given at creation (R-3), then the stream
-                given = dice[number - 1] if number <= len(dice) else ()
-                stream = RandomStream(seed, dice_label(number))
-                for j, (_, value) in enumerate(rolls):
-                    expected_roll = given[j] if j < len(given) else stream.die()
-                    if value != expected_roll:
-                        raise _Bad(Problem(
-                            where, f"game {number}: die roll {j + 1} is not the next die of "
-                                   f"{dice_label(number)} from the match seed "
-                                   "(docs/fairness.md)",
-                            expected=str(expected_roll), found=_short(value), entry=i))
-                    self.rolls += 1
-            if isinstance(kind, str) and kind.endswith("DealerChosen") and \
-                    event.get("by_lot") is True:
-                value = event.get("dealer", event.get("seat"))
-                expected_lot = RandomStream(seed, FIRST_DEALER).randbelow(len(self.names))
-                if value != expected_lot:
-                    raise _Bad(Problem(where, "the first dealer is not the lot of first-dealer "
-                                              "from the match seed (docs/fairness.md)",
-                                       expected=str(expected_lot), found=_short(value),
-                                       entry=i))
-                self.lots += 1
 
     # ------------------------------------------------------------------ rules
 
@@ -639,10 +429,10 @@ class _Walk:
                 problem = Problem(where, f"event {j + 1}: the log has "
                                          f"{recorded[j].get('type')}, which the rules do not "
                                          "give here", expected="nothing",
-                                  found=_short(recorded[j]), entry=i)
+                                  found=short(recorded[j]), entry=i)
                 break
             if canonical_json(expected[j]) != canonical_json(recorded[j]):
-                path, a, b = _first_diff(expected[j], recorded[j])
+                path, a, b = first_diff(expected[j], recorded[j])
                 problem = Problem(where, f"event {j + 1} ({expected[j]['type']}): {path} is not "
                                          f"what the rules give — they give: "
                                          f"{_describe(game, produced[j])}",
@@ -653,7 +443,7 @@ class _Walk:
 
     def _diverge(self, problem: Problem) -> None:
         if not self.divergent:
-            raise _Bad(problem)
+            raise Bad(problem)
         self.divergences.append(problem)
 
     def _follow(self, i: int, state: Any, recorded: Sequence[dict[str, Any]]) -> Any:
@@ -668,7 +458,7 @@ class _Walk:
                         data.get("type") != "SeedRevealed":
                     state = game.evolve(state, event)
         except Exception as e:  # an old event the current rules cannot even apply
-            raise _Bad(Problem(f"entry {i}", f"the current rules cannot follow the recorded "
+            raise Bad(Problem(f"entry {i}", f"the current rules cannot follow the recorded "
                                              f"events: {type(e).__name__}: {e}",
                                entry=i)) from None
         return state
@@ -677,25 +467,26 @@ class _Walk:
 
     def finish(self, expect_head: str | None) -> None:
         """The outcome, then the header and footer against the log."""
-        game, created = self.game, self.created
-        assert game is not None and created is not None
+        game, created, record = self.game, self.created, self.record
+        assert game is not None and created is not None and record is not None
         n = len(self.replay.entries)
         if self.divergences:
             return
         if not self.finished_at:
-            raise _Bad(Problem("end", f"the match is not finished: the log ends at entry {n} "
+            raise Bad(Problem("end", f"the match is not finished: the log ends at entry {n} "
                                       "and the server seed is not revealed, so the deals "
                                       "cannot be checked against the commitment",
                                expected="a finished match", found=f"{n} entries"))
         outcome = game.outcome(self.state)
         if outcome is None:  # pragma: no cover - the reveal comes only with an outcome
-            raise _Bad(Problem("end", "the seed was revealed but the match has no outcome"))
+            raise Bad(Problem("end", "the seed was revealed but the match has no outcome"))
         if expect_head is not None and self.prev != expect_head:
-            raise _Bad(Problem("end", "the head hash is not the one you noted for this match",
+            raise Bad(Problem("end", "the head hash is not the one you noted for this match",
                                expected=expect_head, found=self.prev))
         header = self.replay.header
         seats = [{"seat": s, "name": name, "contribution": c}
-                 for s, (name, c) in enumerate(zip(self.names, self.contributions, strict=True))]
+                 for s, (name, c) in enumerate(zip(record.names, record.contributions,
+                                                   strict=True))]
         for key, value in (("match_id", created.match_id), ("game", created.game),
                            ("rules_version", created.rules_version),
                            ("options", dict(created.options)), ("seats", seats),
@@ -703,18 +494,18 @@ class _Walk:
                            ("prearranged", created.prearranged),
                            ("first_dealer", created.first_dealer)):
             if canonical_json(header.get(key)) != canonical_json(value):
-                raise _Bad(Problem("header", f"{key} is not what the log says",
-                                   expected=_short(value), found=_short(header.get(key))))
+                raise Bad(Problem("header", f"{key} is not what the log says",
+                                   expected=short(value), found=short(header.get(key))))
         footer = self.replay.footer
         if footer is None:
-            raise _Bad(Problem("footer", "the file has no footer (was it cut short?)",
+            raise Bad(Problem("footer", "the file has no footer (was it cut short?)",
                                expected="a footer line", found="none"))
         for key, value in (("entries", n), ("head", self.prev), ("finished", True),
                            ("outcome", outcome_json(outcome)),
                            ("revealed_seed", self.revealed)):
             if canonical_json(footer.get(key)) != canonical_json(value):
-                path, a, b = _first_diff(value, footer.get(key), key)
-                raise _Bad(Problem("footer", f"{path} is not what the log says", expected=a,
+                path, a, b = first_diff(value, footer.get(key), key)
+                raise Bad(Problem("footer", f"{path} is not what the log says", expected=a,
                                    found=b))
 
 
@@ -728,7 +519,7 @@ def _prescan_revealed(entries: Sequence[Any]) -> str:
         return ""
     for event in events:
         if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
-                _is_hex(event.get("server_seed")):
+                is_hex(event.get("server_seed")):
             return str(event["server_seed"])
     return ""
 
@@ -766,7 +557,7 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
     try:
         walk.run()
         walk.finish(expect_head)
-    except _Bad as bad:
+    except Bad as bad:
         problem = bad.problem
     game = walk.game
     created = walk.created
@@ -780,13 +571,13 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         game=game.NAME if game else str(replay.header.get("game", "")),
         rules_version=created.rules_version if created else "",
         current_rules_version=game.RULES_VERSION if game else "",
-        seats=len(walk.names),
+        seats=walk.record.players if walk.record else 0,
         entries=len(replay.entries),
         commands=walk.commands,
-        deals=walk.deals,
-        prearranged_deals=walk.prearranged_deals,
-        rolls=walk.rolls,
-        lots=walk.lots,
+        deals=walk.draws.deals if walk.draws else 0,
+        prearranged_deals=walk.draws.prearranged_deals if walk.draws else 0,
+        rolls=walk.draws.rolls if walk.draws else 0,
+        lots=walk.draws.lots if walk.draws else 0,
         prearranged=bool(created and created.prearranged),
         finished=bool(walk.finished_at),
         outcome=_outcome_text(game, walk.state) if game and walk.state is not None else "",

@@ -1,5 +1,8 @@
-"""Errors the engine raises: a kind (which the API maps to a gRPC status), a stable reason code
-and a sentence a player can act on."""
+"""Refusals: a kind (which the API maps to a gRPC status), a stable reason code, a sentence a
+player can act on and, for a refusal by the rules, the rule's ID (docs/rules.md).
+
+Transport-independent, so the pure lifecycle, the engine and the API share one error type.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +22,8 @@ class Kind(Enum):
     INTERNAL = "internal"
 
 
-class EngineError(Exception):
-    """A refused request: nothing was changed. `rule` names the rule behind a RULES refusal."""
+class MatchError(Exception):
+    """A refused request: nothing was changed."""
 
     def __init__(
         self, kind: Kind, code: str, message: str, match_id: str = "", seat: int | None = None,
@@ -35,9 +38,9 @@ class EngineError(Exception):
         self.rule = rule
 
     def __repr__(self) -> str:
-        return f"EngineError({self.kind.name}, {self.code!r}, {self.message!r})"
+        return f"MatchError({self.kind.name}, {self.code!r}, {self.message!r})"
 
 
-def bad_request(code: str, message: str) -> EngineError:
+def bad_request(code: str, message: str, match_id: str = "") -> MatchError:
     """A malformed request."""
-    return EngineError(Kind.BAD_REQUEST, code, message)
+    return MatchError(Kind.BAD_REQUEST, code, message, match_id)

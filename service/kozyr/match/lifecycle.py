@@ -1,0 +1,232 @@
+"""The match lifecycle as a pure decider: create, join, start on the last seat, play, finish
+and reveal. The engine (on a store), `replay.record` (in memory) and `replay.verify` (offline)
+all go through these functions, so how a match begins and ends is written once.
+
+Nothing here reads a clock, a store or global randomness: the server seed, the match id and the
+time of an entry come in as data. Each function returns a `Step` - the next entry sealed (its
+canonical text and hash) with the record right after it - or raises MatchError and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kozyr.fairness import commitment, match_seed
+from kozyr.games import Game, IllegalMove, InvalidOptions
+from kozyr.games.base import Setup
+from kozyr.games.codec import encode
+from kozyr.match import limits
+from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.match.log import (
+    SYSTEM_SEAT,
+    Entry,
+    MatchCreated,
+    SeatJoined,
+    SeedRevealed,
+    encode_events,
+    entry_hash,
+)
+from kozyr.match.record import MatchRecord, advance, new_record
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One entry of a match: the entry, its decoded events, the record right after it, and (for
+    an entry about to be appended) its canonical text and hash."""
+
+    entry: Entry
+    events: tuple[Any, ...]
+    record: MatchRecord
+    text: str = ""
+    digest: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a seat's command does: the game's events and the state after them."""
+
+    seat: int
+    command: Any
+    events: tuple[Any, ...]
+    state: Any
+    finishes: bool
+
+
+# ---------------------------------------------------------------------- creation
+
+
+def created_event(
+    game: Game, options: Mapping[str, str], seats: Sequence[tuple[str, bytes]], setup: Setup,
+    *, match_id: str, server_seed: bytes,
+) -> MatchCreated:
+    """The MatchCreated of a new match (seats: name, or "" for an open seat, and contribution)."""
+    return MatchCreated(
+        match_id=match_id,
+        game=game.NAME,
+        rules_version=game.RULES_VERSION,
+        options=tuple(sorted((k, str(v)) for k, v in options.items())),
+        seats=tuple(name for name, _ in seats),
+        contributions=tuple(c.hex() for _, c in seats),
+        commitment=commitment(server_seed),
+        prearranged=setup.prearranged,
+        first_dealer=setup.first_dealer,
+        decks=setup.decks,
+        dice=setup.dice,
+    )
+
+
+def check_created(game: Game, created: MatchCreated) -> None:
+    """Refuse a creation the rules or the limits do not allow (BAD_REQUEST with its code)."""
+    players = len(created.seats)
+    if not game.MIN_PLAYERS <= players <= game.MAX_PLAYERS:
+        raise bad_request(
+            "BAD_PLAYER_COUNT",
+            f"{game.TITLE} takes {game.MIN_PLAYERS}–{game.MAX_PLAYERS} seats, not {players}")
+    if len(created.contributions) != players:
+        raise bad_request("BAD_CONTRIBUTION", "every seat needs a (possibly empty) contribution")
+    for name, contribution in zip(created.seats, created.contributions, strict=True):
+        limits.check_name(name, allow_empty=True)
+        limits.check_contribution(_unhex(contribution))
+    if len(created.decks) > limits.MAX_PREARRANGED or len(created.dice) > limits.MAX_PREARRANGED:
+        raise bad_request("TOO_MANY_PREARRANGED",
+                          f"at most {limits.MAX_PREARRANGED} prearranged decks and dice lists")
+    setup = Setup(first_dealer=created.first_dealer, decks=created.decks, dice=created.dice)
+    try:
+        config = game.make_config(dict(created.options), players)
+        # A dry start refuses bad setups (first dealer, deck contents) at creation.
+        game.start(config, [n or f"seat {i}" for i, n in enumerate(created.seats)],
+                   b"\x00" * 32, setup)
+    except InvalidOptions as e:
+        raise MatchError(Kind.BAD_REQUEST, e.code, e.message, rule=e.rule) from None
+    except (IndexError, ValueError) as e:
+        raise bad_request("BAD_SETUP", f"the match setup is invalid: {e}") from None
+
+
+def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int) -> Step:
+    """Entry 1: MatchCreated, and the game's opening when every seat is named."""
+    check_created(game, created)
+    record = new_record(game, created)
+    events: list[Any] = [created]
+    if not record.open_seats:
+        events += opening(record, seed_of(record, server_seed))
+    return _seal(record, SYSTEM_SEAT, "", None, events, time_ms)
+
+
+# ---------------------------------------------------------------------- joining and starting
+
+
+def choose_seat(record: MatchRecord, seat: int | None) -> int:
+    """The seat a join takes: `seat`, or the first open one; refused if taken or absent."""
+    if seat is not None and not 0 <= seat < record.players:
+        raise MatchError(Kind.BAD_REQUEST, "NOT_A_SEAT", f"there is no seat {seat} in this match",
+                         record.match_id)
+    open_seats = record.open_seats
+    if not open_seats or (seat is not None and seat not in open_seats):
+        raise MatchError(Kind.RULES, "SEAT_TAKEN",
+                         "every seat is taken" if not open_seats else f"seat {seat} is taken",
+                         record.match_id)
+    return open_seats[0] if seat is None else seat
+
+
+def join_starts(record: MatchRecord) -> bool:
+    """True when the next join takes the last open seat (and so needs the server seed)."""
+    return len(record.open_seats) == 1
+
+
+def join(record: MatchRecord, seat: int, name: str, contribution: bytes, *,
+         server_seed: bytes | None, time_ms: int) -> Step:
+    """A player takes open `seat` (see choose_seat); the last one starts the match."""
+    limits.check_name(name, allow_empty=False)
+    limits.check_contribution(contribution)
+    if choose_seat(record, seat) != seat:  # pragma: no cover - choose_seat returns `seat`
+        raise AssertionError(seat)
+    joined = SeatJoined(seat, name, contribution.hex())
+    events: list[Any] = [joined]
+    if join_starts(record):
+        if server_seed is None:
+            raise AssertionError("the last join needs the server seed")
+        seated = advance(record, events, record.version, record.head)
+        events += opening(seated, seed_of(seated, server_seed))
+    return _seal(record, seat, "", None, events, time_ms)
+
+
+def seed_of(record: MatchRecord, server_seed: bytes) -> bytes:
+    """The match seed (docs/fairness.md §1) once every seat has made its contribution."""
+    return match_seed(server_seed, [bytes.fromhex(c) for c in record.contributions])
+
+
+def opening(record: MatchRecord, seed: bytes) -> tuple[Any, ...]:
+    """The game's opening events once every seat is named, dealt from the match seed."""
+    game = record.game
+    config = game.make_config(record.options, record.players)
+    return tuple(game.start(config, list(record.names), seed, record.setup()))
+
+
+# ---------------------------------------------------------------------- play and finish
+
+
+def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
+    """What `seat`'s command does in this record; MatchError (RULES) if the rules refuse it."""
+    if not record.started:
+        raise MatchError(Kind.RULES, "NOT_STARTED", "the match waits for players to join",
+                         record.match_id, seat)
+    game = record.game
+    try:
+        events = tuple(game.decide(record.state, seat, command))
+    except IllegalMove as e:
+        raise MatchError(Kind.RULES, e.code, e.message, record.match_id, seat,
+                         rule=e.rule) from None
+    state = record.state
+    for event in events:
+        state = game.evolve(state, event)
+    return Decision(seat, command, events, state, game.outcome(state) is not None)
+
+
+def play(record: MatchRecord, decision: Decision, command_id: str, *,
+         server_seed: bytes | None, time_ms: int) -> Step:
+    """The entry of a decided command; the one that finishes the match reveals the server seed
+    (with the head hash it was committed under) so anyone can check the deals."""
+    limits.check_command_id(command_id)
+    events = decision.events
+    revealed = ""
+    if decision.finishes:
+        if server_seed is None:
+            raise AssertionError("the finishing move needs the server seed")
+        revealed = server_seed.hex()
+        events = (*events, SeedRevealed(revealed, record.head))
+    entry = _entry(record, decision.seat, command_id, encode(decision.command), events, time_ms)
+    text = entry.canonical()
+    digest = entry_hash(text)
+    # The game's events are folded already: build the record from the decided state.
+    after = MatchRecord(record.match_id, record.game, record.created, record.names,
+                        record.contributions, decision.state, entry.version, digest,
+                        revealed or record.revealed_seed)
+    return Step(entry, events, after, text, digest)
+
+
+# ---------------------------------------------------------------------- sealing
+
+
+def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
+           events: Sequence[Any], time_ms: int) -> Entry:
+    return Entry(version=record.version + 1, seat=seat, command_id=command_id, command=command,
+                 events=encode_events(events), time_ms=time_ms, prev=record.head)
+
+
+def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
+          events: Sequence[Any], time_ms: int) -> Step:
+    entry = _entry(record, seat, command_id, command, events, time_ms)
+    text = entry.canonical()
+    digest = entry_hash(text)
+    after = advance(record, events, entry.version, digest)
+    return Step(entry, tuple(events), after, text, digest)
+
+
+def _unhex(text: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise bad_request("BAD_CONTRIBUTION", "a seed contribution must be hex") from None

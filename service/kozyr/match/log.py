@@ -1,0 +1,150 @@
+"""Log entries, the hash chain and the events of the match lifecycle (pure).
+
+One log entry = one accepted command and every event it caused. Its canonical form (sorted keys,
+no spaces, UTF-8 JSON; see docs/replay-format.md) is what the hash chain covers:
+``hash = SHA-256(canonical)``, and each entry carries the previous entry's hash (``prev``),
+the first one 64 zeros.
+
+Lifecycle events wrap the game's events: `MatchCreated` (version 1), `SeatJoined`, and
+`SeedRevealed` (in the entry that finishes the match). The game's own events (dealt cards,
+tricks, bouts…) come from its rules module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kozyr.cards import Card
+from kozyr.games import Game
+from kozyr.games.codec import Registry, encode
+
+SCHEMA_VERSION = 1
+GENESIS_HASH = "0" * 64
+SYSTEM_SEAT = -1
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCreated:
+    """The first event of every match: what was asked for and the seed commitment."""
+
+    match_id: str
+    game: str
+    rules_version: str
+    options: tuple[tuple[str, str], ...]
+    seats: tuple[str, ...]
+    contributions: tuple[str, ...]
+    commitment: str
+    prearranged: bool = False
+    first_dealer: int | None = None
+    decks: tuple[tuple[Card, ...], ...] = ()
+    dice: tuple[tuple[int, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatJoined:
+    """A player claimed an open seat, with an optional seed contribution (hex)."""
+
+    seat: int
+    name: str
+    contribution: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed:
+    """The match is over: the server seed is made public so anyone can check the deals.
+
+    `head` is the hash of the entry before the final one (the chain's head when the match
+    ended; an entry cannot hold its own hash). Logs written before it existed decode with "".
+    """
+
+    server_seed: str
+    head: str = ""
+
+
+LIFECYCLE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One log entry; `data` is its canonical JSON object, `hash` the SHA-256 of that text."""
+
+    version: int
+    seat: int
+    command_id: str
+    command: Mapping[str, Any] | None
+    events: tuple[Mapping[str, Any], ...]
+    time_ms: int
+    prev: str
+    schema: int = SCHEMA_VERSION
+
+    def canonical(self) -> str:
+        """The canonical JSON text the chain hashes."""
+        return canonical_json(
+            {
+                "version": self.version,
+                "seat": self.seat,
+                "command_id": self.command_id,
+                "command": self.command,
+                "events": list(self.events),
+                "time_ms": self.time_ms,
+                "prev": self.prev,
+                "schema": self.schema,
+            }
+        )
+
+    @classmethod
+    def from_canonical(cls, text: str) -> Entry:
+        """Read an entry back from its canonical JSON (older schemas are upcast here)."""
+        d = json.loads(text)
+        return cls(
+            version=int(d["version"]),
+            seat=int(d["seat"]),
+            command_id=str(d["command_id"]),
+            command=d.get("command"),
+            events=tuple(d["events"]),
+            time_ms=int(d["time_ms"]),
+            prev=str(d["prev"]),
+            schema=int(d.get("schema", 1)),
+        )
+
+
+def canonical_json(data: Any) -> str:
+    """Sorted keys, no insignificant spaces, non-ASCII kept as UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def entry_hash(canonical: str) -> str:
+    """SHA-256 of an entry's canonical text, hex."""
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+_REGISTRIES: dict[str, Registry] = {}
+
+
+def registry_for(game: Game) -> Registry:
+    """A decoder for the engine's and this game's events and commands."""
+    reg = _REGISTRIES.get(game.NAME)
+    if reg is None:
+        reg = Registry((*LIFECYCLE_EVENTS, *game.EVENT_TYPES, *game.COMMAND_TYPES))
+        _REGISTRIES[game.NAME] = reg
+    return reg
+
+
+def decode_events(game: Game, entry: Entry) -> list[Any]:
+    """The entry's events as dataclasses."""
+    reg = registry_for(game)
+    return [reg.decode(e) for e in entry.events]
+
+
+def command_key(seat: int, command_id: str) -> str:
+    """The idempotency key of a command: its id, scoped to the seat that sent it."""
+    return f"{seat}:{command_id}"
+
+
+def encode_events(events: Iterable[Any]) -> tuple[dict[str, Any], ...]:
+    """The plain-data form of events for an entry."""
+    return tuple(encode(e) for e in events)

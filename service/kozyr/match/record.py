@@ -1,0 +1,119 @@
+"""The match record and the one fold from log entries to it (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kozyr.games import Game, get_game
+from kozyr.games.base import Outcome, Setup
+from kozyr.match.log import (
+    GENESIS_HASH,
+    Entry,
+    MatchCreated,
+    SeatJoined,
+    SeedRevealed,
+    decode_events,
+    entry_hash,
+    registry_for,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """Everything the log says about a match at one version (a pure fold of its entries)."""
+
+    match_id: str
+    game: Game
+    created: MatchCreated
+    names: tuple[str, ...]
+    contributions: tuple[str, ...]
+    state: Any = None
+    version: int = 0
+    head: str = GENESIS_HASH
+    revealed_seed: str = ""
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.names)
+
+    @property
+    def open_seats(self) -> tuple[int, ...]:
+        """Seats nobody has taken yet."""
+        return tuple(i for i, n in enumerate(self.names) if not n)
+
+    @property
+    def started(self) -> bool:
+        """True once every seat is taken and the game's first events are in."""
+        return self.state is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The game's outcome, None while running or waiting."""
+        return None if self.state is None else self.game.outcome(self.state)
+
+    @property
+    def finished(self) -> bool:
+        """True once the match has its outcome."""
+        return self.outcome is not None
+
+    @property
+    def options(self) -> dict[str, str]:
+        """The options as created (text values)."""
+        return dict(self.created.options)
+
+    def setup(self) -> Setup:
+        """The game setup recorded at creation (first dealer, prearranged decks and dice)."""
+        return Setup(first_dealer=self.created.first_dealer, decks=self.created.decks,
+                     dice=self.created.dice)
+
+
+def new_record(game: Game, created: MatchCreated) -> MatchRecord:
+    """The record of a match that is created but has no entry yet (version 0)."""
+    return MatchRecord(created.match_id, game, created, created.seats, created.contributions)
+
+
+def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str) -> MatchRecord:
+    """The record after one entry's decoded events (MatchCreated itself excluded). Pure."""
+    names, contributions = list(record.names), list(record.contributions)
+    state, revealed = record.state, record.revealed_seed
+    evolve = record.game.evolve
+    for event in events:
+        if isinstance(event, SeatJoined):
+            names[event.seat] = event.name
+            contributions[event.seat] = event.contribution
+        elif isinstance(event, SeedRevealed):
+            revealed = event.server_seed
+        elif not isinstance(event, MatchCreated):
+            state = evolve(state, event)
+    return MatchRecord(record.match_id, record.game, record.created, tuple(names),
+                       tuple(contributions), state, version, head, revealed)
+
+
+def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
+    """Fold one entry into the record (None before the first entry). Pure.
+
+    `digest` is the entry's hash when the caller has it already (saves re-serializing).
+    """
+    if record is None:
+        first = entry.events[0]
+        if first.get("type") != "MatchCreated":
+            raise ValueError("a match log must start with MatchCreated")
+        game = get_game(str(first["game"]))
+        created = registry_for(game).decode(first)
+        record = new_record(game, created)
+        events: Sequence[Any] = decode_events(game, entry)[1:]
+    else:
+        events = decode_events(record.game, entry)
+    return advance(record, events, entry.version, digest or entry_hash(entry.canonical()))
+
+
+def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None) -> MatchRecord:
+    """Apply entries in order."""
+    for entry in entries:
+        record = apply_entry(record, entry)
+    if record is None:
+        raise ValueError("an empty log")
+    return record

@@ -1,0 +1,170 @@
+"""The verifier's verdict: problems, the report for people and for `--json`, and the small
+helpers that format values in it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kozyr.match.log import canonical_json
+
+VERIFIED = "VERIFIED"
+NOT_VERIFIED = "NOT_VERIFIED"
+UNREADABLE = "UNREADABLE"
+EXIT_CODES = {VERIFIED: 0, NOT_VERIFIED: 1, UNREADABLE: 2}
+
+_HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """What failed, where: an entry number (None for the file, header, footer or end)."""
+
+    where: str
+    message: str
+    expected: str = ""
+    found: str = ""
+    entry: int | None = None
+
+    def text(self) -> str:
+        """The problem as a few lines for people."""
+        lines = [f"{self.where}: {self.message}"]
+        if self.expected or self.found:
+            lines.append(f"  expected: {self.expected}")
+            lines.append(f"  found:    {self.found}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The verdict and what was checked."""
+
+    status: str
+    problems: tuple[Problem, ...] = ()
+    notes: tuple[str, ...] = ()
+    match_id: str = ""
+    game: str = ""
+    rules_version: str = ""
+    current_rules_version: str = ""
+    seats: int = 0
+    entries: int = 0
+    commands: int = 0
+    deals: int = 0
+    prearranged_deals: int = 0
+    rolls: int = 0
+    lots: int = 0
+    prearranged: bool = False
+    finished: bool = False
+    outcome: str = ""
+    head: str = ""
+    divergences: tuple[Problem, ...] = field(default=())
+
+    @property
+    def verified(self) -> bool:
+        """True when the match verified (chain, seed, deals, rules, outcome)."""
+        return self.status == VERIFIED
+
+    @property
+    def fair(self) -> bool:
+        """True when the match verified and every deal came from the committed seed."""
+        return self.verified and not self.prearranged
+
+    @property
+    def exit_code(self) -> int:
+        """0 verified, 1 not verified, 2 unreadable."""
+        return EXIT_CODES[self.status]
+
+    @property
+    def first_bad_entry(self) -> int | None:
+        """The number of the first bad entry, if an entry is to blame."""
+        return self.problems[0].entry if self.problems else None
+
+    def text(self) -> str:
+        """The verdict for people: what was checked, then VERIFIED or the first problem."""
+        if self.status == UNREADABLE:
+            return "\n".join(["UNREADABLE", *(p.text() for p in self.problems)])
+        out = []
+        if self.match_id or self.game:
+            out.append(f"match {self.match_id or '?'} · {self.game} · rules "
+                       f"{self.rules_version or '?'} · {self.seats} seats · "
+                       f"{self.entries} entries")
+        out += [f"note: {n}" for n in self.notes]
+        if self.status == VERIFIED:
+            out.append(f"chain: {self.entries} entries, every version, link and hash checked; "
+                       f"head {self.head}")
+            out.append("seed: the revealed server seed matches the commitment; the match seed "
+                       "re-derived (docs/fairness.md §1)")
+            out.append(f"deals: {plural(self.deals, 'shuffle')}, "
+                       f"{plural(self.rolls, 'die roll')} and {plural(self.lots, 'lot')} "
+                       "re-derived from the match seed"
+                       + (f"; {plural(self.prearranged_deals, 'deck')} as given at creation"
+                          if self.prearranged_deals else ""))
+            out.append(f"rules: {self.commands} commands re-decided under rules "
+                       f"{self.current_rules_version}; every event as recorded")
+            out.append(f"outcome: {self.outcome}")
+            if self.prearranged:
+                out.append("VERIFIED — prearranged: not a fair random deal")
+            else:
+                out.append("VERIFIED — a fair deal: every shuffle and roll came from the "
+                           "committed seed")
+            return "\n".join(out)
+        if self.divergences:
+            out.append(f"diverging entries under rules {self.current_rules_version}: "
+                       + ", ".join(str(p.entry) for p in self.divergences))
+            out += [p.text() for p in self.divergences]
+        out.append("NOT VERIFIED")
+        if self.problems and not self.divergences:
+            out.append(self.problems[0].text())
+        return "\n".join(out)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data (for `--json`)."""
+        data = asdict(self)
+        data.update(verified=self.verified, fair=self.fair, exit_code=self.exit_code,
+                    first_bad_entry=self.first_bad_entry)
+        return data
+
+
+class Bad(Exception):
+    """Stops the walk at the first problem."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def plural(n: int, word: str) -> str:
+    """`n word` with the plural where it needs one."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def short(value: Any, limit: int = 160) -> str:
+    """A JSON value cut to `limit` characters for a report line."""
+    text = value if isinstance(value, str) else canonical_json(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def is_hex(text: Any, length: int | None = None) -> bool:
+    """Lowercase hex of whole bytes (of `length` characters when given)."""
+    return (isinstance(text, str) and len(text) % 2 == 0 and set(text) <= _HEX
+            and (length is None or len(text) == length))
+
+
+def first_diff(expected: Any, found: Any, path: str = "") -> tuple[str, str, str]:
+    """The first place two JSON values differ: (path, expected, found)."""
+    if isinstance(expected, dict) and isinstance(found, dict):
+        for key in sorted(set(expected) | set(found)):
+            sub = f"{path}.{key}" if path else key
+            if key not in found:
+                return sub, short(expected[key]), "(missing)"
+            if key not in expected:
+                return sub, "(no such field)", short(found[key])
+            if canonical_json(expected[key]) != canonical_json(found[key]):
+                return first_diff(expected[key], found[key], sub)
+    if isinstance(expected, list) and isinstance(found, list):
+        for i, (a, b) in enumerate(zip(expected, found, strict=False)):
+            if canonical_json(a) != canonical_json(b):
+                return first_diff(a, b, f"{path}[{i}]")
+        if len(expected) != len(found):
+            return path, f"{len(expected)} items", f"{len(found)} items"
+    return path, short(expected), short(found)

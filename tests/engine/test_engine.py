@@ -1,0 +1,226 @@
+"""The engine's retry and catch-up logic, on the in-memory store (milliseconds, no Redis).
+
+Two Engine objects on one MemoryStore stand for two server processes with their own caches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from kozyr.engine import Engine, MemoryStore
+from kozyr.match.errors import Kind, MatchError
+from kozyr.match.log import Entry
+from kozyr.match.record import MatchRecord, fold_entries
+
+PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
+
+
+def run(body: Callable[[MemoryStore], Awaitable[None]]) -> None:
+    asyncio.run(body(MemoryStore()))
+
+
+def engine(store: MemoryStore) -> Engine:
+    ticks = itertools.count(1_767_225_600)
+    return Engine(store, clock=lambda: float(next(ticks)),
+                  random_bytes=random.Random(7).randbytes)
+
+
+def seats(game: str) -> list[tuple[str, bytes]]:
+    return [(f"p{i}", b"") for i in range(PLAYERS[game])]
+
+
+async def stored_record(store: MemoryStore, match_id: str) -> MatchRecord:
+    rows = await store.read_after(match_id, 0)
+    assert [r.version for r in rows] == list(range(1, len(rows) + 1))
+    return fold_entries(Entry.from_canonical(r.text) for r in rows)
+
+
+async def random_move(eng: Engine, match_id: str, rng: random.Random, n: int) -> Any:
+    record = await eng.record(match_id)
+    seat = record.game.to_act(record.state)
+    assert seat is not None
+    legal = record.game.legal_commands(record.state, seat)
+    return await eng.submit(match_id, seat, rng.choice(legal), f"c{n}")
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_a_match_plays_to_its_end_and_the_cache_equals_the_fold_of_the_log(game: str) -> None:
+    async def body(store: MemoryStore) -> None:
+        eng, rng = engine(store), random.Random(game)
+        match_id = (await eng.create(game, {}, seats(game))).match_id
+        for n in range(5_000):
+            step = await random_move(eng, match_id, rng, n)
+            if step.record.finished:
+                break
+        assert step.record.finished and step.record.revealed_seed
+        folded = await stored_record(store, match_id)
+        assert folded == step.record == await eng.record(match_id)
+
+    run(body)
+
+
+def test_a_stale_cache_catches_up_and_decides_again() -> None:
+    async def body(store: MemoryStore) -> None:
+        a, b = engine(store), engine(store)
+        rng = random.Random(1)
+        match_id = (await a.create("dix", {}, seats("dix"))).match_id
+        await b.record(match_id)  # b caches version 1
+        for n in range(3):  # a moves on; b's cache is now 3 versions behind
+            await random_move(a, match_id, rng, n)
+        # b decides on its stale cache: the seat to act there may not be the seat to act now,
+        # and the append conflicts; either way b must catch up and answer as of now.
+        now = await a.record(match_id)
+        seat = now.game.to_act(now.state)
+        assert seat is not None
+        command = now.game.legal_commands(now.state, seat)[0]
+        step = await b.submit(match_id, seat, command, "late-1")
+        assert step.entry.version == now.version + 1
+        assert await stored_record(store, match_id) == step.record
+
+    run(body)
+
+
+def test_a_repeated_command_id_appends_once_and_answers_the_same() -> None:
+    async def body(store: MemoryStore) -> None:
+        a, b = engine(store), engine(store)
+        match_id = (await a.create("durak-dice", {}, seats("durak-dice"))).match_id
+        record = await a.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        command = record.game.legal_commands(record.state, seat)[0]
+        first = await a.submit(match_id, seat, command, "once")
+        again = await a.submit(match_id, seat, command, "once")
+        elsewhere = await b.submit(match_id, seat, command, "once")  # another process's retry
+        assert first.entry == again.entry == elsewhere.entry
+        assert await store.version(match_id) == 2
+
+    run(body)
+
+
+def test_a_stale_expected_version_is_refused_after_catching_up() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = engine(store)
+        match_id = (await eng.create("dix", {}, seats("dix"))).match_id
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        await eng.submit(match_id, seat, record.game.legal_commands(record.state, seat)[0], "a")
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        command = record.game.legal_commands(record.state, seat)[0]
+        with pytest.raises(MatchError) as refused:
+            await eng.submit(match_id, seat, command, "x", expected_version=1)
+        assert (refused.value.kind, refused.value.code) == (Kind.CONFLICT, "STALE_VERSION")
+        assert await store.version(match_id) == 2
+        step = await eng.submit(match_id, seat, command, "x", expected_version=2)
+        assert step.entry.version == 3
+
+    run(body)
+
+
+def test_a_refusal_by_the_rules_names_its_code_and_changes_nothing() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = engine(store)
+        match_id = (await eng.create("dix", {}, seats("dix"))).match_id
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        command = record.game.legal_commands(record.state, seat)[0]
+        with pytest.raises(MatchError) as refused:
+            await eng.submit(match_id, 1 - seat, command, "wrong-seat")
+        assert refused.value.kind is Kind.RULES and refused.value.code == "NOT_YOUR_TURN"
+        assert await store.version(match_id) == 1
+
+    run(body)
+
+
+def test_a_log_behind_the_cache_is_refused_and_never_written_over() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng, rng = engine(store), random.Random(3)
+        match_id = (await eng.create("dix", {}, seats("dix"))).match_id
+        for n in range(3):
+            await random_move(eng, match_id, rng, n)
+        store.delete_top(match_id, 2)  # the store lost acknowledged entries (a failover)
+        with pytest.raises(MatchError) as behind:
+            await random_move(eng, match_id, rng, 10)
+        # The cache decided on version 4 and refused the move instead of appending over 3.
+        assert (behind.value.kind, behind.value.code) == (Kind.UNAVAILABLE, "STREAM_BEHIND")
+        assert await store.version(match_id) == 2
+        # Reloaded from the store, the next append would reuse a lost version: refused too.
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        with pytest.raises(MatchError) as damaged:
+            await eng.submit(match_id, seat, record.game.legal_commands(record.state, seat)[0],
+                             "after")
+        assert (damaged.value.kind, damaged.value.code) == (Kind.UNAVAILABLE, "STREAM_DAMAGED")
+        assert await store.version(match_id) == 2
+
+    run(body)
+
+
+def test_the_last_join_starts_the_match_and_a_taken_seat_is_refused() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = engine(store)
+        created = await eng.create("six-dozens", {}, [("ann", b""), ("", b""), ("", b"")])
+        match_id = created.match_id
+        first = await eng.join(match_id, "bob", seat=2, contribution=b"\x01")
+        assert (first.seat, first.started) == (2, False)
+        with pytest.raises(MatchError) as taken:
+            await eng.join(match_id, "eve", seat=2)
+        assert taken.value.code == "SEAT_TAKEN"
+        last = await eng.join(match_id, "cid")
+        assert (last.seat, last.started, last.version) == (1, True, 3)
+        record = await stored_record(store, match_id)
+        assert record.names == ("ann", "cid", "bob") and record.started
+
+    run(body)
+
+
+def test_a_watcher_sees_every_entry_another_process_appends_in_order() -> None:
+    async def body(store: MemoryStore) -> None:
+        writer, reader = engine(store), engine(store)
+        rng = random.Random(5)
+        match_id = (await writer.create("dix", {"single_hand": "true"}, seats("dix"))).match_id
+        seen: list[int] = []
+
+        async def watch() -> None:
+            async for step in reader.updates(match_id, 0):
+                seen.append(step.entry.version)
+
+        watcher = asyncio.ensure_future(watch())
+        for n in range(1_000):
+            step = await random_move(writer, match_id, rng, n)
+            await asyncio.sleep(0)
+            if step.record.finished:
+                break
+        await asyncio.wait_for(watcher, 30)
+        assert seen == list(range(1, step.entry.version + 1))
+        await reader.close()
+
+    run(body)
+
+
+@pytest.mark.parametrize("expected", [-1, 0, 2**63 - 1])
+def test_an_impossible_expected_version_is_a_bad_request_not_a_conflict(expected: int) -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = engine(store)
+        match_id = (await eng.create("dix", {}, seats("dix"))).match_id
+        record = await eng.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        command = record.game.legal_commands(record.state, seat)[0]
+        with pytest.raises(MatchError) as refused:
+            await eng.submit(match_id, seat, command, "x", expected_version=expected)
+        assert (refused.value.kind, refused.value.code) == (Kind.BAD_REQUEST,
+                                                            "BAD_EXPECTED_VERSION")
+        assert await store.version(match_id) == 1
+
+    run(body)

@@ -1,0 +1,152 @@
+"""The Store contract: one abstract test class that every store passes (Redis and in-memory)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from kozyr.engine.memory_store import MemoryStore
+from kozyr.engine.redis_store import RedisStore, log_key
+from kozyr.engine.store import Store
+
+Body = Callable[[Store, str], Awaitable[None]]
+
+
+class StoreContract:
+    """What the engine relies on; a subclass names the store and how to damage its logs."""
+
+    def make(self) -> Store:
+        """A fresh store (called inside the test's event loop)."""
+        raise NotImplementedError
+
+    async def delete_top(self, store: Store, match_id: str, count: int) -> None:
+        """Delete the newest `count` entries the way XDEL does."""
+        raise NotImplementedError
+
+    def run(self, body: Body) -> None:
+        async def main() -> None:
+            store = self.make()
+            try:
+                await body(store, "m" + uuid.uuid4().hex[:12])
+            finally:
+                await store.close()
+
+        asyncio.run(main())
+
+    def test_appends_are_numbered_from_one_and_read_back_in_order(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.version(m) == 0
+            assert await store.read_after(m, 0) == []
+            assert await store.append(m, 0, "", "e1", "h1") == ("OK", 1)
+            assert await store.append(m, 1, "0:a", "e2", "h2") == ("OK", 2)
+            assert await store.append(m, 2, "1:b", "e3", "h3") == ("OK", 3)
+            assert await store.version(m) == 3
+            rows = await store.read_after(m, 0)
+            assert [(r.version, r.text, r.hash) for r in rows] == [
+                (1, "e1", "h1"), (2, "e2", "h2"), (3, "e3", "h3")]
+            assert [r.version for r in await store.read_after(m, 1)] == [2, 3]
+            assert [r.version for r in await store.read_after(m, 0, upto=2)] == [1, 2]
+            assert [r.version for r in await store.read_after(m, 1, upto=2)] == [2]
+            assert await store.read_after(m, 3) == []
+
+        self.run(body)
+
+    def test_a_stale_expected_version_is_a_conflict_that_names_the_current_one(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            await store.append(m, 0, "", "e1", "h1")
+            await store.append(m, 1, "", "e2", "h2")
+            assert await store.append(m, 1, "0:x", "late", "hx") == ("CONFLICT", 2)
+            assert await store.append(m, 5, "0:x", "ahead", "hx") == ("CONFLICT", 2)
+            assert [r.text for r in await store.read_after(m, 0)] == ["e1", "e2"]
+            assert await store.command_version(m, "0:x") is None  # a refused command is not kept
+
+        self.run(body)
+
+    def test_a_repeated_command_is_a_duplicate_naming_its_version(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            await store.append(m, 0, "", "e1", "h1")
+            assert await store.append(m, 1, "0:c", "e2", "h2") == ("OK", 2)
+            assert await store.command_version(m, "0:c") == 2
+            assert await store.command_version(m, "1:c") is None  # command ids are per seat
+            # A duplicate wins over a version check: a retry after a lost answer.
+            assert await store.append(m, 1, "0:c", "again", "h") == ("DUPLICATE", 2)
+            assert await store.append(m, 2, "0:c", "again", "h") == ("DUPLICATE", 2)
+            assert await store.version(m) == 2
+
+        self.run(body)
+
+    def test_meta_is_written_with_the_append_and_only_with_it(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.meta(m, "server_seed") is None
+            await store.append(m, 0, "", "e1", "h1", {"server_seed": "ab", "tok:1": "0"})
+            assert await store.meta(m, "server_seed") == "ab"
+            assert await store.append(m, 0, "", "x", "h", {"tok:2": "1"}) == ("CONFLICT", 1)
+            assert await store.meta(m, "tok:2") is None
+            await store.append(m, 1, "", "e2", "h2", {"tok:2": "1"})
+            assert (await store.meta(m, "tok:1"), await store.meta(m, "tok:2")) == ("0", "1")
+
+        self.run(body)
+
+    def test_a_log_with_deleted_top_entries_refuses_the_next_version_as_a_gap(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            for v in range(3):
+                await store.append(m, v, "", f"e{v + 1}", "h")
+            await self.delete_top(store, m, 1)
+            assert await store.version(m) == 2
+            assert await store.append(m, 2, "", "over", "h") == ("GAP", 2)
+            assert [r.text for r in await store.read_after(m, 0)] == ["e1", "e2"]
+
+        self.run(body)
+
+    def test_wait_after_wakes_on_an_append_and_times_out_otherwise(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            await store.append(m, 0, "", "e1", "h1")
+            assert await store.wait_after(m, 0, block_ms=50) == 1  # already there
+            assert await store.wait_after(m, 1, block_ms=50) == 1  # nothing new: times out
+            waiter = asyncio.ensure_future(store.wait_after(m, 1, block_ms=10_000))
+            await asyncio.sleep(0.05)
+            assert not waiter.done()
+            await store.append(m, 1, "", "e2", "h2")
+            assert await asyncio.wait_for(waiter, 10) == 2
+
+        self.run(body)
+
+    def test_a_request_id_is_claimed_once(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.claim_request(m + "-req", "first") is None
+            assert await store.claim_request(m + "-req", "second") == "first"
+            assert await store.claim_request(m + "-other", "second") is None
+
+        self.run(body)
+
+
+class TestMemoryStore(StoreContract):
+    """The in-process store."""
+
+    def make(self) -> Store:
+        return MemoryStore()
+
+    async def delete_top(self, store: Store, match_id: str, count: int) -> None:
+        assert isinstance(store, MemoryStore)
+        store.delete_top(match_id, count)
+
+
+class TestRedisStore(StoreContract):
+    """The Redis store, on the test session's real Redis."""
+
+    @pytest.fixture(autouse=True)
+    def _url(self, redis_url: str) -> None:
+        self.url = redis_url
+
+    def make(self) -> Store:
+        return RedisStore.from_url(self.url)
+
+    async def delete_top(self, store: Store, match_id: str, count: int) -> None:
+        assert isinstance(store, RedisStore)
+        top = await store.version(match_id)
+        ids: list[Any] = [f"{v}-0" for v in range(top - count + 1, top + 1)]
+        await store.redis.xdel(log_key(match_id), *ids)
