@@ -17,6 +17,14 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 LONG = "ismcts:iters=200,c=0.7"  # a long spec as the command line names it
 
 
+@pytest.fixture(autouse=True)
+def _no_forced_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich treats any output as a terminal under FORCE_COLOR or TTY_COMPATIBLE=1 (some CI
+    runners set them); these tests choose the terminal themselves."""
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS"):
+        monkeypatch.delenv(name, raising=False)
+
+
 class Clock:
     """A monotonic clock the test moves by hand; it starts at 0.0, as on a machine just booted."""
 
