@@ -18,7 +18,7 @@ SUBCOMMANDS: list[str] = ["kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cl
 def _serve(args: argparse.Namespace) -> int:
     """`kozyr serve`: refuse at once (one line, status 1) a taken data folder or port."""
     from kozyr.api.listen import CannotListen, check_address
-    from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, FolderLock
+    from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, FolderLock, FolderUnusable
 
     arbiter = args.arbiter_token or os.environ.get("KOZYR_ARBITER_TOKEN") or None
     url: str = args.redis_url or os.environ.get("REDIS_URL") or ""
@@ -42,7 +42,7 @@ def _serve(args: argparse.Namespace) -> int:
         asyncio.run(serve(url, args.address, arbiter_token=arbiter,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None))
-    except (FolderInUse, CannotListen) as e:
+    except (FolderInUse, FolderUnusable, CannotListen) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
     finally:

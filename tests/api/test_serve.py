@@ -197,6 +197,24 @@ def test_watched_matches_that_end_print_nothing_but_log_lines(
 # ---------------------------------------------------------------------------- in one process
 
 
+@pytest.mark.parametrize("bad", ["a file", "an address"])
+def test_an_unusable_folder_or_address_is_one_line_and_status_1(
+        bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kozyr.cli import main
+
+    (tmp_path / "file").write_text("")
+    args = (["--data-dir", str(tmp_path / "file" / "data")] if bad == "a file"
+            else ["--data-dir", str(tmp_path / "data"), "--address", "127.0.0.1:port"])
+    assert main(["serve", *args]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    assert err[0] == {
+        "a file": f"kozyr serve: cannot use data folder {tmp_path / 'file' / 'data'}: "
+                  "Not a directory",
+        "an address": "kozyr serve: cannot listen on '127.0.0.1:port': write host:port",
+    }[bad]
+
+
 def test_two_embedded_redis_on_one_folder_are_refused(tmp_path: Path) -> None:
     with EmbeddedRedis(tmp_path) as first:
         with pytest.raises(FolderInUse, match=f"in use by pid {os.getpid()}"):

@@ -65,6 +65,10 @@ class FolderInUse(RuntimeError):
         super().__init__(f"data folder {folder} is in use by {who}{where}")
 
 
+class FolderUnusable(RuntimeError):
+    """The data folder cannot be created or its lock file opened (the message says why)."""
+
+
 class FolderLock:
     """An exclusive, non-blocking flock on `folder/kozyr.lock`, which holds "pid address".
 
@@ -82,9 +86,13 @@ class FolderLock:
         return self.folder / LOCK_FILE
 
     def acquire(self, address: str = "") -> FolderLock:
-        """Take the lock and write our pid and `address`; FolderInUse when someone has it."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        """Take the lock and write our pid and `address`; FolderInUse when someone has it,
+        FolderUnusable when the folder cannot be made or written."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as e:
+            raise FolderUnusable(f"cannot use data folder {self.folder}: {e.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
