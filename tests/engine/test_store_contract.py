@@ -102,16 +102,34 @@ class StoreContract:
 
         self.run(body)
 
-    def test_wait_after_wakes_on_an_append_and_times_out_otherwise(self) -> None:
+    def test_ticks_report_appends_to_subscribed_matches_only(self) -> None:
         async def body(store: Store, m: str) -> None:
+            other = m + "-other"
             await store.append(m, 0, "", "e1", "h1")
-            assert await store.wait_after(m, 0, block_ms=50) == 1  # already there
-            assert await store.wait_after(m, 1, block_ms=50) == 1  # nothing new: times out
-            waiter = asyncio.ensure_future(store.wait_after(m, 1, block_ms=10_000))
-            await asyncio.sleep(0.05)
-            assert not waiter.done()
-            await store.append(m, 1, "", "e2", "h2")
-            assert await asyncio.wait_for(waiter, 10) == 2
+            ticks = store.ticks()
+            try:
+                assert await ticks.next(0.01) == []  # nothing subscribed, nothing heard
+                assert await ticks.subscribe([m, other]) == {m: 1, other: 0}
+                await store.append(m, 1, "", "e2", "h2")
+                await store.append(other, 0, "", "o1", "h")
+                heard: list[tuple[str, int]] = []
+                for _ in range(100):
+                    heard += await ticks.next(0.05)
+                    if len(heard) >= 2:
+                        break
+                assert sorted(heard) == sorted([(m, 2), (other, 1)])
+                await ticks.unsubscribe([other])
+                await store.append(other, 1, "", "o2", "h")
+                await store.append(m, 2, "", "e3", "h3")
+                heard = []
+                for _ in range(100):
+                    heard += await ticks.next(0.05)
+                    if heard:
+                        break
+                assert heard == [(m, 3)]
+                assert [r.version for r in await store.read_watched(m, 1)] == [2, 3]
+            finally:
+                await ticks.close()
 
         self.run(body)
 

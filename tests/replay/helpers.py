@@ -6,8 +6,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from kozyr.engine.log import GENESIS_HASH, entry_hash
 from kozyr.games import GAMES
+from kozyr.match.log import GENESIS_HASH, entry_hash
 from kozyr.replay import archive
 from kozyr.replay.archive import hashed_text
 from kozyr.replay.record import record_match

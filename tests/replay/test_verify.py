@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from kozyr.cards import deck, parse_card
-from kozyr.engine.log import entry_hash
 from kozyr.fairness import RandomStream, commitment
+from kozyr.match.log import entry_hash
 from kozyr.replay import archive
 from kozyr.replay.show import frames
 from tests.replay.helpers import (

@@ -26,6 +26,7 @@ STATUS: dict[Kind, grpc.StatusCode] = {
     Kind.FORBIDDEN: grpc.StatusCode.PERMISSION_DENIED,
     Kind.CONFLICT: grpc.StatusCode.ABORTED,
     Kind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    Kind.EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Kind.INTERNAL: grpc.StatusCode.INTERNAL,
 }
 

@@ -28,7 +28,7 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
-from kozyr.engine.store import AppendStatus, Store, StoredEntry
+from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import SeatToken, new_token, seal, token_hash, unseal
 from kozyr.games import Game, get_game
 from kozyr.games.base import Setup
@@ -126,6 +126,8 @@ class Engine:
         meta = {"game": game.NAME, "server_seed": server_seed.hex()}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
+        if status == "FULL":
+            raise store_full()
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record)
@@ -227,6 +229,8 @@ class Engine:
                              current: int) -> MatchRecord:
         """The record to decide on again after the store refused an append."""
         match_id = record.match_id
+        if status == "FULL":
+            raise store_full()
         if status == "GAP":
             self._cache.pop(match_id, None)
             log.error("stream_gap", match_id=match_id, version=record.version)
@@ -322,7 +326,7 @@ class Engine:
         if record is not None and record.finished:
             return
         while True:
-            for item in await self.store.read_after(match_id, version):
+            for item in await self.store.read_watched(match_id, version):
                 entry = Entry.from_canonical(item.text)
                 record = apply_entry(record, entry, item.hash)
                 version = item.version

@@ -1,82 +1,158 @@
 """Waking a process's watchers when a match's log grows, whoever appended.
 
-One reader per watched match per process blocks on the store for entries after the highest
-version seen and wakes that match's watchers; an append made by this process wakes them at once
-without waiting for the reader.
+One listener task per process hears every watched match through the store's Ticks (for Redis:
+one pub/sub connection, the append script PUBLISHes each version), so a process watching
+10,000 matches holds one listening connection instead of one blocking read per match, and
+watchers hold no connection while they wait. A tick is only a doorbell: watchers always read
+the log itself, and a lost connection wakes them all to re-read, so nothing is missed. An
+append made by this process wakes its watchers at once, without waiting for the tick.
+
+A waiter is a bare future with a timer, resolved on each new version: cancelling any number of
+waiters at once leaves nothing held. (Not a Condition, whose lock a mass cancellation left held,
+nor asyncio.wait_for, whose cancellation can hang a task for good on CPython 3.11.)
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from kozyr.engine.store import Store
+import structlog
+
+from kozyr.engine.store import Store, Ticks
 from kozyr.match.errors import MatchError
+
+log = structlog.get_logger("kozyr.feeds")
+POLL = 0.05  # seconds the listener waits for ticks before it (un)subscribes pending matches
 
 
 class _Feed:
-    """The watchers of one match in this process and the highest version seen."""
+    """The watchers of one match in this process and the highest version heard."""
+
+    __slots__ = ("idle_since", "top", "waiters")
 
     def __init__(self) -> None:
-        self.cond = asyncio.Condition()
+        self.waiters: set[asyncio.Future[None]] = set()
         self.top = 0
-        self.watchers = 0
-        self.task: asyncio.Task[None] | None = None
+        self.idle_since: float | None = None
 
 
 class Feeds:
-    """The feeds of every watched match of this process."""
+    """The feeds of every watched match of this process, and their one listener."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, linger: float = 30.0) -> None:
         self.store = store
+        self.linger = linger  # an unwatched match stays subscribed this long (watchers come back)
         self._feeds: dict[str, _Feed] = {}
+        self._new: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._swept: float | None = None  # loop time of the last sweep for idle feeds
+
+    @property
+    def watched(self) -> int:
+        """How many matches this process listens to."""
+        return len(self._feeds)
 
     async def wait(self, match_id: str, version: int, timeout: float = 5.0) -> None:
-        """Return once the match's log has an entry after `version`, or after `timeout`."""
+        """Return once the match has an entry after `version` (or after `timeout`)."""
         feed = self._feeds.get(match_id)
         if feed is None:
             feed = self._feeds[match_id] = _Feed()
-            feed.task = asyncio.create_task(self._read(match_id, feed))
-        feed.watchers += 1
+            self._new.add(match_id)
+            if self._task is None or self._task.done():
+                self._task = asyncio.create_task(self._listen())
+        if feed.top > version:
+            return
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # redis-py can swallow a cancellation that lands while it opens a connection (seen
+            # with thousands of watchers dropped at once): honour it before blocking again.
+            raise asyncio.CancelledError
+        # Any ring returns: a newer version, or a lost connection (re-read the log).
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        feed.waiters.add(waiter)
+        feed.idle_since = None
+        timer = loop.call_later(timeout, _resolve, waiter)
         try:
-            async with feed.cond:
-                await asyncio.wait_for(feed.cond.wait_for(lambda: feed.top > version), timeout)
-        except TimeoutError:
-            pass
+            await waiter
         finally:
-            feed.watchers -= 1
-
-    async def _read(self, match_id: str, feed: _Feed) -> None:
-        try:
-            feed.top = max(feed.top, await self.store.version(match_id))
-            async with feed.cond:
-                feed.cond.notify_all()
-            while feed.watchers > 0:
-                top = await self.store.wait_after(match_id, feed.top, block_ms=1000)
-                if top > feed.top:
-                    feed.top = top
-                    async with feed.cond:
-                        feed.cond.notify_all()
-        except MatchError:
-            await asyncio.sleep(0.5)  # watchers fall back to their timeout and re-read
-        finally:
-            if self._feeds.get(match_id) is feed:
-                del self._feeds[match_id]
+            timer.cancel()
+            feed.waiters.discard(waiter)
+            if not feed.waiters:
+                feed.idle_since = loop.time()
 
     def wake(self, match_id: str, version: int) -> None:
-        """This process appended `version`: wake the match's watchers now."""
+        """This process appended `version` (or heard of it): wake the match's watchers."""
         feed = self._feeds.get(match_id)
         if feed is not None and version > feed.top:
             feed.top = version
+            self._ring(feed)
 
-            async def notify() -> None:
-                async with feed.cond:
-                    feed.cond.notify_all()
+    def _ring(self, feed: _Feed) -> None:
+        for waiter in feed.waiters:
+            _resolve(waiter)
 
-            asyncio.get_running_loop().create_task(notify())
+    async def _listen(self) -> None:
+        ticks: Ticks | None = None
+        subscribed: set[str] = set()
+        backoff = POLL
+        while True:
+            if not self._feeds:  # nobody watches: release the connection, then look again
+                if ticks is None:
+                    return  # no await after the last look, so no feed can be missed
+                await ticks.close()
+                ticks = None
+                continue
+            try:
+                if ticks is None:
+                    ticks, subscribed = self.store.ticks(), set()
+                    self._new = set(self._feeds)
+                await self._sync(ticks, subscribed)
+                for match_id, version in await ticks.next(POLL):
+                    self.wake(match_id, version)
+                backoff = POLL
+            except MatchError as e:
+                log.warning("feed_lost", reason=e.code, watched=len(self._feeds))
+                if ticks is not None:
+                    await ticks.close()
+                ticks = None
+                for feed in self._feeds.values():  # re-read the logs: ticks may be lost
+                    self._ring(feed)
+                await asyncio.sleep(backoff)
+                backoff = min(2 * backoff, 2.0)
+
+    async def _sync(self, ticks: Ticks, subscribed: set[str]) -> None:
+        """Subscribe new feeds (then catch up with what they missed) and drop idle ones."""
+        if self._new:
+            new, self._new = self._new, set()
+            tops = await ticks.subscribe(new)
+            subscribed |= new
+            for match_id, top in tops.items():
+                self.wake(match_id, top)
+        now = asyncio.get_running_loop().time()
+        if self._swept is not None and now - self._swept < 1.0:
+            return
+        self._swept = now
+        idle = [m for m in subscribed
+                if (f := self._feeds.get(m)) is None
+                or (f.idle_since is not None and now - f.idle_since > self.linger)]
+        if idle:
+            await ticks.unsubscribe(idle)
+            subscribed.difference_update(idle)
+            for match_id in idle:
+                feed = self._feeds.get(match_id)
+                if feed is not None and not feed.waiters:
+                    del self._feeds[match_id]
 
     def close(self) -> None:
-        """Stop every reader."""
-        for feed in list(self._feeds.values()):
-            if feed.task is not None:
-                feed.task.cancel()
+        """Stop the listener and wake every watcher."""
+        if self._task is not None:
+            self._task.cancel()
+        for feed in self._feeds.values():
+            self._ring(feed)
         self._feeds.clear()
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

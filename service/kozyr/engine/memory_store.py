@@ -4,7 +4,7 @@ not a mock): fast engine tests and in-process tools use it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from kozyr.engine.store import AppendStatus, StoredEntry
@@ -16,7 +16,6 @@ class _Log:
     last_id: int = 0  # the highest version ever appended, as a Redis stream remembers it
     commands: dict[str, int] = field(default_factory=dict)
     meta: dict[str, str] = field(default_factory=dict)
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class MemoryStore:
@@ -25,6 +24,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._logs: dict[str, _Log] = {}
         self._requests: dict[str, str] = {}
+        self._ticks: set[MemoryTicks] = set()
 
     def _log(self, match_id: str) -> _Log:
         log = self._logs.get(match_id)
@@ -51,8 +51,8 @@ class MemoryStore:
         if command_key:
             log.commands[command_key] = version
         log.meta.update(meta or {})
-        log.changed.set()
-        log.changed = asyncio.Event()
+        for ticks in self._ticks:
+            ticks.heard(match_id, version)
         return "OK", version
 
     async def read_after(self, match_id: str, version: int,
@@ -69,15 +69,18 @@ class MemoryStore:
         log = self._logs.get(match_id)
         return log.entries[-1].version if log and log.entries else 0
 
-    async def wait_after(self, match_id: str, version: int, block_ms: int) -> int:
-        """See Store.wait_after."""
-        log = self._log(match_id)
-        if not (log.entries and log.entries[-1].version > version):
-            try:
-                await asyncio.wait_for(log.changed.wait(), block_ms / 1000)
-            except TimeoutError:
-                return version
-        return max(version, log.entries[-1].version if log.entries else 0)
+    async def read_watched(self, match_id: str, version: int) -> list[StoredEntry]:
+        """See Store.read_watched."""
+        return await self.read_after(match_id, version)
+
+    def ticks(self) -> MemoryTicks:
+        """See Store.ticks."""
+        ticks = MemoryTicks(self)
+        self._ticks.add(ticks)
+        return ticks
+
+    def _forget(self, ticks: MemoryTicks) -> None:
+        self._ticks.discard(ticks)
 
     async def meta(self, match_id: str, field: str) -> str | None:
         """See Store.meta."""
@@ -102,3 +105,40 @@ class MemoryStore:
         tests can damage a log the way an operator's mistake or a lost tail does."""
         log = self._logs[match_id]
         del log.entries[len(log.entries) - count:]
+
+
+class MemoryTicks:
+    """Ticks of a MemoryStore: appends to subscribed matches are queued as they happen."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+        self._matches: set[str] = set()
+        self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+
+    def heard(self, match_id: str, version: int) -> None:
+        """The store appended `version` to `match_id`."""
+        if match_id in self._matches:
+            self._queue.put_nowait((match_id, version))
+
+    async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
+        """See Ticks.subscribe."""
+        self._matches.update(match_ids)
+        return {m: await self._store.version(m) for m in match_ids}
+
+    async def unsubscribe(self, match_ids: Collection[str]) -> None:
+        """See Ticks.unsubscribe."""
+        self._matches.difference_update(match_ids)
+
+    async def next(self, timeout: float) -> list[tuple[str, int]]:
+        """See Ticks.next."""
+        try:
+            heard = [await asyncio.wait_for(self._queue.get(), timeout)]
+        except TimeoutError:
+            return []
+        while not self._queue.empty():
+            heard.append(self._queue.get_nowait())
+        return heard
+
+    async def close(self) -> None:
+        """See Ticks.close."""
+        self._store._forget(self)

@@ -14,8 +14,10 @@ and records the command id and any meta fields, all atomically in one round trip
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,7 +25,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 from redis.commands.core import AsyncScript
 
-from kozyr.engine.store import AppendStatus, StoredEntry
+from kozyr.engine.store import AppendStatus, StoredEntry, store_full
 from kozyr.match.errors import Kind, MatchError
 
 APPEND_LUA = """
@@ -37,9 +39,13 @@ if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
 if current ~= tonumber(ARGV[1]) then return {'CONFLICT', tostring(current)} end
 local version = current + 1
 local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[3], 'h', ARGV[4])
-if type(added) == 'table' and added.err then return {'GAP', tostring(current)} end
+if type(added) == 'table' and added.err then
+  if string.find(added.err, 'OOM', 1, true) then return {'FULL', tostring(current)} end
+  return {'GAP', tostring(current)}
+end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
-if #ARGV > 4 then redis.call('HSET', KEYS[3], unpack(ARGV, 5)) end
+if #ARGV > 5 then redis.call('HSET', KEYS[3], unpack(ARGV, 6)) end
+redis.call('PUBLISH', ARGV[5], version)
 return {'OK', tostring(version)}
 """
 
@@ -58,6 +64,15 @@ def cmds_key(match_id: str) -> str:
     return f"kozyr:{{{match_id}}}:cmds"
 
 
+def tick_channel(match_id: str) -> str:
+    """The pub/sub channel the append script rings with each new version of a match."""
+    return f"kozyr:{{{match_id}}}:tick"
+
+
+def _match_of(channel: str) -> str:
+    return channel[channel.index("{") + 1:channel.rindex("}")]
+
+
 def request_key(request_id: str) -> str:
     """The key of an idempotent CreateMatch (the request id itself is not stored)."""
     return "kozyr:req:" + hashlib.sha256(b"idx:" + request_id.encode()).hexdigest()
@@ -74,23 +89,54 @@ def _translated() -> Iterator[None]:
     except redis.exceptions.BusyLoadingError as e:
         raise MatchError(Kind.UNAVAILABLE, "STORE_LOADING",
                          "the event store is loading its data; retry shortly") from e
+    except redis.exceptions.ResponseError as e:
+        if str(e).startswith("OOM"):
+            raise store_full() from e
+        raise
 
 
 class RedisStore:
-    """The Store on one Redis (or Redis Cluster-compatible) server."""
+    """The Store on one Redis (or Redis Cluster-compatible) server.
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    Moves and watchers use separate, bounded connection pools, so watching can never starve
+    moving: `redis` serves the commands of moves, `watch_redis` the reads of watchers and the
+    one pub/sub connection that hears every watched match's appends. A burst beyond a pool's
+    size waits its turn at a semaphore rather than failing. (Not redis-py's
+    BlockingConnectionPool: on CPython 3.11 a task cancelled while it waits there can hang
+    for good, and a client that drops thousands of calls at once cancels exactly so.)
+    """
+
+    def __init__(self, client: aioredis.Redis, watch_client: aioredis.Redis | None = None,
+                 *, limit: int = 64, watch_limit: int = 8) -> None:
         self.redis = client
+        self.watch_redis = watch_client or client
         self._append: AsyncScript = client.register_script(APPEND_LUA)
+        self._gate = asyncio.Semaphore(limit)
+        self._watch_gate = asyncio.Semaphore(watch_limit)
 
     @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
+    def from_url(cls, url: str, *, max_connections: int = 64, watch_connections: int = 8,
+                 **kwargs: Any) -> RedisStore:
         """Connect lazily to the Redis at `url` (redis://, rediss:// or unix://)."""
-        return cls(aioredis.Redis.from_url(url, decode_responses=True, **kwargs))
+        def pool(size: int) -> aioredis.Redis:
+            return aioredis.Redis.from_url(url, max_connections=size, decode_responses=True,
+                                           **kwargs)
+
+        # The watchers' pool has room for their reads and the pub/sub connection.
+        return cls(pool(max_connections), pool(watch_connections + 2), limit=max_connections,
+                   watch_limit=watch_connections)
+
+    @contextlib.asynccontextmanager
+    async def _slot(self, watch: bool = False) -> AsyncIterator[None]:
+        async with self._watch_gate if watch else self._gate:
+            with _translated():
+                yield
 
     async def close(self) -> None:
-        """Close the connection pool."""
+        """Close both connection pools."""
         await self.redis.aclose()
+        if self.watch_redis is not self.redis:
+            await self.watch_redis.aclose()
 
     async def append(
         self,
@@ -108,10 +154,11 @@ class RedisStore:
         the next ID because entries above the top one were deleted — a damaged stream that only
         an operator may repair.
         """
-        args: list[str | int] = [expected_version, command_key, text, digest]
+        args: list[str | int] = [expected_version, command_key, text, digest,
+                                 tick_channel(match_id)]
         for k, v in (meta or {}).items():
             args += [k, v]
-        with _translated():
+        async with self._slot():
             status, value = await self._append(
                 keys=[log_key(match_id), cmds_key(match_id), meta_key(match_id)], args=args)
         return status, int(value)
@@ -122,44 +169,45 @@ class RedisStore:
         """Entries with versions in (version, upto] — all later ones when upto is None."""
         low = f"({version}-0" if version > 0 else "-"
         high = "+" if upto is None else f"{upto}-0"
-        with _translated():
+        async with self._slot():
             rows: list[tuple[str, dict[str, str]]] = await self.redis.xrange(
                 log_key(match_id), min=low, max=high)  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
     async def version(self, match_id: str) -> int:
         """The stream's current version (0 when the match does not exist)."""
-        with _translated():
+        async with self._slot():
             rows: list[tuple[str, Any]] = await self.redis.xrevrange(  # type: ignore[assignment]
                 log_key(match_id), count=1)
         return int(rows[0][0].split("-", 1)[0]) if rows else 0
 
-    async def wait_after(self, match_id: str, version: int, block_ms: int) -> int:
-        """Block until the stream has an entry after `version` (or timeout); its top version."""
-        with _translated():
-            rows: list[tuple[str, list[tuple[str, Any]]]] = await self.redis.xread(  # type: ignore[assignment]
-                {log_key(match_id): f"{version}-0"}, block=block_ms)
-        if not rows:
-            return version
-        entries = rows[0][1]
-        return int(entries[-1][0].split("-", 1)[0])
+    async def read_watched(self, match_id: str, version: int) -> list[StoredEntry]:
+        """See Store.read_watched: the watchers' own pool."""
+        async with self._slot(watch=True):
+            rows: list[tuple[str, dict[str, str]]] = await self.watch_redis.xrange(
+                log_key(match_id), min=f"({version}-0" if version > 0 else "-")  # type: ignore[assignment]
+        return [_stored(entry_id, fields) for entry_id, fields in rows]
+
+    def ticks(self) -> RedisTicks:
+        """See Store.ticks: one pub/sub connection from the watchers' pool."""
+        return RedisTicks(self.watch_redis)
 
     async def meta(self, match_id: str, field: str) -> str | None:
         """One field of the match's secrets hash."""
-        with _translated():
+        async with self._slot():
             value = await self.redis.hget(meta_key(match_id), field)
         return None if value is None else str(value)
 
     async def command_version(self, match_id: str, command_key: str) -> int | None:
         """The version a command produced, if it was accepted."""
-        with _translated():
+        async with self._slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
 
     async def claim_request(self, request_id: str, value: str) -> str | None:
         """Record an idempotent creation; the earlier record if the id was used already."""
         key = request_key(request_id)
-        with _translated():
+        async with self._slot():
             if await self.redis.set(key, value, nx=True):
                 return None
             existing = await self.redis.get(key)
@@ -168,3 +216,51 @@ class RedisStore:
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:
     return StoredEntry(int(entry_id.split("-", 1)[0]), fields["e"], fields["h"])
+
+
+class RedisTicks:
+    """Ticks over Redis pub/sub: the append script PUBLISHes each version on the match's
+    channel. Used by one task at a time (Feeds' listener), so its connection is never shared."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+        self._pubsub = client.pubsub(ignore_subscribe_messages=True)
+        self._channels = 0
+
+    async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
+        """See Ticks.subscribe."""
+        ids = list(match_ids)
+        with _translated():
+            await self._pubsub.subscribe(*(tick_channel(m) for m in ids))
+            async with self._client.pipeline(transaction=False) as pipe:
+                for m in ids:
+                    pipe.xrevrange(log_key(m), count=1)
+                tops = await pipe.execute()
+        self._channels += len(ids)
+        return {m: int(rows[0][0].split("-", 1)[0]) if rows else 0
+                for m, rows in zip(ids, tops, strict=True)}
+
+    async def unsubscribe(self, match_ids: Collection[str]) -> None:
+        """See Ticks.unsubscribe."""
+        with _translated():
+            await self._pubsub.unsubscribe(*(tick_channel(m) for m in match_ids))
+        self._channels -= len(match_ids)
+
+    async def next(self, timeout: float) -> list[tuple[str, int]]:
+        """See Ticks.next."""
+        if self._channels <= 0:
+            await asyncio.sleep(timeout)
+            return []
+        heard: list[tuple[str, int]] = []
+        with _translated():
+            message = await self._pubsub.get_message(timeout=timeout)
+            while message is not None and len(heard) < 10_000:
+                if message.get("type") == "message":
+                    heard.append((_match_of(message["channel"]), int(message["data"])))
+                message = await self._pubsub.get_message(timeout=0)
+        return heard
+
+    async def close(self) -> None:
+        """See Ticks.close."""
+        with contextlib.suppress(redis.exceptions.RedisError, OSError):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]

@@ -9,11 +9,13 @@ sees a client library's exceptions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP"]
+from kozyr.match.errors import Kind, MatchError
+
+AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP", "FULL"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,12 @@ class StoredEntry:
     version: int
     text: str
     hash: str
+
+
+def store_full() -> MatchError:
+    """The store has no room (Redis at maxmemory): nothing was written."""
+    return MatchError(Kind.EXHAUSTED, "STORE_FULL",
+                      "the event store is full; nothing was written - retry later")
 
 
 class Store(Protocol):
@@ -36,7 +44,9 @@ class Store(Protocol):
 
         ("OK", new version) | ("DUPLICATE", the version that command produced) | ("CONFLICT",
         the current version) | ("GAP", current version) when entries above the top were
-        deleted - a damaged log only an operator may repair. Meta fields are written with it.
+        deleted - a damaged log only an operator may repair | ("FULL", current version) when
+        the store has no room; nothing is written then. Meta fields are written with it, and
+        every subscribed Ticks hears the new version.
         """
         ...
 
@@ -49,8 +59,12 @@ class Store(Protocol):
         """The log's current version (0 when the match does not exist)."""
         ...
 
-    async def wait_after(self, match_id: str, version: int, block_ms: int) -> int:
-        """Wait until the log has an entry after `version` (or the timeout); its top version."""
+    async def read_watched(self, match_id: str, version: int) -> list[StoredEntry]:
+        """read_after for watchers, on connections of their own (watching never starves moves)."""
+        ...
+
+    def ticks(self) -> Ticks:
+        """A new listener for the appends of the matches it subscribes to."""
         ...
 
     async def meta(self, match_id: str, field: str) -> str | None:
@@ -67,4 +81,25 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Release connections."""
+        ...
+
+
+class Ticks(Protocol):
+    """Hears which watched matches grew, whoever appended: a doorbell, not a log - a tick may be
+    lost with a dropped connection (then `next` raises UNAVAILABLE and the caller re-reads)."""
+
+    async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
+        """Start hearing these matches; their versions as of the subscription."""
+        ...
+
+    async def unsubscribe(self, match_ids: Collection[str]) -> None:
+        """Stop hearing these matches."""
+        ...
+
+    async def next(self, timeout: float) -> list[tuple[str, int]]:
+        """The (match id, version) ticks heard within `timeout` seconds (often none)."""
+        ...
+
+    async def close(self) -> None:
+        """Release the listening connection."""
         ...

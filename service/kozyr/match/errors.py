@@ -19,6 +19,7 @@ class Kind(Enum):
     FORBIDDEN = "forbidden"
     CONFLICT = "conflict"
     UNAVAILABLE = "unavailable"
+    EXHAUSTED = "exhausted"
     INTERNAL = "internal"
 
 

@@ -1,0 +1,112 @@
+"""Watching scales: many watched matches share a few Redis connections, and mass cancellation
+leaves the feeds working (issue 13, findings 1 and 2)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+
+import grpc
+import redis
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr.engine import Engine, RedisStore
+from tests.conftest import ServerThread
+
+MATCHES = 150
+
+
+def our_connections(client: redis.Redis, before: set[int]) -> int:
+    return sum(1 for c in client.client_list() if int(c["id"]) not in before)
+
+
+def test_many_watched_matches_share_few_connections_and_moves_never_starve(
+        server: ServerThread, redis_client: redis.Redis) -> None:
+    before = {int(c["id"]) for c in redis_client.client_list()}
+
+    async def scenario() -> tuple[int, int, list[str]]:
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            stub = kozyr_pb2_grpc.KozyrServiceStub(channel)
+            matches = []
+            for _ in range(MATCHES):
+                created = await stub.CreateMatch(pb.CreateMatchRequest(
+                    game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]))
+                matches.append((created.match_id,
+                                {t.seat: t.token for t in created.tokens}))
+            seen: dict[str, int] = {}
+
+            async def watch(match_id: str) -> None:
+                async for update in stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id)):
+                    seen[match_id] = update.version
+
+            watchers = [asyncio.create_task(watch(m)) for m, _ in matches]
+            while len(seen) < MATCHES:  # every stream has delivered entry 1
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(1.5)  # every feed subscribed; no watcher holds a connection now
+            watching = our_connections(redis_client, before)
+            failures: list[str] = []
+            rng = random.Random(1)
+            for match_id, tokens in rng.sample(matches, 60):
+                view = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).view
+                token = tokens[view.to_act]
+                legal = await stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                                                  metadata=[("authorization", f"Bearer {token}")])
+                try:
+                    await stub.SubmitMove(pb.SubmitMoveRequest(
+                        match_id=match_id, move=legal.moves[0], command_id=uuid.uuid4().hex),
+                        metadata=[("authorization", f"Bearer {token}")])
+                except grpc.aio.AioRpcError as e:
+                    failures.append(f"{e.code().name}: {e.details()}")
+            for _ in range(200):  # the watchers hear the moves made
+                if sum(v >= 2 for v in seen.values()) >= 60:
+                    break
+                await asyncio.sleep(0.05)
+            heard = sum(v >= 2 for v in seen.values())
+            for task in watchers:
+                task.cancel()
+            return watching, heard, failures
+
+    watching, heard, failures = asyncio.run(scenario())
+    assert failures == []
+    assert heard == 60
+    # One pub/sub connection and a few pooled ones, whatever the number of watched matches
+    # (before: one blocking XREAD connection per watched match, and the pool ran out at 100).
+    assert watching <= 12, f"{watching} Redis connections for {MATCHES} watched matches"
+
+
+def test_cancelling_thousands_of_watchers_at_once_leaves_the_feed_working(
+        redis_url: str) -> None:
+    async def scenario() -> list[int]:
+        engine = Engine(RedisStore.from_url(redis_url))
+        created = await engine.create("dix", {}, [("a", b""), ("b", b"")])
+        match_id = created.match_id
+
+        async def watch(into: list[int]) -> None:
+            async for step in engine.updates(match_id, 1):
+                into.append(step.entry.version)
+
+        crowd = [asyncio.create_task(watch([])) for _ in range(2_000)]
+        await asyncio.sleep(0.5)  # all of them are waiting on the match's feed
+        for task in crowd:
+            task.cancel()
+        await asyncio.gather(*crowd, return_exceptions=True)
+        seen: list[int] = []
+        late = asyncio.create_task(watch(seen))
+        await asyncio.sleep(0.1)
+        record = await engine.record(match_id)
+        seat = record.game.to_act(record.state)
+        assert seat is not None
+        await engine.submit(match_id, seat, record.game.legal_commands(record.state, seat)[0],
+                            "after-the-crowd")
+        for _ in range(200):
+            if seen:
+                break
+            await asyncio.sleep(0.05)
+        late.cancel()
+        await engine.close()
+        await engine.store.close()
+        return seen
+
+    assert asyncio.run(scenario()) == [2]
