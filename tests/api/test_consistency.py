@@ -134,6 +134,7 @@ def two_processes(redis_url: str, tmp_path: Path) -> Iterator[Processes]:
         reader.join(10)
 
 
+@pytest.mark.slow
 def test_two_server_processes_sixteen_clients_same_matches(
         two_processes: Processes, redis_client: redis.Redis) -> None:
     stubs = [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a))
@@ -180,6 +181,7 @@ def test_two_server_processes_sixteen_clients_same_matches(
     assert 'result="OK"' in metrics
 
 
+@pytest.mark.slow
 def test_logs_say_one_line_per_command_and_never_a_card_or_seed(
         two_processes: Processes) -> None:
     stub = kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(two_processes.addresses[0]))
@@ -233,6 +235,7 @@ def test_server_restart_mid_match_continues_from_the_same_state(redis_url: str) 
         second.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("fsync", "how"), [("everysec", signal.SIGTERM),
                                             ("always", signal.SIGKILL)])
 def test_redis_restart_loses_no_acknowledged_move(
