@@ -8,14 +8,59 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 # Modules with a `register(subparsers)` function adding their subcommand(s).
 SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
-    "kozyr.engine.repair",
+    "kozyr.engine.repair", "kozyr.api.tokens_cli",
 ]
+
+
+class ServeError(RuntimeError):
+    """A setting of `kozyr serve` is unusable (one line, status 1)."""
+
+
+def _read(path: str | None, what: str) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise ServeError(f"cannot read the {what} {path}: {e.strerror}") from None
+
+
+def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
+    """The config, TLS, arbiter and seed box a `kozyr serve` asks for (ServeError if not)."""
+    from kozyr.api.auth import Arbiter, ArbiterTokenError
+    from kozyr.config import ConfigError, field_names, load
+    from kozyr.engine.seedbox import load_or_create
+
+    try:
+        config = load(args.config, {name: getattr(args, name) for name in field_names()})
+        arbiter = Arbiter.from_sources(args.arbiter_token_file)
+    except (ConfigError, ArbiterTokenError) as e:
+        raise ServeError(str(e)) from None
+    tls = None
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            raise ServeError("TLS needs both --tls-cert and --tls-key")
+        from kozyr.api.server import Tls
+
+        tls = Tls(_read(args.tls_cert, "certificate") or b"", _read(args.tls_key, "key") or b"",
+                  _read(args.tls_client_ca, "client CA"))
+    elif args.tls_client_ca:
+        raise ServeError("--tls-client-ca needs --tls-cert and --tls-key")
+    key_file = (args.seed_key_file or os.environ.get("KOZYR_SEED_KEY_FILE")
+                or str(Path(args.data_dir) / "seed.key"))
+    try:
+        seed_box = load_or_create(Path(key_file))
+    except (OSError, ValueError) as e:
+        raise ServeError(f"cannot use the seed key {key_file}: {e}") from None
+    return config, tls, arbiter, seed_box
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -23,7 +68,6 @@ def _serve(args: argparse.Namespace) -> int:
     from kozyr.api.listen import CannotListen, check_address
     from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, FolderLock, FolderUnusable
 
-    arbiter = args.arbiter_token or os.environ.get("KOZYR_ARBITER_TOKEN") or None
     url: str = args.redis_url or os.environ.get("REDIS_URL") or ""
     lock: FolderLock | None = None
     embedded: EmbeddedRedis | None = None
@@ -33,19 +77,21 @@ def _serve(args: argparse.Namespace) -> int:
         check_address(args.address)
         if args.metrics_port is not None:
             check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
+        config, tls, arbiter, seed_box = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
 
         configure_logging(json_logs=args.json_logs)
         if lock is not None:
             embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync,
-                                     lock=lock).start()
+                                     lock=lock).start(supervise=True)
             url = embedded.url
             print(f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
                   file=sys.stderr)
-        asyncio.run(serve(url, args.address, arbiter_token=arbiter,
+        asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, config=config,
+                          tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None))
-    except (FolderInUse, FolderUnusable, CannotListen) as e:
+    except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
     finally:
@@ -56,23 +102,47 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
-    """The argument parser of every subcommand (of `serve` alone when `serve_only`)."""
-    parser = argparse.ArgumentParser(prog="kozyr", description="Kozyr card-game engine")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _serve_flags(serve: argparse.ArgumentParser) -> None:
+    from kozyr.config import ServerConfig
 
-    serve = sub.add_parser("serve", help="run the gRPC service")
     serve.add_argument("--address", default=DEFAULT_ADDRESS, help="host:port to listen on")
     serve.add_argument("--redis-url", default=None,
                        help="use this Redis (default: $REDIS_URL, else an embedded Redis)")
     serve.add_argument("--data-dir", default="data", help="embedded Redis data folder")
     serve.add_argument("--appendfsync", default="everysec", choices=["everysec", "always"],
                        help="embedded Redis durability (see deploy/redis/README.md)")
-    serve.add_argument("--arbiter-token", default=None,
-                       help="token that may read any log (default: $KOZYR_ARBITER_TOKEN)")
-    serve.add_argument("--metrics-port", type=int, default=None, help="Prometheus port")
+    serve.add_argument("--config", default=None, help="a TOML file of limits (docs/security.md)")
+    serve.add_argument("--arbiter-token-file", default=None,
+                       help="file holding the token that may read any log (default: "
+                            "$KOZYR_ARBITER_TOKEN_FILE, else $KOZYR_ARBITER_TOKEN); SIGHUP "
+                            "reads it again")
+    serve.add_argument("--seed-key-file", default=None,
+                       help="key sealing server seeds at rest (default: $KOZYR_SEED_KEY_FILE, "
+                            "else <data-dir>/seed.key, made on first start); replicas on one "
+                            "Redis must share it")
+    serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
+    serve.add_argument("--tls-key", default=None, help="PEM private key of --tls-cert")
+    serve.add_argument("--tls-client-ca", default=None,
+                       help="PEM CA: require client certificates signed by it")
+    serve.add_argument("--reflection", action=argparse.BooleanOptionalAction, default=True,
+                       help="gRPC server reflection (--no-reflection turns it off)")
+    serve.add_argument("--metrics-port", type=int, default=None,
+                       help="Prometheus port (no metrics without it)")
     serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
                        help="JSON log lines (default: when stderr is not a terminal)")
+    limits = serve.add_argument_group("limits (also in --config; a flag wins over the file)")
+    for name, default in ((n, getattr(ServerConfig(), n)) for n in ServerConfig.__slots__):
+        limits.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=None,
+                            metavar=type(default).__name__.upper(), dest=name,
+                            help=f"default {default}")
+
+
+def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
+    """The argument parser of every subcommand (of `serve` alone when `serve_only`)."""
+    parser = argparse.ArgumentParser(prog="kozyr", description="Kozyr card-game engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the gRPC service")
+    _serve_flags(serve)
     serve.set_defaults(func=_serve)
 
     # Each further subcommand lives beside the code it drives and registers itself here.

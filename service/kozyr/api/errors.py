@@ -14,8 +14,12 @@ from grpc_status import rpc_status
 
 from kozyr.errorinfo import DOMAIN, error_info
 from kozyr.match.errors import Kind, MatchError
+from kozyr.match.limits import MATCH_ID
 
-__all__ = ["DOMAIN", "STATUS", "error_info", "to_status"]
+# An error message is ours, but may quote a bounded piece of the request: cap it anyway.
+MAX_MESSAGE = 1024
+
+__all__ = ["DOMAIN", "STATUS", "bounded", "error_info", "exhausted", "to_status"]
 
 
 STATUS: dict[Kind, grpc.StatusCode] = {
@@ -36,7 +40,7 @@ def to_status(error: MatchError) -> grpc.Status:
     """The rich gRPC status for an engine error."""
     code = STATUS[error.kind]
     info = error_details_pb2.ErrorInfo(reason=error.code, domain=DOMAIN)
-    if error.match_id:
+    if error.match_id and MATCH_ID.fullmatch(error.match_id):  # never echo a hostile id
         info.metadata["match_id"] = error.match_id
     if error.seat is not None:
         info.metadata["seat"] = str(error.seat)
@@ -45,6 +49,36 @@ def to_status(error: MatchError) -> grpc.Status:
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(
-        code=getattr(code_pb2, code.name), message=error.message, details=[detail]
+        code=getattr(code_pb2, code.name), message=bounded(error.message, MAX_MESSAGE),
+        details=[detail]
     )
+    return rpc_status.to_status(status)
+
+
+# Longest text of a request that may reach an error message, its metadata or a log line whole.
+MAX_ECHO = 64
+
+
+def bounded(text: object, limit: int = MAX_ECHO) -> str:
+    """`text` cut to `limit` characters (with its full length), safe to log or echo."""
+    value = str(text)
+    return value if len(value) <= limit else f"{value[:limit]}…({len(value)} chars)"
+
+
+def exhausted(reason: str, subject: str, description: str, retry_after_s: float) -> grpc.Status:
+    """RESOURCE_EXHAUSTED with ErrorInfo, google.rpc.QuotaFailure and RetryInfo details."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
+    info.metadata["limit"] = subject
+    quota = error_details_pb2.QuotaFailure(violations=[
+        error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)])
+    retry = error_details_pb2.RetryInfo()
+    retry.retry_delay.FromNanoseconds(int(max(retry_after_s, 0.001) * 1e9))
+    details = []
+    for message in (info, quota, retry):
+        detail = any_pb2.Any()
+        detail.Pack(message)
+        details.append(detail)
+    status = status_pb2.Status(code=code_pb2.RESOURCE_EXHAUSTED,
+                               message=f"{description}; retry in {retry_after_s:.3g} s",
+                               details=details)
     return rpc_status.to_status(status)

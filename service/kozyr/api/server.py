@@ -1,4 +1,5 @@
-"""Server assembly: the servicer, health checking, reflection, metrics and graceful stop."""
+"""Server assembly: the guarded servicer, TLS, health that follows the store, reflection,
+metrics and graceful stop."""
 
 from __future__ import annotations
 
@@ -16,16 +17,36 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from kozyr._proto.kozyr.v1 import kozyr_pb2, kozyr_pb2_grpc
+from kozyr._proto.kozyr.v1 import kozyr_pb2
+from kozyr.api.auth import Arbiter, listen_for_revocations
+from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
+from kozyr.config import ServerConfig
 from kozyr.engine import Engine, RedisStore
+from kozyr.engine.seedbox import SeedBox
 
-__all__ = ["CannotListen", "Running", "check_address", "configure_logging", "serve",
+__all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
            "start_server"]
 
 SERVICE_NAME = kozyr_pb2.DESCRIPTOR.services_by_name["KozyrService"].full_name
+
+
+@dataclass(frozen=True)
+class Tls:
+    """PEM certificate chain and key of the server; with `client_ca`, client certificates
+    signed by it are required."""
+
+    cert: bytes
+    key: bytes
+    client_ca: bytes | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        """The gRPC server credentials."""
+        return grpc.ssl_server_credentials([(self.key, self.cert)],
+                                           root_certificates=self.client_ca,
+                                           require_client_auth=self.client_ca is not None)
 
 
 @dataclass
@@ -37,9 +58,15 @@ class Running:
     servicer: KozyrServicer
     health: health.aio.HealthServicer
     engine: Engine
+    guard: Guard
+    probe: asyncio.Task[None] | None = None
 
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting calls, end the watchers, let in-flight moves finish, then close."""
+        if self.probe is not None:
+            self.probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.probe
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
@@ -47,27 +74,65 @@ class Running:
         await self.engine.store.close()
 
 
-async def start_server(engine: Engine, address: str = "127.0.0.1:50051") -> Running:
+async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
+                       config: ServerConfig | None = None, tls: Tls | None = None,
+                       reflection_on: bool = True, arbiter: Arbiter | None = None) -> Running:
     """Build and start a server on `address` ("127.0.0.1:0" picks a free port)."""
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    servicer = KozyrServicer(engine)
-    kozyr_pb2_grpc.add_KozyrServiceServicer_to_server(servicer, server)
+    config = config or ServerConfig()
+    server = grpc.aio.server(options=config.grpc_options())
+    servicer = KozyrServicer(engine, arbiter=arbiter)
+    guard = Guard(config)
+    server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME), server)
+    if reflection_on:
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME), server)
     try:
-        port = server.add_insecure_port(address)
+        port = (server.add_secure_port(address, tls.credentials()) if tls is not None
+                else server.add_insecure_port(address))
     except RuntimeError:
         port = 0
     if port == 0:
         check_address(address)  # names the holder if it is a port in use
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
+    running = Running(server, port, servicer, health_servicer, engine, guard)
+    await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
+    running.probe = asyncio.create_task(_probe(running, config))
+    return running
+
+
+async def _store_answers(engine: Engine, timeout: float) -> bool:
+    """Whether the store answers a PING within `timeout` (a store without PING always does)."""
+    ping = getattr(engine.store, "redis", None)
+    if ping is None:
+        return True
+    try:
+        return bool(await asyncio.wait_for(ping.ping(), timeout))
+    except Exception:  # unreachable, loading, timed out: all mean "not serving"
+        return False
+
+
+async def _set_health(servicer: health.aio.HealthServicer, serving: bool) -> None:
+    status = (health_pb2.HealthCheckResponse.SERVING if serving
+              else health_pb2.HealthCheckResponse.NOT_SERVING)
     for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, port, servicer, health_servicer, engine)
+        await servicer.set(name, status)
+
+
+async def _probe(running: Running, config: ServerConfig) -> None:
+    """Health follows the store: NOT_SERVING while it does not answer, SERVING once it does."""
+    log = structlog.get_logger("kozyr.server")
+    serving = True
+    while True:
+        await asyncio.sleep(config.health_interval_s)
+        now = await _store_answers(running.engine, config.health_timeout_s)
+        if now != serving:
+            serving = now
+            log.warning("store_health", serving=now)
+            await _set_health(running.health, now)
 
 
 def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) -> None:
@@ -90,15 +155,26 @@ def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) 
     )
 
 
-async def serve(redis_url: str, address: str, *, arbiter_token: str | None = None,
+async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
+                seed_box: SeedBox | None = None, config: ServerConfig | None = None,
+                tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address)."""
+    """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
+
+    SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
     log = structlog.get_logger("kozyr.server")
-    store = RedisStore.from_url(redis_url)
+    config = config or ServerConfig()
+    store = RedisStore.from_url(
+        redis_url, max_connections=config.redis_max_connections,
+        watch_connections=config.redis_watch_connections,
+        socket_timeout=config.redis_socket_timeout_s,
+        socket_connect_timeout=config.redis_connect_timeout_s)
     await store.redis.ping()
-    engine = Engine(store, arbiter_token=arbiter_token)
-    running = await start_server(engine, address)
+    engine = Engine(store, seed_box=seed_box)
+    running = await start_server(engine, address, config=config, tls=tls,
+                                 reflection_on=reflection_on, arbiter=arbiter)
+    revocations = asyncio.create_task(listen_for_revocations(store, engine))
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
@@ -106,13 +182,18 @@ async def serve(redis_url: str, address: str, *, arbiter_token: str | None = Non
     bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
     if on_serving is not None:
         on_serving(bound)
-    log.info("serving", address=bound, metrics_port=metrics_port)
+    log.info("serving", address=bound, metrics_port=metrics_port, tls=tls is not None,
+             reflection=reflection_on)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    if arbiter is not None:
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signal.SIGHUP, arbiter.reload)
     await stop.wait()
     log.info("stopping", grace_s=grace)
+    revocations.cancel()
     await running.stop(grace)
     log.info("stopped")

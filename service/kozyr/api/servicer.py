@@ -20,14 +20,23 @@ import structlog
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api import convert
-from kozyr.api.errors import to_status
+from kozyr.api.auth import Arbiter
+from kozyr.api.errors import bounded, to_status
+from kozyr.api.guard import bearer_values
 from kozyr.api.metrics import METRICS
 from kozyr.cards import parse_cards
 from kozyr.engine import Engine, Viewer
 from kozyr.games import GAMES
+from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
-from kozyr.match.limits import MAX_DECK_TEXT, MAX_NAME, MAX_OPTION_TEXT, MAX_OPTIONS
+from kozyr.match.limits import (
+    MAX_DECK_TEXT,
+    MAX_NAME,
+    MAX_OPTION_TEXT,
+    MAX_OPTIONS,
+    MAX_PREARRANGED,
+)
 from kozyr.match.record import MatchRecord
 from kozyr.replay import show as replay_show
 
@@ -91,23 +100,25 @@ def _stream_rpc(
 class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     """gRPC front of an Engine."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, arbiter: Arbiter | None = None) -> None:
         self.engine = engine
+        self.arbiter = arbiter
         self.closing = asyncio.Event()
 
     # ------------------------------------------------------------------ helpers
 
     async def _viewer(self, match_id: str, context: Context) -> Viewer:
         token = None
-        for key, value in context.invocation_metadata() or ():
-            if key == "authorization":
-                text = value.decode() if isinstance(value, bytes) else value
-                scheme, _, token = text.partition(" ")
-                if scheme.lower() != "bearer" or not token.strip():
-                    raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
-                                      "send the token as 'authorization: Bearer <token>'",
-                                      match_id)
-                token = token.strip()
+        for value in bearer_values(context):  # one value at most, printable ASCII, bounded
+            scheme, _, token = value.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
+                                  "send the token as 'authorization: Bearer <token>'",
+                                  match_id)
+            token = token.strip()
+        if token is not None and self.arbiter is not None and self.arbiter.matches(token):
+            limits.check_match_id(match_id)
+            return Viewer(None, arbiter=True)
         return await self.engine.authenticate(match_id, token)
 
     async def _seat(self, match_id: str, context: Context) -> int:
@@ -152,6 +163,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 len(k) > MAX_OPTION_TEXT or len(v) > MAX_OPTION_TEXT
                 for k, v in request.options.items()):
             raise bad_request("FIELD_TOO_LONG", "too many or too long options")
+        if max(len(request.prearranged_decks), len(request.prearranged_dice)) > MAX_PREARRANGED:
+            raise bad_request("TOO_MANY_ITEMS",
+                              f"at most {MAX_PREARRANGED} prearranged decks and roll lists")
         decks = []
         for text in request.prearranged_decks:
             if len(text) > MAX_DECK_TEXT:
@@ -178,7 +192,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             decks=decks,
             dice=dice,
         )
-        log.info("match_created", match_id=created.match_id, game=request.game,
+        log.info("match_created", match_id=created.match_id, game=bounded(request.game),
                  seats=len(request.seats))
         return pb.CreateMatchResponse(
             match_id=created.match_id,
@@ -191,6 +205,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     async def JoinMatch(self, request: pb.JoinMatchRequest,
                         context: Context) -> pb.JoinMatchResponse:
         """Claim an open seat."""
+        limits.check_match_id(request.match_id)
         if len(request.name) > MAX_NAME:
             raise bad_request("FIELD_TOO_LONG", f"a name may have at most {MAX_NAME} characters")
         joined = await self.engine.join(
@@ -230,6 +245,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         started = time.perf_counter()
         match_id, seat = request.match_id, None
         game_name = "?"
+        limits.check_match_id(match_id)  # before it reaches a log line
         try:
             seat = await self._seat(match_id, context)
             game = await self.engine.game_of(match_id)
@@ -247,7 +263,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if not e.match_id:
                 e.match_id = match_id
             METRICS.moves.labels(game=game_name, result=e.code).inc()
-            log.info("move", match_id=match_id, seat=seat, command_id=request.command_id,
+            log.info("move", match_id=match_id, seat=seat, command_id=bounded(request.command_id),
                      result=e.code, latency_ms=round((time.perf_counter() - started) * 1e3, 3))
             raise
         events, view = self._update(applied, Viewer(seat))

@@ -10,7 +10,9 @@ One owner per data folder: whoever runs a Redis on a folder holds an exclusive f
 same append-only file, is refused at once. The lock dies with its process; the Redis child is
 made to die with its parent too (PR_SET_PDEATHSIG on Linux), and a start that still finds a
 Redis from a dead owner on its folder (its pid file) stops it before starting its own, instead
-of deleting the live socket under it.
+of deleting the live socket under it. Under `kozyr serve` it is supervised: a thread starts it
+again, on the same folder and socket, whenever it dies (the service's health says NOT_SERVING
+meanwhile, since it pings the store).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -161,6 +165,9 @@ class EmbeddedRedis:
         self.process: subprocess.Popen[bytes] | None = None
         self._lock = lock
         self._own_lock = False
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
+        self.restarts = 0  # how many times the supervisor started it again
 
     @property
     def socket_path(self) -> Path:
@@ -177,17 +184,56 @@ class EmbeddedRedis:
         """A redis-py URL for this server."""
         return f"unix://{self.socket_path}"
 
-    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
-        """Lock the folder, stop a dead owner's Redis, start ours and wait until it answers."""
+    def start(self, timeout: float = 10.0, supervise: bool = False) -> EmbeddedRedis:
+        """Lock the folder, stop a dead owner's Redis, start ours and wait until it answers.
+
+        With `supervise`, a thread of ours starts it and starts it again (same folder, same
+        socket) whenever it dies until stop(); the thread lives as long as the child, which
+        is what the child's death signal follows.
+        """
         if self._lock is None:
             self._lock, self._own_lock = FolderLock(self.data_dir), True
         if not self._lock.held:
             self._lock.acquire()
         try:
-            return self._start(timeout)
+            if not supervise:
+                return self._start(timeout)
+            started: queue.Queue[BaseException | None] = queue.Queue()
+            self._stopping.clear()
+            self._supervisor = threading.Thread(target=self._supervise,
+                                                args=(timeout, started), daemon=True,
+                                                name="kozyr-redis-supervisor")
+            self._supervisor.start()
+            failure = started.get()
+            if failure is not None:
+                self._supervisor.join()
+                raise failure
+            return self
         except BaseException:
             self._release()
             raise
+
+    def _supervise(self, timeout: float, started: queue.Queue[BaseException | None]) -> None:
+        try:
+            self._start(timeout)
+        except BaseException as e:
+            started.put(e)
+            return
+        started.put(None)
+        while not self._stopping.is_set():
+            process = self.process
+            if process is None:
+                return
+            if process.poll() is None:
+                self._stopping.wait(0.1)
+                continue
+            if self._stopping.is_set():
+                return
+            self.restarts += 1  # it died (and poll() reaped it): start it again
+            try:
+                self._start(timeout)
+            except Exception:  # not now (e.g. the folder is gone): try again shortly
+                self._stopping.wait(1.0)
 
     def _start(self, timeout: float) -> EmbeddedRedis:
         config = self.data_dir / "redis.conf"
@@ -228,7 +274,9 @@ class EmbeddedRedis:
             if self._answers():
                 return self
             time.sleep(0.05)
-        self.stop()
+        self.process.kill()  # not stop(): a supervisor calling this keeps the folder's lock
+        self.process.wait()
+        self.process = None
         raise RuntimeError("redis-server did not start in time")
 
     def _answers(self) -> bool:
@@ -267,6 +315,10 @@ class EmbeddedRedis:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server cleanly (SIGTERM makes it flush the append-only file)."""
+        self._stopping.set()
+        if self._supervisor is not None and self._supervisor is not threading.current_thread():
+            self._supervisor.join(timeout)
+            self._supervisor = None
         try:
             if self.process is not None and self.process.poll() is None:
                 self.process.terminate()
