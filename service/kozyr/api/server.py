@@ -9,7 +9,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 import structlog
@@ -59,14 +59,14 @@ class Running:
     health: health.aio.HealthServicer
     engine: Engine
     guard: Guard
-    probe: asyncio.Task[None] | None = None
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting calls, end the watchers, let in-flight moves finish, then close."""
-        if self.probe is not None:
-            self.probe.cancel()
+        for task in self.tasks:  # the health probe and the revocation listener
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self.probe
+                await task
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
@@ -100,7 +100,9 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     await server.start()
     running = Running(server, port, servicer, health_servicer, engine, guard)
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
-    running.probe = asyncio.create_task(_probe(running, config))
+    running.tasks.append(asyncio.create_task(_probe(running, config)))
+    if hasattr(engine.store, "watch_redis"):
+        running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
     return running
 
 
@@ -174,7 +176,6 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
     engine = Engine(store, seed_box=seed_box)
     running = await start_server(engine, address, config=config, tls=tls,
                                  reflection_on=reflection_on, arbiter=arbiter)
-    revocations = asyncio.create_task(listen_for_revocations(store, engine))
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
@@ -194,6 +195,5 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
             loop.add_signal_handler(signal.SIGHUP, arbiter.reload)
     await stop.wait()
     log.info("stopping", grace_s=grace)
-    revocations.cancel()
     await running.stop(grace)
     log.info("stopped")

@@ -1,0 +1,290 @@
+"""The service's edge (issue 13, findings 7 and 8): hostile input gets a precise status and
+changes nothing; limits refuse with RESOURCE_EXHAUSTED and QuotaFailure/RetryInfo details."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import redis
+import structlog
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.config import ConfigError, ServerConfig, load
+from tests.api.edge_server import EdgeServer, details
+from tests.api.helpers import auth, create
+
+SERVICE = "/kozyr.v1.KozyrService/"
+METHODS = [m.name for m in pb.DESCRIPTOR.services_by_name["KozyrService"].methods]
+BAD_BYTES = b"\xff\xff\xff\xff"  # a field tag whose varint never ends
+
+
+@pytest.fixture
+def edge(redis_url: str) -> Iterator[EdgeServer]:
+    srv = EdgeServer(redis_url)
+    yield srv
+    srv.stop()
+
+
+def keys(client: redis.Redis) -> int:
+    return int(client.dbsize())  # type: ignore[arg-type]
+
+
+def raw_call(server: EdgeServer, method: str, data: bytes, streaming: bool,
+             metadata: list[tuple[str, str]] | None = None) -> grpc.RpcError:
+    with server.channel() as channel:
+        call = (channel.unary_stream if streaming else channel.unary_unary)(SERVICE + method)
+        with pytest.raises(grpc.RpcError) as error:
+            result = call(data, metadata=metadata, timeout=30)
+            if streaming:
+                list(result)
+    return error.value
+
+
+# ---------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_undecodable_bytes_are_invalid_argument_with_error_info(
+        edge: EdgeServer, method: str, redis_client: redis.Redis) -> None:
+    before = keys(redis_client)
+    error = details(raw_call(edge, method, BAD_BYTES, method == "WatchMatch"))
+    assert (error["code"], error["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                                "BAD_REQUEST_BYTES")
+    assert keys(redis_client) == before
+
+
+def test_bad_authorization_headers_are_unauthenticated(edge: EdgeServer) -> None:
+    stub = edge.stub()
+    match_id, tokens = create(stub, "dix")
+    request = pb.GetMatchRequest(match_id=match_id)
+    cases = {
+        "DUPLICATE_AUTHORIZATION": [("authorization", f"Bearer {tokens[0]}"),
+                                    ("authorization", f"Bearer {tokens[1]}")],
+        "MALFORMED_TOKEN": [("authorization", "Bearer " + "A" * 300)],
+        "MALFORMED_TOKEN ": [("authorization", "Basic " + tokens[0])],
+    }
+    for expected, metadata in cases.items():
+        with pytest.raises(grpc.RpcError) as error:
+            stub.GetMatch(request, metadata=metadata)
+        got = details(error.value)
+        assert (got["code"], got["reason"]) == (grpc.StatusCode.UNAUTHENTICATED,
+                                                expected.strip()), expected
+
+
+class Sent:
+    """What grpc hands the servicer as a call's metadata: the only part of the call read here.
+
+    grpc-python's own client refuses to send a value that is not printable ASCII, but other
+    clients send raw header bytes, which reach the server as they are.
+    """
+
+    def __init__(self, *values: str | bytes) -> None:
+        self.values = values
+
+    def invocation_metadata(self) -> list[tuple[str, str | bytes]]:
+        return [("authorization", v) for v in self.values]
+
+
+def test_a_non_ascii_or_odd_authorization_value_is_unauthenticated_not_internal() -> None:
+    from kozyr.api.guard import bearer_values
+    from kozyr.match.errors import Kind, MatchError
+
+    for value in ("Bearer тайна", "Bearer тайна".encode(), b"Bearer \xff\xfe", "Bearer \x7f",
+                  "Bearer " + "A" * 300):
+        with pytest.raises(MatchError) as error:
+            bearer_values(Sent(value))  # type: ignore[arg-type]
+        assert (error.value.kind, error.value.code) == (Kind.UNAUTHENTICATED, "MALFORMED_TOKEN")
+    with pytest.raises(MatchError) as error:
+        bearer_values(Sent("Bearer a", "Bearer b"))  # type: ignore[arg-type]
+    assert error.value.code == "DUPLICATE_AUTHORIZATION"
+    assert bearer_values(Sent("Bearer abc")) == ["Bearer abc"]  # type: ignore[arg-type]
+
+
+def test_a_huge_match_id_is_bad_match_id_and_never_echoed(
+        edge: EdgeServer, redis_client: redis.Redis) -> None:
+    huge = "x" * (2 * 1024 * 1024)
+    before = keys(redis_client)
+    stub = edge.stub()
+    with structlog.testing.capture_logs() as logs:
+        for call in (lambda: stub.GetMatch(pb.GetMatchRequest(match_id=huge)),
+                     lambda: stub.JoinMatch(pb.JoinMatchRequest(match_id=huge, name="a")),
+                     lambda: stub.SubmitMove(pb.SubmitMoveRequest(match_id=huge,
+                                                                  command_id="c"))):
+            with pytest.raises(grpc.RpcError) as error:
+                call()
+            got = details(error.value)
+            assert (got["code"], got["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                                    "BAD_MATCH_ID")
+            assert len(got["message"]) < 200 and got["trailers"] < 1024
+    assert all(len(str(value)) < 200 for line in logs for value in line.values()), logs
+    assert keys(redis_client) == before
+
+
+def test_a_flood_of_prearranged_rolls_is_refused_at_once(
+        edge: EdgeServer, redis_client: redis.Redis) -> None:
+    stub = edge.stub()
+    before = keys(redis_client)
+    seats = [pb.SeatRequest(name=f"p{i}") for i in range(4)]
+    floods = {
+        "TOO_MANY_ITEMS": pb.CreateMatchRequest(game="durak-dice", seats=seats,
+                                                prearranged_dice=["1"] * 100_000),
+        "FIELD_TOO_LONG": pb.CreateMatchRequest(game="durak-dice", seats=seats,
+                                                prearranged_dice=["1 " * 100_000]),
+    }
+    for expected, request in floods.items():
+        with pytest.raises(grpc.RpcError) as error:
+            stub.CreateMatch(request)
+        got = details(error.value)
+        assert (got["code"], got["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT, expected)
+    assert edge.health() == 1  # SERVING
+    assert keys(redis_client) == before
+
+
+def test_every_numeric_field_is_range_checked_at_the_edge(
+        edge: EdgeServer, redis_client: redis.Redis) -> None:
+    stub = edge.stub()
+    match_id, tokens = create(stub, "dix")
+    open_id = stub.CreateMatch(pb.CreateMatchRequest(
+        game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])).match_id
+    before = keys(redis_client)
+    huge, tiny = 2**63 - 1, -(2**63)
+    cases = [
+        ("NOT_A_SEAT", lambda v: stub.JoinMatch(pb.JoinMatchRequest(match_id=open_id, name="b",
+                                                                    seat=v)), (-1, 2**31 - 1)),
+        ("NOT_A_SEAT", lambda v: stub.CreateMatch(pb.CreateMatchRequest(
+            game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+            first_dealer=v)), (-1, 2**31 - 1)),
+        ("NOT_A_SEAT", lambda v: stub.ReplayMatch(pb.ReplayMatchRequest(
+            match_id=match_id, version=1, as_seat=v)), (-5, 2**31 - 1)),
+        ("NO_SUCH_VERSION", lambda v: list(stub.WatchMatch(pb.WatchMatchRequest(
+            match_id=match_id, from_version=v))), (-1, huge, tiny)),
+        ("NO_SUCH_VERSION", lambda v: stub.ReplayMatch(pb.ReplayMatchRequest(
+            match_id=match_id, version=v)), (-1, huge, tiny)),
+        ("BAD_EXPECTED_VERSION", lambda v: stub.SubmitMove(pb.SubmitMoveRequest(
+            match_id=match_id, command_id="c", expected_version=v), metadata=auth(tokens[0])),
+         (-1, 0, huge, tiny)),
+        ("TOO_MANY_ITEMS", lambda v: stub.CreateMatch(pb.CreateMatchRequest(
+            game="dix", seats=[pb.SeatRequest(name="a")] * v)), (65, 10_000)),
+    ]
+    for reason, call, values in cases:
+        for value in values:
+            with pytest.raises(grpc.RpcError) as error:
+                call(value)
+            got = details(error.value)
+            assert (got["code"], got["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                                    reason), (reason, value)
+    assert keys(redis_client) == before
+
+
+# ---------------------------------------------------------------------------- limits
+
+
+def limited(redis_url: str, **values: float) -> EdgeServer:
+    return EdgeServer(redis_url, config=ServerConfig().with_values(values))
+
+
+def exhausted(call: object, reason: str) -> None:
+    with pytest.raises(grpc.RpcError) as error:
+        call()  # type: ignore[operator]
+    got = details(error.value)
+    assert (got["code"], got["reason"]) == (grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
+    assert {"ErrorInfo", "QuotaFailure", "RetryInfo"} <= set(got["types"]), got["types"]
+
+
+# A refill so slow that no test run sees a token come back: the bucket's burst is the limit.
+SLOW = 1e-6
+
+
+def test_requests_per_token_are_limited(redis_url: str) -> None:
+    srv = limited(redis_url, rate_per_token=SLOW, burst_per_token=3)
+    try:
+        stub = srv.stub()
+        match_id, tokens = create(stub, "dix")
+        request = pb.GetMatchRequest(match_id=match_id)
+        for _ in range(3):
+            stub.GetMatch(request, metadata=auth(tokens[0]))
+        exhausted(lambda: stub.GetMatch(request, metadata=auth(tokens[0])), "RATE_LIMITED")
+        stub.GetMatch(request, metadata=auth(tokens[1]))  # another token has its own bucket
+        stub.GetMatch(request)  # and a spectator is limited per client only
+    finally:
+        srv.stop()
+
+
+def test_requests_per_client_are_limited(redis_url: str) -> None:
+    srv = limited(redis_url, rate_per_peer=SLOW, burst_per_peer=2)
+    try:
+        stub = srv.stub()
+        stub.ListGames(pb.ListGamesRequest())
+        stub.ListGames(pb.ListGamesRequest())
+        exhausted(lambda: srv.stub().ListGames(pb.ListGamesRequest()), "RATE_LIMITED")
+    finally:
+        srv.stop()
+
+
+def test_matches_created_per_minute_are_limited_and_a_refusal_writes_nothing(
+        redis_url: str, redis_client: redis.Redis) -> None:
+    srv = limited(redis_url, matches_per_minute=2)
+    try:
+        stub = srv.stub()
+        create(stub, "dix")
+        create(stub, "dix")
+        before = keys(redis_client)
+        exhausted(lambda: create(stub, "dix"), "TOO_MANY_MATCHES")
+        assert keys(redis_client) == before
+    finally:
+        srv.stop()
+
+
+def test_watchers_per_match_and_per_connection_are_limited(redis_url: str) -> None:
+    srv = limited(redis_url, watchers_per_match=1, watchers_per_peer=2)
+    try:
+        first = srv.stub()
+        one, _ = create(first, "dix")
+        two, _ = create(first, "dix")
+        three, _ = create(first, "dix")
+        # Each open watcher has read its first update, so it holds its slot.
+        streams = [first.WatchMatch(pb.WatchMatchRequest(match_id=m)) for m in (one, two)]
+        for stream in streams:
+            next(stream)
+        exhausted(lambda: next(srv.stub().WatchMatch(pb.WatchMatchRequest(match_id=one))),
+                  "TOO_MANY_WATCHERS")
+        exhausted(lambda: next(first.WatchMatch(pb.WatchMatchRequest(match_id=three))),
+                  "TOO_MANY_WATCHERS")
+        assert next(srv.stub().WatchMatch(pb.WatchMatchRequest(match_id=three))).version == 1
+        for stream in streams:
+            stream.cancel()  # type: ignore[attr-defined]
+    finally:
+        srv.stop()
+
+
+def test_a_message_over_the_size_limit_is_refused_by_the_transport(redis_url: str) -> None:
+    srv = limited(redis_url, max_message_bytes=1024)
+    try:
+        with pytest.raises(grpc.RpcError) as error:
+            srv.stub().GetMatch(pb.GetMatchRequest(match_id="x" * 4096))
+        assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+    finally:
+        srv.stop()
+
+
+def test_the_config_file_and_flags_set_every_limit(tmp_path: Path) -> None:
+    path = tmp_path / "kozyr.toml"
+    path.write_text("watchers_per_match = 7\nrate_per_token = 2.5\nkeepalive_time_s = 30\n")
+    config = load(path, {"watchers_per_match": 9, "burst_per_peer": None})
+    assert (config.watchers_per_match, config.rate_per_token, config.keepalive_time_s) == (
+        9, 2.5, 30.0)  # the flag wins over the file, the file over the default
+    options = dict(config.grpc_options())
+    assert options["grpc.keepalive_time_ms"] == 30_000
+    assert options["grpc.max_connection_age_ms"] == int(ServerConfig().max_connection_age_s
+                                                        * 1000)
+    for text, words in (("nosuch = 1\n", "unknown setting 'nosuch'"),
+                        ("watchers_per_match = 1.5\n", "whole number"),
+                        ("rate_per_token = -1\n", "above 0"),
+                        ("rate_per_token = 'fast'\n", "a number"),
+                        ("= =\n", "is not TOML")):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=words):
+            load(path)
