@@ -141,7 +141,7 @@ def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
     """The argument parser of every subcommand (of `serve` alone when `serve_only`)."""
     parser = argparse.ArgumentParser(prog="kozyr", description="Kozyr card-game engine")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the gRPC service")
+    serve = sub.add_parser("serve", help="run the gRPC service", allow_abbrev=False)
     _serve_flags(serve)
     serve.set_defaults(func=_serve)
 
