@@ -288,3 +288,71 @@ def test_the_config_file_and_flags_set_every_limit(tmp_path: Path) -> None:
         path.write_text(text)
         with pytest.raises(ConfigError, match=words):
             load(path)
+
+
+# ---------------------------------------------------------------------------- health (finding 6)
+
+SERVING, NOT_SERVING = 1, 2
+
+
+def wait_for_health(srv: EdgeServer, wanted: int, tries: int = 600) -> None:
+    """Poll until the server reports `wanted` (a count of tries, not a deadline)."""
+    import time
+
+    for _ in range(tries):
+        if srv.health() == wanted:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"health never became {wanted}")
+
+
+def test_health_follows_the_store_down_and_up(tmp_path: Path) -> None:
+    from kozyr.engine.embedded import EmbeddedRedis
+
+    store = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start()
+    srv = EdgeServer(store.url, config=ServerConfig().with_values(
+        {"health_interval_s": 0.05, "health_timeout_s": 0.5}),
+        store_timeouts={"socket_timeout": 0.5, "socket_connect_timeout": 0.5})
+    try:
+        assert srv.health() == SERVING
+        store.stop()
+        wait_for_health(srv, NOT_SERVING)
+        store = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start()
+        wait_for_health(srv, SERVING)
+        create(srv.stub(), "dix")  # and the service works again by itself
+    finally:
+        srv.stop()
+        store.stop()
+
+
+def test_the_embedded_redis_is_restarted_when_it_dies(tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    from kozyr.engine.embedded import EmbeddedRedis
+
+    store = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start(supervise=True)
+    try:
+        client = redis.Redis.from_url(store.url, decode_responses=True)
+        client.set("kept", "yes")
+        assert store.process is not None
+        first = store.process.pid
+        os.kill(first, signal.SIGKILL)
+        for _ in range(600):  # a count of tries, not a deadline
+            process = store.process
+            if store.restarts and process is not None and process.pid != first:
+                try:
+                    if client.get("kept") == "yes":
+                        break
+                except redis.exceptions.RedisError:
+                    pass
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the embedded Redis was not restarted")
+        assert store.restarts == 1
+        assert Path(f"/proc/{first}").exists() is False  # reaped: no zombie left behind
+        client.close()
+    finally:
+        store.stop()
+    assert store.process is None
