@@ -247,3 +247,20 @@ def test_an_impossible_expected_version_is_a_bad_request_not_a_conflict(expected
         assert await store.version(match_id) == 1
 
     run(body)
+
+
+def test_the_state_cache_stays_within_its_bytes_and_evicted_matches_reload() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = Engine(store, cache_bytes=40_000)
+        rng = random.Random(9)
+        matches = [(await eng.create("dix", {}, seats("dix"))).match_id for _ in range(20)]
+        for n in range(200):
+            await random_move(eng, rng.choice(matches), rng, n)
+        assert eng._cached_bytes <= 40_000
+        assert eng._cached_bytes == sum(eng._sizes.values())
+        assert set(eng._sizes) == set(eng._cache)
+        assert 1 <= len(eng._cache) < len(matches)  # some were evicted...
+        for match_id in matches:  # ...and every one is still served exactly as its log says
+            assert await eng.record(match_id) == await stored_record(store, match_id)
+
+    run(body)

@@ -87,6 +87,7 @@ class Engine:
         store: Store,
         *,
         cache_size: int = 10_000,
+        cache_bytes: int = 512 * 2**20,
         max_retries: int = 16,
         arbiter_token: str | None = None,
         clock: Callable[[], float] = time.time,
@@ -98,6 +99,11 @@ class Engine:
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
+        # The cache is bounded by matches and by the bytes of log text its records were folded
+        # from (an upper bound on what a fold keeps, measured without touching the state).
+        self.cache_bytes = cache_bytes
+        self._sizes: dict[str, int] = {}
+        self._cached_bytes = 0
         self.max_retries = max_retries
         self._arbiter = arbiter_token
         self._clock = clock
@@ -157,7 +163,7 @@ class Engine:
             raise _behind(match_id, 0, "the store had acknowledged entries of it")
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
-        self._remember(step.record)
+        self._remember(step.record, len(step.text), fresh=True)
         return Created(match_id, tokens, 1)
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
@@ -193,7 +199,7 @@ class Engine:
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
-                    self._appended(step.record)
+                    self._appended(step)
                     return Joined(chosen, token, step.record.version, step.record.started)
                 record = await self._after_refusal(record, status, version)
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
@@ -234,7 +240,7 @@ class Engine:
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest)
                 if status == "OK":
-                    self._appended(step.record)
+                    self._appended(step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -266,10 +272,10 @@ class Engine:
         if status == "FULL":
             raise store_full()
         if status == "BEHIND":
-            self._cache.pop(match_id, None)
+            self._forget(match_id)
             raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
-            self._cache.pop(match_id, None)
+            self._forget(match_id)
             log.error("stream_gap", match_id=match_id, version=record.version)
             raise MatchError(Kind.UNAVAILABLE, "STREAM_DAMAGED",
                              "the match's event stream had entries deleted; an operator must "
@@ -277,7 +283,7 @@ class Engine:
         if current < record.version:
             # The store lost entries this process saw (a restored backup, a failover that lost
             # its tail, its fence key too): never write over them - remember, and refuse.
-            self._cache.pop(match_id, None)
+            self._forget(match_id)
             self._fences[match_id] = max(self._fences.get(match_id, 0), record.version)
             log.error("stream_behind", match_id=match_id, stream_version=current,
                       cached_version=record.version)
@@ -305,11 +311,14 @@ class Engine:
         if cached is not None:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
-        return self._remember(_fold_stored(None, await self.log(match_id)))
+        stored = await self.log(match_id)
+        return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
 
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
-        return self._remember(_fold_stored(record, stored)) if stored else record
+        if not stored:
+            return record
+        return self._remember(_fold_stored(record, stored), _text_bytes(stored))
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -405,16 +414,29 @@ class Engine:
             lock = self._locks[match_id] = asyncio.Lock()
         return lock
 
-    def _remember(self, record: MatchRecord) -> MatchRecord:
-        self._cache[record.match_id] = record
-        self._cache.move_to_end(record.match_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+    def _remember(self, record: MatchRecord, added: int = 0, *, fresh: bool = False
+                  ) -> MatchRecord:
+        """Cache `record`, whose fold took `added` more bytes of log text (all of it when
+        `fresh`), evicting the least recently used matches past either bound."""
+        match_id = record.match_id
+        self._cache[match_id] = record
+        self._cache.move_to_end(match_id)
+        before = 0 if fresh else self._sizes.get(match_id, 0)
+        self._cached_bytes += before + added - self._sizes.get(match_id, 0)
+        self._sizes[match_id] = before + added
+        while len(self._cache) > 1 and (len(self._cache) > self.cache_size
+                                        or self._cached_bytes > self.cache_bytes):
+            evicted, _ = self._cache.popitem(last=False)
+            self._cached_bytes -= self._sizes.pop(evicted, 0)
         return record
 
-    def _appended(self, record: MatchRecord) -> None:
-        self._remember(record)
-        self.feeds.wake(record.match_id, record.version)
+    def _forget(self, match_id: str) -> None:
+        self._cache.pop(match_id, None)
+        self._cached_bytes -= self._sizes.pop(match_id, 0)
+
+    def _appended(self, step: Step) -> None:
+        self._remember(step.record, len(step.text))
+        self.feeds.wake(step.record.match_id, step.record.version)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:
@@ -468,6 +490,10 @@ def _behind(match_id: str, current: int, why: str) -> MatchError:
         f"the match's log is at version {current} but {why}: acknowledged moves are missing, "
         f"so it takes no writes until an operator runs `kozyr repair {match_id}` "
         "(docs/operations.md)", match_id)
+
+
+def _text_bytes(stored: Sequence[StoredEntry]) -> int:
+    return sum(len(item.text) for item in stored)
 
 
 def _not_found(match_id: str) -> MatchError:
