@@ -46,8 +46,10 @@ if TYPE_CHECKING:  # the async stub type exists only in the .pyi
 StoreProbe = Callable[[], Awaitable[bool]]
 
 # Codes after which the outcome of a call is unknown or the refusal is temporary: repeat it.
+# (CANCELLED here is never ours - ours raises asyncio.CancelledError - but a dropped stream.)
 RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                     grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED})
+                     grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED,
+                     grpc.StatusCode.CANCELLED})
 # A restarted server should be found again within our own backoff, not grpc's 1 s and more.
 CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -94,6 +96,7 @@ class MatchTrack:
     seen: int = 0
     watched: int = 0
     watch_gaps: int = 0
+    view: Any = None  # the watcher's latest view: where the client starts playing
     stuck: bool = False
     finished: bool = False
 
@@ -104,6 +107,7 @@ class Stats:
 
     requests: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
+    samples: dict[str, str] = field(default_factory=dict)  # the first details of each error
     latencies: list[float] = field(default_factory=list)
     acks: list[tuple[float, float]] = field(default_factory=list)  # (sent, answered), monotonic
     false_unavailable: int = 0
@@ -274,7 +278,7 @@ class LoadGen:
                                       timeout=timeout or cfg.deadline)
             except grpc.aio.AioRpcError as e:
                 code, reason = _code_reason(e)
-                self.stats.errors[f"{code.name} {reason or '-'}"] += 1
+                self._count(f"{rpc} {code.name} {reason or '-'}", e)
                 if code == grpc.StatusCode.UNAVAILABLE and reason:
                     await self._judge_unavailable()
                 if code not in RETRIED:
@@ -291,6 +295,10 @@ class LoadGen:
                 return None
             await asyncio.sleep(pause * (0.5 + self.rng.random()))
             pause = min(1.0, pause * 2)
+
+    def _count(self, key: str, error: grpc.aio.AioRpcError) -> None:
+        self.stats.errors[key] += 1
+        self.stats.samples.setdefault(key, str(error.details())[:200])
 
     async def _judge_unavailable(self) -> None:
         healthy = True if self.store_healthy is None else await self.store_healthy()
@@ -315,7 +323,7 @@ class LoadGen:
             try:
                 await self._ramp(track)
                 await self._play(stub, track)
-                await self._settle(stub, track)
+                await self._settle(track)
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
@@ -352,7 +360,7 @@ class LoadGen:
 
     async def _play(self, stub: Stub, track: MatchTrack) -> None:
         cfg = self.config
-        view = await self._view(stub, track)
+        view = track.view or await self._view(stub, track)
         moves = 0
         while view is not None and moves < cfg.moves_per_match and not self.stopping:
             if view.status == pb.MATCH_STATUS_FINISHED or not view.HasField("to_act"):
@@ -388,13 +396,12 @@ class LoadGen:
         view: pb.MatchView = answer.view
         return view
 
-    async def _settle(self, stub: Stub, track: MatchTrack) -> None:
-        """Let the watcher catch up with what the client saw (bounded), then look once more."""
+    async def _settle(self, track: MatchTrack) -> None:
+        """Let the watcher catch up with what the client saw (bounded)."""
         for _ in range(int(self.config.give_up / 0.05)):
             if track.watched >= track.seen or (self.stopping and track.watched == 0):
-                break
+                return
             await asyncio.sleep(0.05)
-        await self._view(stub, track)
 
     async def _watch(self, stub: Stub, track: MatchTrack) -> None:
         """Watch from version 0, resuming after the last version after a dropped stream."""
@@ -411,6 +418,7 @@ class LoadGen:
                         track.watched = max(track.watched, update.version)
                         track.seen = max(track.seen, update.version)
                         over = update.view.status == pb.MATCH_STATUS_FINISHED
+                        track.view = update.view
                         if not counted:
                             counted = True
                             self.stats.watching += 1
@@ -420,7 +428,7 @@ class LoadGen:
                         await asyncio.sleep(3600)  # the stream ended with the match
                 except grpc.aio.AioRpcError as e:
                     code, reason = _code_reason(e)
-                    self.stats.errors[f"{code.name} {reason or '-'} (watch)"] += 1
+                    self._count(f"WatchMatch {code.name} {reason or '-'}", e)
                 await asyncio.sleep(0.1 + 0.2 * self.rng.random())
         finally:
             if counted:
@@ -466,6 +474,7 @@ class LoadGen:
             "moves_per_second": round(stats.acked / played, 1) if played > 0 else 0.0,
             "submit_latency_ms": {"p50": pct(0.50), "p90": pct(0.90), "p99": pct(0.99)},
             "requests": dict(stats.requests), "errors": dict(stats.errors),
+            "error_samples": dict(stats.samples),
             "false_unavailable": stats.false_unavailable,
             "peak_watched_matches": stats.peak_watching,
             "watch_gaps": sum(t.watch_gaps for t in self.tracks),
