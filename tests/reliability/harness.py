@@ -41,8 +41,9 @@ def wait_for(check: Callable[[], bool], seconds: float, step: float = 0.05) -> b
 
 
 def redis_servers_on(data_dir: Path) -> list[int]:
-    """Pids of every live redis-server whose config lies in `data_dir` (orphans included)."""
-    config = str(data_dir.resolve() / "redis.conf").encode()
+    """Pids of every live redis-server on `data_dir` (orphans included). redis-server retitles
+    itself "redis-server unixsocket:<socket>", so the folder is looked for anywhere in it."""
+    folder = str(data_dir.resolve()).encode()
     pids = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -52,7 +53,7 @@ def redis_servers_on(data_dir: Path) -> list[int]:
             state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"redis-server" in cmdline and config in cmdline and state != "Z":
+        if b"redis-server" in cmdline and folder in cmdline and state != "Z":
             pids.append(int(proc.name))
     return sorted(pids)
 
