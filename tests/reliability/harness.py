@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from kozyr.loadgen import LoadConfig, LoadGen, StoreProbe
 
@@ -32,10 +35,14 @@ def free_port() -> int:
 
 
 def wait_for(check: Callable[[], bool], seconds: float, step: float = 0.05) -> bool:
-    """Poll `check` until it holds or `seconds` pass (bounded); whether it held."""
+    """Poll `check` until it holds or `seconds` pass (bounded in time and count); whether it
+    held."""
+    deadline = time.monotonic() + seconds
     for _ in range(max(1, int(seconds / step))):
         if check():
             return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(step)
     return check()
 
@@ -97,8 +104,10 @@ class Serve:
 
     def admin(self, timeout: float | None = 2.0) -> redis.Redis:
         """A Redis client of our own on the embedded server (named, so it is not counted)."""
+        # No retries: a drill asks "is it there now?", and redis-py would back off for long.
         return redis.Redis(unix_socket_path=str(self.socket_path), decode_responses=True,
-                           client_name=PROBE_NAME, socket_timeout=timeout)
+                           client_name=PROBE_NAME, socket_timeout=timeout,
+                           socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
 
     def redis_pid(self) -> int:
         """The pid of the embedded redis-server, from the server itself."""
@@ -138,7 +147,7 @@ def store_probe(serve: Serve) -> StoreProbe:
     async def healthy() -> bool:
         client = redis.asyncio.Redis(unix_socket_path=str(serve.socket_path),
                                      client_name=PROBE_NAME, socket_timeout=0.5,
-                                     socket_connect_timeout=0.5)
+                                     socket_connect_timeout=0.5, retry=AsyncRetry(NoBackoff(), 0))
         try:
             return bool(await asyncio.wait_for(client.ping(), 0.5))
         except Exception:  # unreachable, paused or dead: not healthy
