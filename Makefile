@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test lint bench clean ts-client
+.PHONY: venv proto proto-check run test test-fast lint bench clean ts-client
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,8 +33,22 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# pytest exits 5 when it selected no test at all: a lane that runs nothing must fail, loudly.
+PYTEST = $(BIN)/python -m pytest
+define pytest
+	$(PYTEST) $(1); code=$$?; if [ $$code -eq 5 ]; then \
+	  echo "make: pytest selected no tests (exit 5): failing" >&2; exit 1; fi; exit $$code
+endef
+
+## Everything: lint, the stub check and the whole suite (slow end-to-end tests included).
 test: $(STAMP) lint proto-check
-	$(BIN)/python -m pytest
+	@$(call pytest,)
+
+## The fast lane (under a minute): rules, match lifecycle, engine on the in-memory store,
+## replay and bots; no Redis, no server, no other process. See the `fast` marker in
+## tests/conftest.py; `pytest -m "not slow"` runs all but the long end-to-end tests.
+test-fast: $(STAMP)
+	@$(call pytest,-m fast)
 
 ## Install the pinned TypeScript toolchain and build clients/typescript (node and npm needed).
 ts-client:

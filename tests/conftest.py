@@ -1,4 +1,5 @@
-"""Shared test settings: hypothesis profiles (CI keeps the suit fast and deterministic)."""
+"""Shared test settings: hypothesis profiles (CI keeps the suite fast and deterministic), the
+test lanes, and the real components the tests run against."""
 
 from __future__ import annotations
 
@@ -99,6 +100,31 @@ def server(redis_url: str) -> Iterator[ServerThread]:
 def stub(server: ServerThread) -> kozyr_pb2_grpc.KozyrServiceStub:
     """A client stub on the running server."""
     return server.stub()
+
+
+# ---------------------------------------------------------------------------- lanes
+
+# `make test-fast` (pytest -m fast): the rules, the match lifecycle, the engine on its in-memory
+# store, replay and the bots' reasoning, with no Redis, no server and no other process. A test
+# is in it when it lives in one of these folders (or is a tests/test_*.py) and neither asks for
+# a real component through a fixture below nor is marked slow; so a test that starts using
+# Redis leaves the lane by itself, and a new test in these folders joins it.
+FAST_FOLDERS = frozenset({"games", "engine", "match", "replay", "bots"})
+REAL_COMPONENTS = frozenset({"redis_url", "redis_client", "server", "stub"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the fast lane (see FAST_FOLDERS)."""
+    root = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            parts = item.path.resolve().relative_to(root).parts
+        except ValueError:
+            continue
+        in_folder = parts[0] in FAST_FOLDERS or (len(parts) == 1 and parts[0].startswith("test_"))
+        uses_real = REAL_COMPONENTS & set(getattr(item, "fixturenames", ()))
+        if in_folder and not uses_real and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.fast)
 
 
 def repo_root() -> Path:

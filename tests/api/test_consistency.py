@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -27,7 +28,7 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api import convert
 from kozyr.cards import deck
 from kozyr.engine.embedded import EmbeddedRedis
-from kozyr.engine.redis_store import log_key
+from kozyr.engine.redis_store import RedisStore, log_key
 from kozyr.match.log import GENESIS_HASH, Entry, entry_hash
 from kozyr.match.record import fold_entries
 from tests.api.helpers import auth, create, play_one, play_out, reason
@@ -133,6 +134,7 @@ def two_processes(redis_url: str, tmp_path: Path) -> Iterator[Processes]:
         reader.join(10)
 
 
+@pytest.mark.slow
 def test_two_server_processes_sixteen_clients_same_matches(
         two_processes: Processes, redis_client: redis.Redis) -> None:
     stubs = [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a))
@@ -179,6 +181,7 @@ def test_two_server_processes_sixteen_clients_same_matches(
     assert 'result="OK"' in metrics
 
 
+@pytest.mark.slow
 def test_logs_say_one_line_per_command_and_never_a_card_or_seed(
         two_processes: Processes) -> None:
     stub = kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(two_processes.addresses[0]))
@@ -232,6 +235,7 @@ def test_server_restart_mid_match_continues_from_the_same_state(redis_url: str) 
         second.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("fsync", "how"), [("everysec", signal.SIGTERM),
                                             ("always", signal.SIGKILL)])
 def test_redis_restart_loses_no_acknowledged_move(
@@ -266,8 +270,9 @@ def test_redis_restart_loses_no_acknowledged_move(
 
 
 def test_a_stream_behind_the_cache_is_never_written_over(
-        server: ServerThread, redis_client: redis.Redis) -> None:
-    """A failover that loses the stream's tail: refuse, reload, go on from what Redis holds."""
+        server: ServerThread, redis_client: redis.Redis, redis_url: str) -> None:
+    """A failover that loses the stream's tail: refuse (again and again) until an operator
+    repairs the log, then go on from what Redis holds."""
     stub = server.stub()
     match_id, tokens = create(stub, "dix")
     rng = random.Random(11)
@@ -285,9 +290,22 @@ def test_a_stream_behind_the_cache_is_never_written_over(
     assert info.value.code() == grpc.StatusCode.UNAVAILABLE
     assert reason(info.value) == "STREAM_BEHIND"
     assert redis_client.xlen(log_key(match_id)) == lost - 1
-    # The server reloaded: it now serves what the stream holds and play goes on from there.
+    # The server reloaded: it serves what the stream holds, but takes no write over it.
     view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     assert view.version == lost - 1
+    with pytest.raises(grpc.RpcError) as still:
+        play_one(stub, match_id, tokens, rng)
+    assert reason(still.value) == "STREAM_BEHIND"
+    assert redis_client.xlen(log_key(match_id)) == lost - 1
+
+    async def repair() -> tuple[int, int]:
+        store = RedisStore.from_url(redis_url)
+        try:
+            return await store.repair(match_id)
+        finally:
+            await store.close()
+
+    assert asyncio.run(repair()) == (lost, lost - 1)
     answer = play_one(stub, match_id, tokens, rng)
     assert answer is not None and answer.version == lost
     verify_chain(redis_client, match_id)

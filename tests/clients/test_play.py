@@ -108,6 +108,7 @@ GAMES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "extra"), GAMES, ids=[g for g, _ in GAMES])
 def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
         server: ServerThread, game: str, extra: list[str]) -> None:
@@ -154,6 +155,7 @@ def test_an_unknown_bot_is_refused_before_anything_starts(server: ServerThread) 
     assert "unknown bot 'grandmaster'" in tty.output
 
 
+@pytest.mark.slow
 def test_kozyr_play_starts_its_own_server_when_none_is_given() -> None:
     tty = kozyr_play("dix", "--vs", "random", "--option", "target=3", "--seed", "1")
     prompts = drive(tty, random.Random(0))
@@ -314,6 +316,7 @@ def _embedded_redis(pid: int) -> list[tuple[int, str]]:
     return []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["SIGTERM", "hang-up", "SIGTERM while a bot thinks"])
 def test_a_killed_or_hung_up_kozyr_play_cleans_up_its_embedded_server(how: str) -> None:
     if how.endswith("thinks"):

@@ -126,9 +126,10 @@ def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> N
         with pytest.raises(KozyrError) as info:
             client.join(match_id, "late")
         assert (info.value.code, info.value.reason) == (Code.FAILED_PRECONDITION, "SEAT_TAKEN")
-        with pytest.raises(KozyrError) as info:
+        with pytest.raises(KozyrError) as info:  # a version the match can never be at
             mover.move(mover.legal_moves()[0], expected_version=view.version - 1)
-        assert (info.value.code, info.value.reason) == (Code.ABORTED, "STALE_VERSION")
+        assert (info.value.code, info.value.reason) == (Code.INVALID_ARGUMENT,
+                                                        "BAD_EXPECTED_VERSION")
         with pytest.raises(KozyrError) as info:
             client.create_match("chess", ["a", "b"])
         assert info.value.code == Code.INVALID_ARGUMENT

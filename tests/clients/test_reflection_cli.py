@@ -7,7 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ServerThread
+
+pytestmark = pytest.mark.slow  # a separate command line per call
 
 
 def protodial(*args: str) -> subprocess.CompletedProcess[str]:

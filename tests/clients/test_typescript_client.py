@@ -27,8 +27,9 @@ TS = repo_root() / "clients" / "typescript"
 BOT = TS / "dist" / "examples" / "bot.js"
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None,
-                                reason="node is not installed: the TypeScript client is not run")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("node") is None,
+                                 reason="node is not installed: the TypeScript client is not run")]
 
 
 def _digest(paths: Iterable[Path]) -> str:

@@ -148,20 +148,43 @@ def test_a_log_behind_the_cache_is_refused_and_never_written_over() -> None:
         for n in range(3):
             await random_move(eng, match_id, rng, n)
         store.delete_top(match_id, 2)  # the store lost acknowledged entries (a failover)
+        for attempt in range(3):  # refused again and again, never appended over version 2
+            with pytest.raises(MatchError) as behind:
+                await random_move(eng, match_id, rng, 10 + attempt)
+            assert (behind.value.kind, behind.value.code) == (Kind.UNAVAILABLE, "STREAM_BEHIND")
+            assert "kozyr repair" in behind.value.message
+            assert await store.version(match_id) == 2
+        restarted = engine(store)  # a new process: the store's own fence still refuses
+        with pytest.raises(MatchError) as again:
+            await random_move(restarted, match_id, rng, 20)
+        assert again.value.code == "STREAM_BEHIND"
+        assert await store.repair(match_id) == (4, 2)
+        for n, server in enumerate((eng, restarted)):  # after the repair both accept the log
+            step = await random_move(server, match_id, rng, 30 + n)
+            assert step.entry.version == await store.version(match_id)
+        assert await store.version(match_id) == 4
+        await stored_record(store, match_id)  # gapless and folds
+
+    run(body)
+
+
+def test_a_process_remembers_a_rollback_its_store_forgot() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng, rng = engine(store), random.Random(4)
+        match_id = (await eng.create("dix", {}, seats("dix"))).match_id
+        for n in range(3):
+            await random_move(eng, match_id, rng, n)
+        store.delete_top(match_id, 2)
+        await store.repair(match_id)  # fence and all rolled back, as an old backup would be
+        store._logs[match_id].meta.pop("repaired")  # ...with no trace of a repair
         with pytest.raises(MatchError) as behind:
             await random_move(eng, match_id, rng, 10)
-        # The cache decided on version 4 and refused the move instead of appending over 3.
-        assert (behind.value.kind, behind.value.code) == (Kind.UNAVAILABLE, "STREAM_BEHIND")
+        assert behind.value.code == "STREAM_BEHIND"
+        with pytest.raises(MatchError):
+            await random_move(eng, match_id, rng, 11)
         assert await store.version(match_id) == 2
-        # Reloaded from the store, the next append would reuse a lost version: refused too.
-        record = await eng.record(match_id)
-        seat = record.game.to_act(record.state)
-        assert seat is not None
-        with pytest.raises(MatchError) as damaged:
-            await eng.submit(match_id, seat, record.game.legal_commands(record.state, seat)[0],
-                             "after")
-        assert (damaged.value.kind, damaged.value.code) == (Kind.UNAVAILABLE, "STREAM_DAMAGED")
-        assert await store.version(match_id) == 2
+        await store.repair(match_id)  # the operator's repair is what lets it go on
+        assert (await random_move(eng, match_id, rng, 12)).entry.version == 3
 
     run(body)
 
@@ -222,5 +245,22 @@ def test_an_impossible_expected_version_is_a_bad_request_not_a_conflict(expected
         assert (refused.value.kind, refused.value.code) == (Kind.BAD_REQUEST,
                                                             "BAD_EXPECTED_VERSION")
         assert await store.version(match_id) == 1
+
+    run(body)
+
+
+def test_the_state_cache_stays_within_its_bytes_and_evicted_matches_reload() -> None:
+    async def body(store: MemoryStore) -> None:
+        eng = Engine(store, cache_bytes=40_000)
+        rng = random.Random(9)
+        matches = [(await eng.create("dix", {}, seats("dix"))).match_id for _ in range(20)]
+        for n in range(200):
+            await random_move(eng, rng.choice(matches), rng, n)
+        assert eng._cached_bytes <= 40_000
+        assert eng._cached_bytes == sum(eng._sizes.values())
+        assert set(eng._sizes) == set(eng._cache)
+        assert 1 <= len(eng._cache) < len(matches)  # some were evicted...
+        for match_id in matches:  # ...and every one is still served exactly as its log says
+            assert await eng.record(match_id) == await stored_record(store, match_id)
 
     run(body)

@@ -19,7 +19,9 @@ def test_rule_ids_are_those_of_the_rules_text() -> None:
     root = Path(__file__).resolve().parents[2]
     for path in (root / "docs" / "rules.md", root.parent / "shared" / "RULES.md"):
         if path.exists():
-            found = set(re.findall(r"\*\*((?:R|DIX|SIX|DUR)-\d+)\b", path.read_text()))
+            # RULES.md writes **DIX-4**, docs/rules.md a heading "### DIX-4 — …".
+            found = set(re.findall(r"(?:\*\*|^### )((?:R|DIX|SIX|DUR)-\d+)\b",
+                                   path.read_text(), re.MULTILINE))
             assert found == RULE_IDS, path
             return
     pytest.skip("no rules text in reach")

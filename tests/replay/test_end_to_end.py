@@ -25,6 +25,9 @@ from kozyr.replay.show import FULL, SPECTATOR, frames, table_text
 from tests.api.helpers import PLAYERS, auth, create, play_out, reason
 from tests.conftest import ARBITER, ServerThread, repo_root
 
+pytestmark = pytest.mark.slow  # a served match, exported and verified by other processes
+
+
 # Run inside the verifying process: any import of Redis, its embedded server or gRPC fails.
 OFFLINE = """
 import sys

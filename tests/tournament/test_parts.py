@@ -1,8 +1,7 @@
-"""Small parts: the progress line, and the conversions a served bot relies on."""
+"""Small parts: the conversions a served bot relies on."""
 
 from __future__ import annotations
 
-import io
 import random
 
 import pytest
@@ -10,34 +9,10 @@ import pytest
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.api.convert import TABLE_FIELD, command_from_move, fill, move_from_command
 from kozyr.games import GAMES
-from kozyr.tournament.progress import Progress
 from kozyr.tournament.remote import table_message
 from kozyr_client.moves import make_move
 from tests.bots.helpers import random_decisions
 from tests.games.helpers import all_commands
-
-
-def test_progress_line_shows_done_rate_and_time_left() -> None:
-    p = Progress(200, io.StringIO())
-    text = p.line(50, 10.0)
-    assert "50/200 matches" in text and "5.0 matches/s" in text and "left 0:30" in text
-    assert text.startswith("[" + "#" * 6 + "." * 18 + "]")
-    assert "left ?" in p.line(0, 0.0)
-
-
-def test_progress_in_a_file_writes_plain_lines_now_and_then() -> None:
-    out = io.StringIO()
-    p = Progress(1000, out, every=3600)
-    for done in range(1, 1001):
-        p.update(done)
-    p.close("interrupted")
-    lines = out.getvalue().splitlines()
-    assert len(lines) == 2  # the first update, then the closing line; no carriage returns
-    assert "\r" not in out.getvalue()
-    assert lines[-1].endswith("interrupted") and "1000/1000" in lines[-1]
-    quiet = io.StringIO()
-    Progress(10, quiet, enabled=False).update(5)
-    assert quiet.getvalue() == ""
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

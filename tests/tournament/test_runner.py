@@ -128,6 +128,7 @@ def test_an_interrupted_run_reports_what_was_played(workers: int) -> None:
     assert "interrupted" in table(result)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_command_cleanly(tmp_path: Path) -> None:
     out = tmp_path / "partial.json"
     env = dict(os.environ, PYTHONUNBUFFERED="1")

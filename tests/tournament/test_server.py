@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.tournament import Tournament, run
 from kozyr.tournament.report import to_json
 from tests.api.helpers import auth
 from tests.conftest import ARBITER, ServerThread
+
+pytestmark = pytest.mark.slow  # whole tournaments through a server, in worker processes
 
 
 def test_a_served_dix_tournament_is_the_in_process_one_with_stored_matches(

@@ -27,6 +27,7 @@ STATUS: dict[Kind, grpc.StatusCode] = {
     Kind.CONFLICT: grpc.StatusCode.ABORTED,
     Kind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     Kind.EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Kind.EXISTS: grpc.StatusCode.ALREADY_EXISTS,
     Kind.INTERNAL: grpc.StatusCode.INTERNAL,
 }
 

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc
@@ -16,9 +17,13 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2, kozyr_pb2_grpc
+from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
 from kozyr.engine import Engine, RedisStore
+
+__all__ = ["CannotListen", "Running", "check_address", "configure_logging", "serve",
+           "start_server"]
 
 SERVICE_NAME = kozyr_pb2.DESCRIPTOR.services_by_name["KozyrService"].full_name
 
@@ -52,9 +57,13 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051") -> Runn
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
          reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
     if port == 0:
-        raise RuntimeError(f"cannot listen on {address}")
+        check_address(address)  # names the holder if it is a port in use
+        raise CannotListen(f"cannot listen on {address}")
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -82,8 +91,9 @@ def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) 
 
 
 async def serve(redis_url: str, address: str, *, arbiter_token: str | None = None,
-                metrics_port: int | None = None, grace: float = 10.0) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully."""
+                metrics_port: int | None = None, grace: float = 10.0,
+                on_serving: Callable[[str], None] | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address)."""
     log = structlog.get_logger("kozyr.server")
     store = RedisStore.from_url(redis_url)
     await store.redis.ping()
@@ -93,8 +103,10 @@ async def serve(redis_url: str, address: str, *, arbiter_token: str | None = Non
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
                           registry=METRICS.registry)
-    log.info("serving", address=f"{address.rsplit(':', 1)[0]}:{running.port}",
-             metrics_port=metrics_port)
+    bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
+    if on_serving is not None:
+        on_serving(bound)
+    log.info("serving", address=bound, metrics_port=metrics_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -52,11 +52,38 @@ def _rpc(
             METRICS.errors.labels(reason=e.code).inc()
             await context.abort_with_status(to_status(e))
         except Exception:
-            log.exception("internal_error", rpc=method.__name__)
-            METRICS.errors.labels(reason="INTERNAL").inc()
-            await context.abort_with_status(to_status(MatchError(
-                Kind.INTERNAL, "INTERNAL", "internal error; it has been logged")))
+            await context.abort_with_status(_internal(method.__name__))
         raise AssertionError("unreachable")  # abort_with_status raises
+
+    return wrapper
+
+
+def _internal(rpc: str) -> grpc.Status:
+    log.exception("internal_error", rpc=rpc)
+    METRICS.errors.labels(reason="INTERNAL").inc()
+    return to_status(MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has been logged"))
+
+
+def _stream_rpc(
+    method: Callable[[Any, Req, Context], AsyncGenerator[Resp, None]],
+) -> Callable[[Any, Req, Context], AsyncGenerator[Resp, None]]:
+    """Map errors of a server-streaming RPC to statuses, exactly as _rpc does for unary ones."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Req, context: Context) -> AsyncGenerator[Resp, None]:
+        try:
+            # aclosing: when the call ends early (the client went away), close the inner
+            # generator now, so its own clean-up runs in this call rather than at collection.
+            async with contextlib.aclosing(method(self, request, context)) as stream:
+                async for item in stream:
+                    yield item
+        except grpc.aio.AbortError:
+            raise
+        except MatchError as e:
+            METRICS.errors.labels(reason=e.code).inc()
+            await context.abort_with_status(to_status(e))
+        except Exception:
+            await context.abort_with_status(_internal(method.__name__))
 
     return wrapper
 
@@ -231,48 +258,43 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                  version=applied.entry.version, result="OK", latency_ms=round(elapsed * 1e3, 3))
         return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view)
 
+    @_stream_rpc
     async def WatchMatch(self, request: pb.WatchMatchRequest,
-                         context: Context) -> AsyncIterator[pb.MatchUpdate]:
+                         context: Context) -> AsyncGenerator[pb.MatchUpdate, None]:
         """Stream updates after from_version until the match ends or the server stops."""
+        viewer = await self._viewer(request.match_id, context)
+        METRICS.watchers.inc()
         try:
-            viewer = await self._viewer(request.match_id, context)
-            updates = self.engine.updates(request.match_id, request.from_version)
-            METRICS.watchers.inc()
-            try:
-                closing = asyncio.ensure_future(self.closing.wait())
-                step: asyncio.Future[Step] | None = None
-                try:
-                    while True:
-                        step = asyncio.ensure_future(anext(updates))
-                        done, _ = await asyncio.wait({step, closing},
-                                                     return_when=asyncio.FIRST_COMPLETED)
-                        if step not in done:
-                            step.cancel()
-                            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                                await step
-                            return
-                        try:
-                            applied = step.result()
-                        except StopAsyncIteration:
-                            return
-                        events, view = self._update(applied, viewer)
-                        yield pb.MatchUpdate(version=applied.entry.version, events=events,
-                                             view=view)
-                finally:
-                    closing.cancel()
-                    if step is not None and not step.done():
-                        # The caller went away (cancelled) while we waited for the next entry:
-                        # stop that wait too, or it outlives the call and the generator cannot
-                        # be closed while it runs.
-                        step.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                            await step
-                    await updates.aclose()
-            finally:
-                METRICS.watchers.dec()
-        except MatchError as e:
-            METRICS.errors.labels(reason=e.code).inc()
-            await context.abort_with_status(to_status(e))
+            async with contextlib.aclosing(
+                    self.engine.updates(request.match_id, request.from_version)) as updates:
+                while (applied := await self._next_update(updates)) is not None:
+                    events, view = self._update(applied, viewer)
+                    yield pb.MatchUpdate(version=applied.entry.version, events=events, view=view)
+        finally:
+            METRICS.watchers.dec()
+
+    async def _next_update(self, updates: AsyncIterator[Step]) -> Step | None:
+        """The next update; None once the stream ends or the server is closing."""
+        step = asyncio.ensure_future(anext(updates))
+        closing = asyncio.ensure_future(self.closing.wait())
+        try:
+            await asyncio.wait({step, closing}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
+            if not step.done():
+                # The server is closing, or the caller went away while we waited: stop that
+                # wait too, and let it finish, or the generator cannot be closed while it runs.
+                step.cancel()
+                await asyncio.wait({step})
+            # Read the step's outcome whatever happens next. When the caller cancelled just as
+            # the match ended, the step held a StopAsyncIteration nobody read, which asyncio
+            # printed as "Task exception was never retrieved" after every such match.
+            failure = None if step.cancelled() else step.exception()
+        if step.cancelled() or isinstance(failure, StopAsyncIteration):
+            return None
+        if failure is not None:
+            raise failure
+        return step.result()
 
     @_rpc
     async def GetMatchLog(self, request: pb.GetMatchLogRequest,

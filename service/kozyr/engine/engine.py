@@ -28,10 +28,21 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
+from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
-from kozyr.engine.tokens import SeatToken, new_token, seal, token_hash, unseal
+from kozyr.engine.tokens import (
+    SeatToken,
+    fingerprint,
+    new_token,
+    read_record,
+    request_match_id,
+    seal,
+    token_hash,
+    unseal,
+)
 from kozyr.games import Game, get_game
 from kozyr.games.base import Setup
+from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
@@ -76,13 +87,23 @@ class Engine:
         store: Store,
         *,
         cache_size: int = 10_000,
+        cache_bytes: int = 512 * 2**20,
         max_retries: int = 16,
         arbiter_token: str | None = None,
         clock: Callable[[], float] = time.time,
         random_bytes: Callable[[int], bytes] = os.urandom,
+        request_ttl_s: float = 24 * 3600,
+        seed_box: SeedBox | None = None,
     ) -> None:
         self.store = store
+        self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
+        self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
+        # The cache is bounded by matches and by the bytes of log text its records were folded
+        # from (an upper bound on what a fold keeps, measured without touching the state).
+        self.cache_bytes = cache_bytes
+        self._sizes: dict[str, int] = {}
+        self._cached_bytes = 0
         self.max_retries = max_retries
         self._arbiter = arbiter_token
         self._clock = clock
@@ -90,6 +111,9 @@ class Engine:
         self._cache: OrderedDict[str, MatchRecord] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._tokens: dict[tuple[str, str], int] = {}
+        # The highest version this process saw acknowledged, for matches whose log fell behind
+        # it: their writes stay refused until an operator repairs the log (never written over).
+        self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
 
     # ------------------------------------------------------------------ creation and joining
@@ -101,11 +125,16 @@ class Engine:
         seats: Sequence[tuple[str, bytes]],
         *,
         request_id: str = "",
+        scope: str = "",
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
         dice: Sequence[Sequence[int]] = (),
     ) -> Created:
-        """Create a match; start it at once when every seat is named."""
+        """Create a match; start it at once when every seat is named.
+
+        With a `request_id` (unique within the caller's `scope`), the same request again
+        answers the same match and tokens, and another request under that id is refused.
+        """
         try:
             game = get_game(game_name)
         except KeyError as e:
@@ -113,33 +142,44 @@ class Engine:
         limits.check_request_id(request_id)
         setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
                       dice=tuple(tuple(r) for r in dice))
-        match_id, server_seed = secrets.token_hex(8), self._random(32)
+        match_id = request_match_id(scope, request_id) if request_id else secrets.token_hex(8)
+        server_seed, now = self._random(32), self._now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
                                           server_seed=server_seed)
-        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=self._now_ms())
+        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name)
-        if request_id:
-            earlier = await self.store.claim_request(request_id, seal(request_id, match_id, tokens))
-            if earlier is not None:
-                return await self._created_earlier(request_id, earlier)
-        meta = {"game": game.NAME, "server_seed": server_seed.hex()}
+        meta = {"game": game.NAME, **self._stored_seed(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
+        body = _fingerprint(created)
+        if request_id:
+            meta["request"] = seal(request_id, match_id, tokens, body, now)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
+        if status == "CONFLICT" and request_id:
+            return await self._created_earlier(request_id, match_id, body, now)
         if status == "FULL":
             raise store_full()
+        if status == "BEHIND":
+            raise _behind(match_id, 0, "the store had acknowledged entries of it")
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
-        self._remember(step.record)
+        self._remember(step.record, len(step.text), fresh=True)
         return Created(match_id, tokens, 1)
 
-    async def _created_earlier(self, request_id: str, sealed: str) -> Created:
-        match_id, tokens = unseal(request_id, sealed)
-        for _ in range(50):  # the first creator may still be writing the match
-            if await self.store.version(match_id):
-                break
-            await asyncio.sleep(0.02)
-        return Created(match_id, tokens, 1)
+    async def _created_earlier(self, request_id: str, match_id: str, body: str,
+                               now: int) -> Created:
+        stored = await self.store.meta(match_id, "request")
+        record = read_record(stored) if stored is not None else None
+        if record is None or record.fingerprint != body:
+            raise MatchError(Kind.EXISTS, "REQUEST_ID_REUSED",
+                             f"request_id {request_id!r} was used for another CreateMatch "
+                             "request; use a new request id for a new match", match_id)
+        if now - record.time_ms > self.request_ttl_ms:
+            raise MatchError(Kind.EXISTS, "REQUEST_ID_EXPIRED",
+                             f"request_id {request_id!r} created match {match_id} more than "
+                             f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
+                             "longer handed out again", match_id)
+        return Created(match_id, unseal(request_id, match_id, record), 1)
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
@@ -149,7 +189,7 @@ class Engine:
         limits.check_contribution(contribution)
         token = new_token(self._random)
         async with self._lock(match_id):
-            record = await self.record(match_id)
+            record = await self._writable(await self.record(match_id))
             for _ in range(self.max_retries):
                 chosen = lifecycle.choose_seat(record, seat)
                 seed = await self._server_seed(match_id) if lifecycle.join_starts(record) else None
@@ -159,7 +199,7 @@ class Engine:
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
-                    self._appended(step.record)
+                    self._appended(step)
                     return Joined(chosen, token, step.record.version, step.record.started)
                 record = await self._after_refusal(record, status, version)
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
@@ -175,7 +215,7 @@ class Engine:
         limits.check_command_id(command_id)
         key = command_key(seat, command_id)
         async with self._lock(match_id):
-            record = self._cache.get(match_id) or await self.record(match_id)
+            record = await self._writable(self._cache.get(match_id) or await self.record(match_id))
             caught_up = False
             for _ in range(self.max_retries):
                 try:
@@ -200,7 +240,7 @@ class Engine:
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest)
                 if status == "OK":
-                    self._appended(step.record)
+                    self._appended(step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -231,23 +271,36 @@ class Engine:
         match_id = record.match_id
         if status == "FULL":
             raise store_full()
+        if status == "BEHIND":
+            self._forget(match_id)
+            raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
-            self._cache.pop(match_id, None)
+            self._forget(match_id)
             log.error("stream_gap", match_id=match_id, version=record.version)
             raise MatchError(Kind.UNAVAILABLE, "STREAM_DAMAGED",
                              "the match's event stream had entries deleted; an operator must "
                              "repair it before play can go on", match_id)
         if current < record.version:
-            # The store lost entries we had seen (e.g. a failover dropped its tail): never
-            # write over it. Forget the cache so the next request reloads what it holds.
-            self._cache.pop(match_id, None)
+            # The store lost entries this process saw (a restored backup, a failover that lost
+            # its tail, its fence key too): never write over them - remember, and refuse.
+            self._forget(match_id)
+            self._fences[match_id] = max(self._fences.get(match_id, 0), record.version)
             log.error("stream_behind", match_id=match_id, stream_version=current,
                       cached_version=record.version)
-            raise MatchError(
-                Kind.UNAVAILABLE, "STREAM_BEHIND",
-                f"the event store is behind this server (at {current}, saw {record.version}); "
-                "retry shortly", match_id)
+            raise _behind(match_id, current, f"this server saw version {record.version}")
         return await self._catch_up(record)
+
+    async def _writable(self, record: MatchRecord) -> MatchRecord:
+        """The record, unless its log is behind what this process saw acknowledged and an
+        operator has not repaired it since."""
+        fence = self._fences.get(record.match_id)
+        if fence is None or record.version >= fence:
+            return record
+        repaired = await self.store.meta(record.match_id, "repaired")
+        if repaired is not None and int(repaired) == record.version:
+            del self._fences[record.match_id]
+            return record
+        raise _behind(record.match_id, record.version, f"this server saw version {fence}")
 
     # ------------------------------------------------------------------ reading
 
@@ -258,11 +311,14 @@ class Engine:
         if cached is not None:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
-        return self._remember(_fold_stored(None, await self.log(match_id)))
+        stored = await self.log(match_id)
+        return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
 
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
-        return self._remember(_fold_stored(record, stored)) if stored else record
+        if not stored:
+            return record
+        return self._remember(_fold_stored(record, stored), _text_bytes(stored))
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -316,17 +372,21 @@ class Engine:
 
     async def updates(self, match_id: str, from_version: int) -> AsyncGenerator[Step, None]:
         """Every entry after `from_version` with the record after it, waiting for new ones;
-        ends after the entry that finishes the match."""
-        current = await self.record(match_id)
-        if from_version < 0 or from_version > current.version:
+        ends after the entry that finishes the match. Reads go through the watchers' own
+        connections, so any number of watchers never starves moves."""
+        limits.check_match_id(match_id)
+        stored = await self.store.read_watched(match_id, 0)
+        if not stored:
+            raise _not_found(match_id)
+        if not 0 <= from_version <= stored[-1].version:
             raise MatchError(Kind.BAD_REQUEST, "NO_SUCH_VERSION",
-                             f"from_version must be 0..{current.version}", match_id)
-        record = await self.record_at(match_id, from_version)
-        version = from_version
+                             f"from_version must be 0..{stored[-1].version}", match_id)
+        record = _fold_stored(None, stored[:from_version]) if from_version else None
         if record is not None and record.finished:
             return
+        version, pending = from_version, stored[from_version:]
         while True:
-            for item in await self.store.read_watched(match_id, version):
+            for item in pending:
                 entry = Entry.from_canonical(item.text)
                 record = apply_entry(record, entry, item.hash)
                 version = item.version
@@ -334,6 +394,7 @@ class Engine:
                 if record.finished:
                     return
             await self.feeds.wait(match_id, version)
+            pending = await self.store.read_watched(match_id, version)
 
     async def close(self) -> None:
         """Stop the feed readers."""
@@ -353,23 +414,55 @@ class Engine:
             lock = self._locks[match_id] = asyncio.Lock()
         return lock
 
-    def _remember(self, record: MatchRecord) -> MatchRecord:
-        self._cache[record.match_id] = record
-        self._cache.move_to_end(record.match_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+    def _remember(self, record: MatchRecord, added: int = 0, *, fresh: bool = False
+                  ) -> MatchRecord:
+        """Cache `record`, whose fold took `added` more bytes of log text (all of it when
+        `fresh`), evicting the least recently used matches past either bound."""
+        match_id = record.match_id
+        self._cache[match_id] = record
+        self._cache.move_to_end(match_id)
+        before = 0 if fresh else self._sizes.get(match_id, 0)
+        self._cached_bytes += before + added - self._sizes.get(match_id, 0)
+        self._sizes[match_id] = before + added
+        while len(self._cache) > 1 and (len(self._cache) > self.cache_size
+                                        or self._cached_bytes > self.cache_bytes):
+            evicted, _ = self._cache.popitem(last=False)
+            self._cached_bytes -= self._sizes.pop(evicted, 0)
         return record
 
-    def _appended(self, record: MatchRecord) -> None:
-        self._remember(record)
-        self.feeds.wake(record.match_id, record.version)
+    def _forget(self, match_id: str) -> None:
+        self._cache.pop(match_id, None)
+        self._cached_bytes -= self._sizes.pop(match_id, 0)
+
+    def _appended(self, step: Step) -> None:
+        self._remember(step.record, len(step.text))
+        self.feeds.wake(step.record.match_id, step.record.version)
+
+    def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
+        if self.seed_box is None:
+            return {"server_seed": seed.hex()}
+        return {"sealed_seed": self.seed_box.seal(match_id, seed)}
 
     async def _server_seed(self, match_id: str) -> bytes:
+        sealed = await self.store.meta(match_id, "sealed_seed")
+        if sealed is not None:
+            if self.seed_box is None:
+                raise MatchError(Kind.INTERNAL, "SEED_SEALED_ELSEWHERE",
+                                 "the match's seed is sealed and this server has no seed key",
+                                 match_id)
+            return self.seed_box.open(match_id, sealed)
         value = await self.store.meta(match_id, "server_seed")
         if value is None:
             raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing",
                              match_id)
         return bytes.fromhex(value)
+
+
+def _fingerprint(created: Any) -> str:
+    """What makes two creation requests the same request: everything but the fresh id and
+    commitment (the seats' names and contributions, the options, the setup)."""
+    fields = encode(created)
+    return fingerprint({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
 
 
 def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:
@@ -389,6 +482,18 @@ def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> M
         record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
     assert record is not None
     return record
+
+
+def _behind(match_id: str, current: int, why: str) -> MatchError:
+    return MatchError(
+        Kind.UNAVAILABLE, "STREAM_BEHIND",
+        f"the match's log is at version {current} but {why}: acknowledged moves are missing, "
+        f"so it takes no writes until an operator runs `kozyr repair {match_id}` "
+        "(docs/operations.md)", match_id)
+
+
+def _text_bytes(stored: Sequence[StoredEntry]) -> int:
+    return sum(len(item.text) for item in stored)
 
 
 def _not_found(match_id: str) -> MatchError:

@@ -13,7 +13,7 @@ from kozyr.engine.store import AppendStatus, StoredEntry
 @dataclass
 class _Log:
     entries: list[StoredEntry] = field(default_factory=list)
-    last_id: int = 0  # the highest version ever appended, as a Redis stream remembers it
+    fence: int = 0  # the highest version ever acknowledged
     commands: dict[str, int] = field(default_factory=dict)
     meta: dict[str, str] = field(default_factory=dict)
 
@@ -23,7 +23,6 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._logs: dict[str, _Log] = {}
-        self._requests: dict[str, str] = {}
         self._ticks: set[MemoryTicks] = set()
 
     def _log(self, match_id: str) -> _Log:
@@ -38,22 +37,29 @@ class MemoryStore:
     ) -> tuple[AppendStatus, int]:
         """See Store.append."""
         log = self._log(match_id)
+        current = log.entries[-1].version if log.entries else 0
+        if current < log.fence:
+            return "BEHIND", current
         if command_key and command_key in log.commands:
             return "DUPLICATE", log.commands[command_key]
-        current = log.entries[-1].version if log.entries else 0
         if current != expected_version:
             return "CONFLICT", current
         version = current + 1
-        if version <= log.last_id:
-            return "GAP", current
         log.entries.append(StoredEntry(version, text, digest))
-        log.last_id = version
+        log.fence = version
         if command_key:
             log.commands[command_key] = version
         log.meta.update(meta or {})
         for ticks in self._ticks:
             ticks.heard(match_id, version)
         return "OK", version
+
+    async def repair(self, match_id: str) -> tuple[int, int]:
+        """See Store.repair."""
+        log = self._log(match_id)
+        fence, log.fence = log.fence, await self.version(match_id)
+        log.meta["repaired"] = str(log.fence)
+        return fence, log.fence
 
     async def read_after(self, match_id: str, version: int,
                          upto: int | None = None) -> list[StoredEntry]:
@@ -92,17 +98,12 @@ class MemoryStore:
         log = self._logs.get(match_id)
         return None if log is None else log.commands.get(command_key)
 
-    async def claim_request(self, request_id: str, value: str) -> str | None:
-        """See Store.claim_request."""
-        earlier = self._requests.setdefault(request_id, value)
-        return None if earlier is value else earlier
-
     async def close(self) -> None:
         """Nothing to release."""
 
     def delete_top(self, match_id: str, count: int) -> None:
-        """Delete the newest `count` entries as XDEL would (the log remembers its last id), so
-        tests can damage a log the way an operator's mistake or a lost tail does."""
+        """Delete the newest `count` entries (the fence remembers them), so tests can damage a
+        log the way a restored backup or a lost tail does."""
         log = self._logs[match_id]
         del log.entries[len(log.entries) - count:]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -29,13 +28,15 @@ from kozyr.engine.store import AppendStatus, StoredEntry, store_full
 from kozyr.match.errors import Kind, MatchError
 
 APPEND_LUA = """
+local current = 0
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
+local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
+if current < fence then return {'BEHIND', tostring(current)} end
 if ARGV[2] ~= '' then
   local seen = redis.call('HGET', KEYS[2], ARGV[2])
   if seen then return {'DUPLICATE', seen} end
 end
-local current = 0
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
 if current ~= tonumber(ARGV[1]) then return {'CONFLICT', tostring(current)} end
 local version = current + 1
 local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[3], 'h', ARGV[4])
@@ -43,6 +44,7 @@ if type(added) == 'table' and added.err then
   if string.find(added.err, 'OOM', 1, true) then return {'FULL', tostring(current)} end
   return {'GAP', tostring(current)}
 end
+redis.call('SET', KEYS[4], version)
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
 if #ARGV > 5 then redis.call('HSET', KEYS[3], unpack(ARGV, 6)) end
 redis.call('PUBLISH', ARGV[5], version)
@@ -64,6 +66,23 @@ def cmds_key(match_id: str) -> str:
     return f"kozyr:{{{match_id}}}:cmds"
 
 
+def fence_key(match_id: str) -> str:
+    """The highest version the match ever acknowledged (kept apart from the stream)."""
+    return f"kozyr:{{{match_id}}}:fence"
+
+
+REPAIR_LUA = """
+local current = 0
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
+local fence = tonumber(redis.call('GET', KEYS[2]) or '0')
+if current > 0 then redis.call('XSETID', KEYS[1], current .. '-0') end
+redis.call('SET', KEYS[2], current)
+redis.call('HSET', KEYS[3], 'repaired', current)
+return {tostring(fence), tostring(current)}
+"""
+
+
 def tick_channel(match_id: str) -> str:
     """The pub/sub channel the append script rings with each new version of a match."""
     return f"kozyr:{{{match_id}}}:tick"
@@ -71,11 +90,6 @@ def tick_channel(match_id: str) -> str:
 
 def _match_of(channel: str) -> str:
     return channel[channel.index("{") + 1:channel.rindex("}")]
-
-
-def request_key(request_id: str) -> str:
-    """The key of an idempotent CreateMatch (the request id itself is not stored)."""
-    return "kozyr:req:" + hashlib.sha256(b"idx:" + request_id.encode()).hexdigest()
 
 
 @contextmanager
@@ -111,6 +125,7 @@ class RedisStore:
         self.redis = client
         self.watch_redis = watch_client or client
         self._append: AsyncScript = client.register_script(APPEND_LUA)
+        self._repair: AsyncScript = client.register_script(REPAIR_LUA)
         self._gate = asyncio.Semaphore(limit)
         self._watch_gate = asyncio.Semaphore(watch_limit)
 
@@ -149,10 +164,8 @@ class RedisStore:
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the stream is at `expected_version` and the command is new.
 
-        Returns ("OK", new version), ("DUPLICATE", the version that command produced),
-        ("CONFLICT", the stream's current version) or ("GAP", current version) when Redis refuses
-        the next ID because entries above the top one were deleted — a damaged stream that only
-        an operator may repair.
+        See Store.append. The fence key keeps the highest version ever acknowledged, so a
+        stream that lost acknowledged entries answers BEHIND instead of being written over.
         """
         args: list[str | int] = [expected_version, command_key, text, digest,
                                  tick_channel(match_id)]
@@ -160,8 +173,16 @@ class RedisStore:
             args += [k, v]
         async with self._slot():
             status, value = await self._append(
-                keys=[log_key(match_id), cmds_key(match_id), meta_key(match_id)], args=args)
+                keys=[log_key(match_id), cmds_key(match_id), meta_key(match_id),
+                      fence_key(match_id)], args=args)
         return status, int(value)
+
+    async def repair(self, match_id: str) -> tuple[int, int]:
+        """See Store.repair."""
+        async with self._slot():
+            fence, top = await self._repair(
+                keys=[log_key(match_id), fence_key(match_id), meta_key(match_id)])
+        return int(fence), int(top)
 
     async def read_after(
         self, match_id: str, version: int, upto: int | None = None
@@ -203,15 +224,6 @@ class RedisStore:
         async with self._slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
-
-    async def claim_request(self, request_id: str, value: str) -> str | None:
-        """Record an idempotent creation; the earlier record if the id was used already."""
-        key = request_key(request_id)
-        async with self._slot():
-            if await self.redis.set(key, value, nx=True):
-                return None
-            existing = await self.redis.get(key)
-        return None if existing is None else str(existing)
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:

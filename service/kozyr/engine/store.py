@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from kozyr.match.errors import Kind, MatchError
 
-AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP", "FULL"]
+AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP", "FULL", "BEHIND"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +43,19 @@ class Store(Protocol):
         """Append one entry if the log is at `expected_version` and the command is new.
 
         ("OK", new version) | ("DUPLICATE", the version that command produced) | ("CONFLICT",
-        the current version) | ("GAP", current version) when entries above the top were
-        deleted - a damaged log only an operator may repair | ("FULL", current version) when
-        the store has no room; nothing is written then. Meta fields are written with it, and
+        the current version) | ("BEHIND", current version) when the log holds fewer entries
+        than it once acknowledged (a restored backup, a failover that lost its tail) |
+        ("GAP", current version) when the log refuses the next version for another reason |
+        ("FULL", current version) when the store has no room. Nothing is written unless OK;
+        BEHIND and GAP stay until an operator runs `repair`. Meta fields are written with it, and
         every subscribed Ticks hears the new version.
         """
+        ...
+
+    async def repair(self, match_id: str) -> tuple[int, int]:
+        """Accept the log as it is: lower the fence to the current top so play can go on, and
+        note the repaired version in meta ("repaired"), so servers that remember a higher
+        version accept it too. Returns (the version acknowledged before, the version kept)."""
         ...
 
     async def read_after(self, match_id: str, version: int,
@@ -73,10 +81,6 @@ class Store(Protocol):
 
     async def command_version(self, match_id: str, command_key: str) -> int | None:
         """The version a command produced, if it was accepted."""
-        ...
-
-    async def claim_request(self, request_id: str, value: str) -> str | None:
-        """Record an idempotent creation; the earlier record if the id was used already."""
         ...
 
     async def close(self) -> None:

@@ -20,6 +20,7 @@ class Kind(Enum):
     CONFLICT = "conflict"
     UNAVAILABLE = "unavailable"
     EXHAUSTED = "exhausted"
+    EXISTS = "exists"
     INTERNAL = "internal"
 
 

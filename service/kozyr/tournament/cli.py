@@ -12,7 +12,7 @@ from kozyr.games import GAMES, InvalidOptions
 from kozyr.tournament.model import Tournament
 from kozyr.tournament.progress import Progress
 from kozyr.tournament.ratings import standings
-from kozyr.tournament.report import table, write_csv, write_json
+from kozyr.tournament.report import print_table, write_csv, write_json
 from kozyr.tournament.runner import run
 from kozyr.tournament.schedule import FORMATS
 
@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> int:
     result = run(t, workers=args.workers, server=args.server, on_progress=progress.update)
     progress.close("interrupted" if result.interrupted else "")
     rows = standings(t.names, result.results)
-    print(table(result, rows))
+    print_table(result, rows)
     if args.json:
         write_json(result, args.json, rows)
     if args.csv:

@@ -1,5 +1,8 @@
 """The standings table and the JSON and CSV result files of a tournament run.
 
+Table: rich renders it in 80 columns, with colour and a header rule on a terminal and as plain
+aligned lines otherwise (a file, a pipe).
+
 JSON: the settings, the standings, and one record per match (fixture, deal, who sat where,
 winners and scores by seat, moves, the server's match id in --server mode), plus the run's
 timing under "run". Everything but "run" depends only on the settings, so two runs with the
@@ -12,38 +15,73 @@ moves, match id): the long format spreadsheets and data frames read directly.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
 
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
 from kozyr.tournament.ratings import Standing, standings
 from kozyr.tournament.runner import Run
 
+MAX_COLUMNS = 80
 CSV_FIELDS = ("match", "deal", "seat", "player", "win_share", "score", "winners", "moves",
               "match_id")
 
 
-def table(run: Run, rows: list[Standing] | None = None) -> str:
-    """The standings as a plain-text table (with a header line about the run)."""
+def standings_table(run: Run, rows: list[Standing] | None = None,
+                    box_style: box.Box | None = None) -> Group:
+    """The standings as a rich renderable: a header about the run, then one row per player."""
     t = run.tournament
     rows = rows if rows is not None else standings(t.names, run.results)
-    planned = len(run.fixtures)
-    head = (f"{t.game}  {t.format}  seed {t.seed}  {len(run.results)}/{planned} matches  "
+    head = [f"{t.game}  {t.format}  seed {t.seed}  {len(run.results)}/{len(run.fixtures)} "
+            f"matches",
             f"{run.elapsed:,.1f} s  {run.matches_per_second:,.2f} matches/s  "
             f"{run.workers} worker{'s' if run.workers != 1 else ''}"
-            + (f"  via {run.server}" if run.server else ""))
+            + (f"  via {run.server}" if run.server else "")]
     if run.interrupted:
-        head += "  (interrupted: standings over the matches played)"
-    width = max([len("player"), *(len(r.player) for r in rows)])
-    lines = [head,
-             f"{'player':<{width}}  {'matches':>7}  {'wins':>7}  {'win rate':>8}  "
-             f"{'95% CI':>15}  {'avg score':>9}  {'rating (mu ± sigma)':>19}  {'ordinal':>7}"]
+        head.append("(interrupted: standings over the matches played)")
+    # One space between columns and two-line headers over narrow numbers: with every number
+    # at its widest, a player name of 22 characters still fits 80 columns on one line.
+    # (a box draws its own space between columns; without one, padding makes it)
+    grid = Table(box=box_style, show_edge=False, pad_edge=False,
+                 padding=(0, 0) if box_style else (0, 1), collapse_padding=True,
+                 header_style="bold")
+    # Only the player column may wrap: a long bot spec folds, the numbers never do.
+    grid.add_column("player", style="cyan", overflow="fold", min_width=8)
+    for name in ("matches", "wins", "win\nrate", "95% CI", "avg\nscore", "mu ± sigma",
+                 "ordinal"):
+        grid.add_column(name, justify="right", no_wrap=True)
     for r in rows:
-        lines.append(
-            f"{r.player:<{width}}  {r.matches:>7}  {_num(r.wins):>7}  {r.win_rate:>8.1%}  "
-            f"{f'{r.ci_low:.1%} – {r.ci_high:.1%}':>15}  {r.avg_score:>9.2f}  "
-            f"{f'{r.mu:.2f} ± {r.sigma:.2f}':>19}  {r.ordinal:>7.2f}")
-    return "\n".join(lines)
+        grid.add_row(r.player, str(r.matches), _num(r.wins), f"{r.win_rate:.1%}",
+                     f"{r.ci_low * 100:.1f}–{r.ci_high:.1%}", f"{r.avg_score:.2f}",
+                     f"{r.mu:.1f} ± {r.sigma:.1f}", f"{r.ordinal:.2f}")
+    return Group(*(Text(line) for line in head), grid)
+
+
+def table(run: Run, rows: list[Standing] | None = None, width: int = MAX_COLUMNS) -> str:
+    """The standings as plain text lines (no colour, no box), at most `width` columns."""
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=False, color_system=None,
+                      highlight=False, markup=False, emoji=False)
+    console.print(standings_table(run, rows))
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+
+
+def print_table(run: Run, rows: list[Standing] | None = None,
+                console: Console | None = None) -> None:
+    """Print the standings: a rich table on a terminal, the plain lines otherwise."""
+    console = console if console is not None else Console()
+    if not console.is_terminal:
+        console.file.write(table(run, rows) + "\n")
+        return
+    if console.width > MAX_COLUMNS:
+        console.width = MAX_COLUMNS
+    console.print(standings_table(run, rows, box.SIMPLE_HEAD))
 
 
 def _num(x: float) -> str:
