@@ -118,8 +118,6 @@ def test_serve_sigkilled_and_restarted_loses_nothing(serve_killed: dict[str, Any
     assert serve_killed["servers"] == [serve_killed["pid"]]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 finding 6: the embedded redis-server outlives "
-                                       "a SIGKILLed `kozyr serve` (orphaned on its folder)")
 def test_serve_sigkilled_leaves_no_orphan_redis(serve_killed: dict[str, Any]) -> None:
     assert serve_killed["orphans"] == []
 
