@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -160,6 +161,29 @@ def test_a_killed_server_takes_its_redis_along_and_restarts_on_its_data(
     assert again.health() == SERVING
     view = again.stub().GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     assert view.version == version and view.game == "dix"
+
+
+def test_a_killed_embedded_redis_is_restarted_and_health_follows_it(
+        tmp_path: Path, served: list[Served]) -> None:
+    data = tmp_path / "data"
+    first = Served(data)
+    served.append(first)
+    match_id, _ = create(first.stub(), "dix")
+    pid = redis_pid(data)
+    os.kill(pid, signal.SIGKILL)
+    statuses = []
+    for _ in range(600):  # a count of tries, not a deadline
+        status = first.health()
+        if not statuses or statuses[-1] != status:
+            statuses.append(status)
+        with contextlib.suppress(OSError, ValueError, IndexError):  # the file is rewritten
+            if status == SERVING and redis_pid(data) != pid:
+                break
+        time.sleep(0.05)
+    assert statuses[-1] == SERVING and redis_pid(data) != pid, statuses
+    assert not Path(f"/proc/{pid}").exists(), "the killed redis-server was left a zombie"
+    view = first.stub().GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+    assert view.game == "dix"  # the same data folder, the same socket
 
 
 def watch_to_the_end_then_hang_up(address: str, match_id: str) -> bool:

@@ -129,7 +129,7 @@ def test_a_flood_of_prearranged_rolls_is_refused_at_once(
     before = keys(redis_client)
     seats = [pb.SeatRequest(name=f"p{i}") for i in range(4)]
     floods = {
-        "TOO_MANY_ITEMS": pb.CreateMatchRequest(game="durak-dice", seats=seats,
+        "TOO_MANY_PREARRANGED": pb.CreateMatchRequest(game="durak-dice", seats=seats,
                                                 prearranged_dice=["1"] * 100_000),
         "FIELD_TOO_LONG": pb.CreateMatchRequest(game="durak-dice", seats=seats,
                                                 prearranged_dice=["1 " * 100_000]),
@@ -166,7 +166,7 @@ def test_every_numeric_field_is_range_checked_at_the_edge(
         ("BAD_EXPECTED_VERSION", lambda v: stub.SubmitMove(pb.SubmitMoveRequest(
             match_id=match_id, command_id="c", expected_version=v), metadata=auth(tokens[0])),
          (-1, 0, huge, tiny)),
-        ("TOO_MANY_ITEMS", lambda v: stub.CreateMatch(pb.CreateMatchRequest(
+        ("BAD_PLAYER_COUNT", lambda v: stub.CreateMatch(pb.CreateMatchRequest(
             game="dix", seats=[pb.SeatRequest(name="a")] * v)), (65, 10_000)),
     ]
     for reason, call, values in cases:

@@ -43,12 +43,13 @@ RANGES: dict[str, tuple[int, int, str]] = {
     "version": (0, MAX_VERSION, "NO_SUCH_VERSION"),
     "expected_version": (1, MAX_VERSION, "BAD_EXPECTED_VERSION"),
 }
-# The repeated fields of the requests and how many items each may hold.
-COUNTS: dict[str, int] = {
-    "seats": MAX_SEATS,
-    "prearranged_decks": limits.MAX_PREARRANGED,
-    "prearranged_dice": limits.MAX_PREARRANGED,
-    "options": limits.MAX_OPTIONS,
+# The repeated fields of the requests, how many items each may hold, and the reason beyond it
+# (the one the lifecycle gives for the same excess, so a client sees one code either way).
+COUNTS: dict[str, tuple[int, str]] = {
+    "seats": (MAX_SEATS, "BAD_PLAYER_COUNT"),
+    "prearranged_decks": (limits.MAX_PREARRANGED, "TOO_MANY_PREARRANGED"),
+    "prearranged_dice": (limits.MAX_PREARRANGED, "TOO_MANY_PREARRANGED"),
+    "options": (limits.MAX_OPTIONS, "FIELD_TOO_LONG"),
 }
 
 
@@ -139,8 +140,9 @@ def check_request(request: Message) -> None:
             low, high, reason = RANGES[name]
             if not low <= value <= high:
                 raise bad_request(reason, f"{name} must be {low}..{high}")
-        elif name in COUNTS and len(value) > COUNTS[name]:
-            raise bad_request("TOO_MANY_ITEMS", f"{name} may hold at most {COUNTS[name]} items")
+        elif name in COUNTS and len(value) > COUNTS[name][0]:
+            most, reason = COUNTS[name]
+            raise bad_request(reason, f"{name} may hold at most {most} items")
 
 
 class Guard:

@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2
-from kozyr.api.auth import Arbiter, listen_for_revocations
+from kozyr.api.auth import Arbiter, ArbiterTokenError, listen_for_revocations
 from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
@@ -157,6 +157,17 @@ def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) 
     )
 
 
+def _reload(arbiter: Arbiter) -> None:
+    """SIGHUP: read the arbiter token file again; a bad file leaves no arbiter, and says so."""
+    log = structlog.get_logger("kozyr.server")
+    try:
+        arbiter.reload()
+    except ArbiterTokenError as e:
+        log.error("arbiter_token_unusable", error=str(e))
+        return
+    log.info("arbiter_token_reloaded")
+
+
 async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
                 seed_box: SeedBox | None = None, config: ServerConfig | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
@@ -192,7 +203,7 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
             loop.add_signal_handler(sig, stop.set)
     if arbiter is not None:
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signal.SIGHUP, arbiter.reload)
+            loop.add_signal_handler(signal.SIGHUP, _reload, arbiter)
     await stop.wait()
     log.info("stopping", grace_s=grace)
     await running.stop(grace)

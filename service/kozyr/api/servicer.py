@@ -164,7 +164,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 for k, v in request.options.items()):
             raise bad_request("FIELD_TOO_LONG", "too many or too long options")
         if max(len(request.prearranged_decks), len(request.prearranged_dice)) > MAX_PREARRANGED:
-            raise bad_request("TOO_MANY_ITEMS",
+            raise bad_request("TOO_MANY_PREARRANGED",
                               f"at most {MAX_PREARRANGED} prearranged decks and roll lists")
         decks = []
         for text in request.prearranged_decks:
