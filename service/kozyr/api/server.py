@@ -63,15 +63,27 @@ class Running:
 
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting calls, end the watchers, let in-flight moves finish, then close."""
-        for task in self.tasks:  # the health probe and the revocation listener
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await _cancel(self.tasks)  # the health probe and the revocation listener
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
         await self.engine.close()
         await self.engine.store.close()
+
+
+async def _cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
+    """Cancel background tasks and wait for them - cancelling again if one goes on: redis-py
+    swallows a cancellation that lands while it opens a connection, and a loop that then goes
+    on would hold the stop forever."""
+    pending = {t for t in tasks if not t.done()}
+    for _ in range(rounds):
+        if not pending:
+            return
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.5)
+    log = structlog.get_logger("kozyr.server")
+    log.error("background_tasks_would_not_stop", tasks=len(pending))
 
 
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
