@@ -65,8 +65,10 @@ class Running:
         """Stop accepting calls, end the watchers, let in-flight moves finish, then close."""
         for task in self.tasks:  # the health probe and the revocation listener
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self.tasks:
+            # Bounded: redis-py can swallow a cancellation that lands while it reconnects
+            # (seen after the embedded Redis restarted), and a stop must never hang on it.
+            await asyncio.wait(self.tasks, timeout=2.0)
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
