@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import json
 import os
@@ -219,8 +220,12 @@ class LoadGen:
 
     def stop_soon(self) -> None:
         """Ask the run to stop starting moves (thread-safe); the checks still run."""
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
+        loop = self._loop
+        if loop is not None and self._stop is not None and not loop.is_closed():
+            # The run may end (and close its loop) between the check and the call: then
+            # there is nothing left to stop.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._stop.set)
 
     @property
     def stopping(self) -> bool:

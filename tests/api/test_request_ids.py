@@ -64,9 +64,9 @@ def test_a_refused_creation_leaves_no_request_record(server: ServerThread,
                                                      redis_client: redis.Redis) -> None:
     stub = server.stub()
     request_id = f"full-{uuid.uuid4().hex[:8]}"
-    # Full whatever else frees memory meanwhile (the used+1 of before let a connection closed
-    # by an earlier test make room, and the creation then succeeded).
-    redis_client.config_set("maxmemory", "1")
+    policy = redis_client.config_get("maxmemory-policy")["maxmemory-policy"]
+    redis_client.config_set("maxmemory-policy", "noeviction")
+    redis_client.config_set("maxmemory", "1")  # below what is used: every write is refused
     try:
         with pytest.raises(grpc.RpcError) as full:
             stub.CreateMatch(dix(request_id))
@@ -75,6 +75,7 @@ def test_a_refused_creation_leaves_no_request_record(server: ServerThread,
         assert info is not None and info.reason == "STORE_FULL"
     finally:
         redis_client.config_set("maxmemory", "0")
+        redis_client.config_set("maxmemory-policy", policy)
     created = stub.CreateMatch(dix(request_id))  # the same request, now that there is room
     view = stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id)).view
     assert view.version == 1 and len(created.tokens) == 2

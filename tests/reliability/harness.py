@@ -68,8 +68,10 @@ def redis_servers_on(data_dir: Path) -> list[int]:
 class Serve:
     """`kozyr serve` on 127.0.0.1:`port` with its embedded Redis under `data_dir`."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, grace: float = 10.0) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, grace: float = 10.0,
+                 extra: tuple[str, ...] = ()) -> None:
         self.data_dir = data_dir
+        self.extra = extra  # more `kozyr serve` flags (e.g. raised limits for a drill)
         self.port = port or free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.grace = grace
@@ -84,7 +86,7 @@ class Serve:
         with self.log.open("ab") as err:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "kozyr.cli", "serve", "--address", self.address,
-                 "--data-dir", str(self.data_dir), "--json-logs"],
+                 "--data-dir", str(self.data_dir), "--json-logs", *self.extra],
                 stdout=subprocess.DEVNULL, stderr=err, env=env)
         process = self.process
 

@@ -154,7 +154,10 @@ asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]))
 
 @pytest.fixture(scope="module")
 def crowd_dropped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    serve = Serve(tmp_path_factory.mktemp("crowd") / "data").start()
+    # The crowd is over the default watcher limits (1,000 per match) on purpose.
+    serve = Serve(tmp_path_factory.mktemp("crowd") / "data",
+                  extra=("--watchers-per-match", str(2 * CROWD),
+                         "--watchers-per-peer", str(2 * CROWD))).start()
     try:
         run = load(serve)
         client = stub(serve)
@@ -347,14 +350,10 @@ def test_redis_sigkilled_is_unavailable_meanwhile_and_loses_nothing(
     assert redis_killed["continued"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 finding 6: health stays SERVING while the "
-                                       "embedded Redis is dead (no store supervision yet)")
 def test_redis_sigkilled_health_follows_the_store(redis_killed: dict[str, Any]) -> None:
     assert redis_killed["not_serving"]
     assert redis_killed["serving_again"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 finding 6: nothing restarts a dead embedded "
-                                       "Redis (it stays a zombie child of kozyr serve)")
 def test_redis_sigkilled_is_restarted_by_the_service(redis_killed: dict[str, Any]) -> None:
     assert redis_killed["by_service"]
