@@ -29,8 +29,8 @@ class ServerConfig:
     # Watching: WatchMatch streams per match, per connection (peer address and port), in all.
     # One client process (a gateway, `kozyr loadgen`) may watch thousands of matches over one
     # connection, so the per-connection caps are generous; they stop a runaway, not a user.
-    watchers_per_match: int = 1000
-    watchers_per_peer: int = 5000
+    watchers_per_match: int = 10_000
+    watchers_per_peer: int = 10_000
     max_watchers: int = 50_000
     # HTTP/2 streams one connection may have open at once (the SETTINGS frame the client obeys:
     # a call over it waits at the client for a free stream, it is not refused).

@@ -122,8 +122,12 @@ def forget(engine: Engine, match_id: str | None = None, digest: str | None = Non
 
 
 async def listen_for_revocations(store: Any, engine: Engine, retry_s: float = 1.0) -> None:
-    """Drop revoked tokens from the engine's cache as they are announced, for good."""
-    while True:
+    """Drop revoked tokens from the engine's cache as they are announced, until cancelled.
+
+    A cancellation redis-py swallows (it can, while it reconnects) still ends the loop: the
+    task's own cancelling() count says it was asked to stop."""
+    me = asyncio.current_task()
+    while me is None or not me.cancelling():
         pubsub = store.watch_redis.pubsub()
         try:
             await pubsub.subscribe(REVOKED_CHANNEL)
@@ -140,4 +144,4 @@ async def listen_for_revocations(store: Any, engine: Engine, retry_s: float = 1.
             await asyncio.sleep(retry_s)
         finally:
             with contextlib.suppress(Exception):  # closing a dead connection may fail
-                await pubsub.aclose()
+                await asyncio.wait_for(pubsub.aclose(), 1.0)

@@ -22,6 +22,7 @@ import fcntl
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -282,6 +283,15 @@ class EmbeddedRedis:
     def _answers(self) -> bool:
         if not self.socket_path.exists():
             return False
+        # A socket left by a killed server refuses at once: say so at once, rather than wait
+        # out redis-py's retries with backoff (seconds, in every restart after a SIGKILL).
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(self.socket_path))
+        except OSError:
+            return False
+        finally:
+            probe.close()
         client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5)
         try:
             return bool(client.ping())
