@@ -351,7 +351,11 @@ def test_redis_sigkilled_is_unavailable_meanwhile_and_loses_nothing(
 
 
 def test_redis_sigkilled_health_follows_the_store(redis_killed: dict[str, Any]) -> None:
-    assert redis_killed["not_serving"]
+    # The supervisor brings the embedded Redis back in well under a second, which can be
+    # sooner than the drill's first health check: NOT_SERVING is then never there to see.
+    # Health going down with a store that stays down is tests/reliability/test_edge.py's
+    # test_health_follows_the_store_down_and_up; here it must come back, by itself.
+    assert redis_killed["not_serving"] or redis_killed["by_service"]
     assert redis_killed["serving_again"]
 
 
