@@ -42,8 +42,11 @@ def test_many_watched_matches_share_few_connections_and_moves_never_starve(
                     seen[match_id] = update.version
 
             watchers = [asyncio.create_task(watch(m)) for m, _ in matches]
-            while len(seen) < MATCHES:  # every stream has delivered entry 1
+            for _ in range(1_200):  # every stream has delivered entry 1 (bounded: 60 s)
+                if len(seen) >= MATCHES or any(t.done() for t in watchers):
+                    break
                 await asyncio.sleep(0.05)
+            assert len(seen) == MATCHES, [t.exception() for t in watchers if t.done()][:3]
             await asyncio.sleep(1.5)  # every feed subscribed; no watcher holds a connection now
             watching = our_connections(redis_client, before)
             failures: list[str] = []

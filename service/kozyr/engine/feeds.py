@@ -52,7 +52,7 @@ class Feeds:
         """How many matches this process listens to."""
         return len(self._feeds)
 
-    async def wait(self, match_id: str, version: int, timeout: float = 30.0) -> None:
+    async def wait(self, match_id: str, version: int, timeout: float = 5.0) -> None:
         """Return once the match has an entry after `version` (or after `timeout`)."""
         feed = self._feeds.get(match_id)
         if feed is None:

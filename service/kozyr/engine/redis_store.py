@@ -137,8 +137,9 @@ class RedisStore:
             return aioredis.Redis.from_url(url, max_connections=size, decode_responses=True,
                                            **kwargs)
 
-        # The watchers' pool has room for their reads and the pub/sub connection.
-        return cls(pool(max_connections), pool(watch_connections + 2), limit=max_connections,
+        # The watchers' pool has room for their reads and the pub/sub listeners (ticks and
+        # token revocations, each holding a connection).
+        return cls(pool(max_connections), pool(watch_connections + 4), limit=max_connections,
                    watch_limit=watch_connections)
 
     @contextlib.asynccontextmanager
