@@ -110,7 +110,7 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     running = Running(server, port, servicer, health_servicer, engine, guard)
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
-    if hasattr(engine.store, "watch_redis"):
+    if hasattr(engine.store, "watch_redis"):  # a RedisStore
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
     return running
 
