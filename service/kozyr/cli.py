@@ -90,7 +90,8 @@ def _serve(args: argparse.Namespace) -> int:
         asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, config=config,
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
-                          on_serving=lock.note if lock is not None else None))
+                          on_serving=lock.note if lock is not None else None,
+                          supervised=embedded))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1

@@ -128,7 +128,7 @@ async def listen_for_revocations(store: Any, engine: Engine, retry_s: float = 1.
     task's own cancelling() count says it was asked to stop."""
     me = asyncio.current_task()
     while me is None or not me.cancelling():
-        pubsub = store.watch_redis.pubsub()
+        pubsub = store.redis.pubsub()  # the moves' pool: the watchers' is sized for them alone
         try:
             await pubsub.subscribe(REVOKED_CHANNEL)
             forget(engine)  # announcements may have been missed while we were away

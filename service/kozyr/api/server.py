@@ -25,6 +25,7 @@ from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
 from kozyr.config import ServerConfig
 from kozyr.engine import Engine, RedisStore
+from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.seedbox import SeedBox
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
@@ -60,6 +61,12 @@ class Running:
     engine: Engine
     guard: Guard
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    store_lost: asyncio.Event = field(default_factory=asyncio.Event)
+    loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
+
+    def report_store_lost(self) -> None:
+        """Say the store died (from any thread): health turns NOT_SERVING at once."""
+        self.loop.call_soon_threadsafe(self.store_lost.set)
 
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting calls, end the watchers, let in-flight moves finish, then close."""
@@ -113,7 +120,7 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     running = Running(server, port, servicer, health_servicer, engine, guard)
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
-    if hasattr(engine.store, "watch_redis"):
+    if hasattr(engine.store, "watch_redis"):  # a RedisStore
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
     return running
 
@@ -137,12 +144,19 @@ async def _set_health(servicer: health.aio.HealthServicer, serving: bool) -> Non
 
 
 async def _probe(running: Running, config: ServerConfig) -> None:
-    """Health follows the store: NOT_SERVING while it does not answer, SERVING once it does."""
+    """Health follows the store: NOT_SERVING from the first failed ping (or a death reported by
+    the embedded Redis's supervisor), SERVING again after two answered ones in a row, so a
+    store that flaps, or a Redis restarted in a blink, shows for at least one interval."""
     log = structlog.get_logger("kozyr.server")
-    serving = True
+    serving, answered = True, 0
     while True:
-        await asyncio.sleep(config.health_interval_s)
-        now = await _store_answers(running.engine, config.health_timeout_s)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(running.store_lost.wait(), config.health_interval_s)
+        lost = running.store_lost.is_set()
+        running.store_lost.clear()
+        up = not lost and await _store_answers(running.engine, config.health_timeout_s)
+        answered = answered + 1 if up else 0
+        now = answered >= 2 if not serving else up
         if now != serving:
             serving = now
             log.warning("store_health", serving=now)
@@ -184,7 +198,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
                 seed_box: SeedBox | None = None, config: ServerConfig | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
-                on_serving: Callable[[str], None] | None = None) -> None:
+                on_serving: Callable[[str], None] | None = None,
+                supervised: EmbeddedRedis | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
@@ -204,6 +219,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
                           registry=METRICS.registry)
     bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
+    if supervised is not None:  # its supervisor tells health the moment Redis dies
+        supervised.on_death = running.report_store_lost
     if on_serving is not None:
         on_serving(bound)
     log.info("serving", address=bound, metrics_port=metrics_port, tls=tls is not None,

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -169,6 +170,7 @@ class EmbeddedRedis:
         self._stopping = threading.Event()
         self._supervisor: threading.Thread | None = None
         self.restarts = 0  # how many times the supervisor started it again
+        self.on_death: Callable[[], None] | None = None  # told (from its thread) when it dies
 
     @property
     def socket_path(self) -> Path:
@@ -231,6 +233,9 @@ class EmbeddedRedis:
             if self._stopping.is_set():
                 return
             self.restarts += 1  # it died (and poll() reaped it): start it again
+            if self.on_death is not None:
+                with contextlib.suppress(Exception):  # a closed loop must not stop restarts
+                    self.on_death()
             try:
                 self._start(timeout)
             except Exception:  # not now (e.g. the folder is gone): try again shortly
