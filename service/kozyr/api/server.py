@@ -210,7 +210,7 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         watch_connections=config.redis_watch_connections,
         socket_timeout=config.redis_socket_timeout_s,
         socket_connect_timeout=config.redis_connect_timeout_s)
-    await store.redis.ping()
+    await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
     engine = Engine(store, seed_box=seed_box)
     running = await start_server(engine, address, config=config, tls=tls,
                                  reflection_on=reflection_on, arbiter=arbiter)
