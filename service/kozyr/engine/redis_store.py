@@ -250,14 +250,26 @@ class RedisTicks:
     def __init__(self, client: AsyncClient, *, sharded: bool = False) -> None:
         self._client = client
         self._sharded = sharded
-        self._pubsub: Any = client.pubsub(ignore_subscribe_messages=True)
+        self._pubsub: Any = None
         self._channels = 0
+
+    async def _connected(self) -> Any:
+        if self._pubsub is None:
+            if isinstance(self._client, aioredis.Redis):
+                self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            else:
+                await self._client.initialize()  # the slot map, to find the channels' nodes
+                # Classic ticks reach every node of a cluster: any one node will do.
+                node = None if self._sharded else self._client.get_random_node()
+                self._pubsub = self._client.pubsub(node=node, ignore_subscribe_messages=True)
+        return self._pubsub
 
     async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
         """See Ticks.subscribe."""
         ids = list(match_ids)
         channels = [tick_channel(m) for m in ids]
         with _translated():
+            await self._connected()
             if self._sharded:  # one SSUBSCRIBE per channel: each may live on another node
                 for channel in channels:
                     await self._pubsub.ssubscribe(channel)
@@ -305,5 +317,7 @@ class RedisTicks:
 
     async def close(self) -> None:
         """See Ticks.close."""
+        if self._pubsub is None:
+            return
         with contextlib.suppress(redis.exceptions.RedisError, OSError):
             await self._pubsub.aclose()
