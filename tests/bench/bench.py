@@ -9,6 +9,8 @@ Sections (all by default, or pick with --only):
            every move re-decided, outcome) in entries/s over an archive of 1,000 matches
            recorded in-process in the engine's log format, beside the chain check alone and a
            plain fold of the same entries (what replaying without verifying costs);
+- scale, replicas, ray: `kozyr serve --workers 1|2|4`, Redis Cluster against one Redis, the
+           watch delay across replicas, tournaments on Ray (see tests/bench/scale.py);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
            bot is a gRPC client, side by side.
@@ -118,7 +120,7 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     """
     game = GAMES["dix"]
     decks = [RandomStream(seed, deal_label(h + 1)).shuffle(deck(53)) for h in range(hands)]
-    options = {"target": 100_000, "max_hands": hands}
+    options = {"target": 10_000, "max_hands": hands}
     config = game.make_config(options, 2)
     setup = Setup(first_dealer=0, decks=tuple(decks))
     state = fold(game, game.start(config, ["a", "b"], b"\x00" * 32, setup))
@@ -165,7 +167,7 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
 
     async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
         r = await stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", options={"target": "100000", "max_hands": str(len(decks))},
+            game="dix", options={"target": "10000", "max_hands": str(len(decks))},
             seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
             prearranged_decks=decks))
         return r.match_id, [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
@@ -368,12 +370,31 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
     return out
 
 
+def scale_out(sections: list[str], matches: int, results: dict[str, Any]) -> None:
+    """The scale-out sections (tests/bench/scale.py)."""
+    from tests.bench import scale
+
+    if "scale" in sections:
+        print("scale: moves/s by service processes, cluster against single Redis, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["scale"] = scale.bench_scale(matches)
+    if "replicas" in sections:
+        print("replicas: three kozyr serve on one Redis, a watcher on another replica",
+              flush=True)
+        results["replicas"] = scale.bench_replicas()
+    if "ray" in sections:
+        print(f"ray: tournament matches/s, local Ray against the local runner, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["ray"] = scale.bench_ray(400)
+
+
 def main() -> int:
     """Run the chosen sections and print (and optionally save) the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "tournament"],
+                        choices=["games", "service", "verify", "tournament", "scale",
+                                 "replicas", "ray"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -381,7 +402,8 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "tournament"]
+    sections = args.only or ["games", "service", "verify", "tournament", "scale", "replicas",
+                             "ray"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -396,6 +418,7 @@ def main() -> int:
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    scale_out(sections, args.matches, results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
