@@ -272,7 +272,10 @@ class Engine:
         if status == "FULL":
             raise store_full()
         if status == "BEHIND":
+            # The store's fence is past its stream: refuse every later command here too, so a
+            # player is told the log is damaged, not "not your turn" on the rolled-back state.
             self._forget(match_id)
+            self._fences[match_id] = max(self._fences.get(match_id, 0), current + 1)
             raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
             self._forget(match_id)
