@@ -26,6 +26,7 @@ from kozyr.api.servicer import KozyrServicer
 from kozyr.config import ServerConfig
 from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
+from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
@@ -60,6 +61,7 @@ class Running:
     health: health.aio.HealthServicer
     engine: Engine
     guard: Guard
+    seatbots: SeatBots | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -74,6 +76,8 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
+        if self.seatbots is not None:
+            await self.seatbots.close()
         await self.engine.close()
         await self.engine.store.close()
 
@@ -117,7 +121,8 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
         check_address(address)  # names the holder if it is a port in use
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
-    running = Running(server, port, servicer, health_servicer, engine, guard)
+    running = Running(server, port, servicer, health_servicer, engine, guard,
+                      seatbots=SeatBots(engine))
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     if hasattr(engine.store, "watch_redis"):  # a RedisStore

@@ -248,19 +248,25 @@ class SeatRequest(_message.Message):
 
     NAME_FIELD_NUMBER: _builtins.int
     SEED_CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The player's display name; empty leaves the seat open for JoinMatch."""
     seed_contribution: _builtins.bytes
     """The seat's contribution to the match seed (at most 64 bytes; docs/fairness.md)."""
+    bot: _builtins.str
+    """A server-side bot plays this seat (a bot spec: "random", "heuristic", "ismcts:iters=200");
+    empty for a person. A bot's seat gets no token; name defaults to "<bot> (bot)".
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         seed_contribution: _builtins.bytes = ...,
+        bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "seed_contribution", b"seed_contribution"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name", "seed_contribution", b"seed_contribution"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
