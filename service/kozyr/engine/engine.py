@@ -305,7 +305,9 @@ class Engine:
         if fence is None or record.version >= fence:
             return record
         repaired = await self.store.meta(record.match_id, "repaired")
-        if repaired is not None and int(repaired) == record.version:
+        # A repair below what this process saw, that the log has reached: the operator
+        # accepted the loss (another server may have played on from it since).
+        if repaired is not None and int(repaired) < fence and int(repaired) <= record.version:
             del self._fences[record.match_id]
             return record
         raise _behind(record.match_id, record.version, f"this server saw version {fence}")
