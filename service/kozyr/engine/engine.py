@@ -324,13 +324,25 @@ class Engine:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
         stored = await self.log(match_id)
-        return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
+        return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
+                              fresh=True)
 
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
         if not stored:
             return record
-        return self._remember(_fold_stored(record, stored), _text_bytes(stored))
+        return self._remember(await self._fold(record.match_id, record, stored),
+                              _text_bytes(stored))
+
+    async def _fold(self, match_id: str, record: MatchRecord | None,
+                    stored: Sequence[StoredEntry]) -> MatchRecord:
+        """Fold entries into a record this process may decide on: the log withholds the match
+        seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
+        sealed server seed."""
+        seed = None
+        if (record is None or not record.started) and any(_STARTS in s.text for s in stored):
+            seed = await self._server_seed(match_id)
+        return _fold_stored(record, stored, seed)
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -509,9 +521,15 @@ def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> Non
                      record.match_id, seat)
 
 
-def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> MatchRecord:
+# How the entry that starts a match shows in its canonical text (no spaces; a name holding this
+# text would have its quotes escaped).
+_STARTS = '"type":"MatchStarted"'
+
+
+def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
+                 server_seed: bytes | None = None) -> MatchRecord:
     for item in stored:
-        record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
+        record = apply_entry(record, Entry.from_canonical(item.text), item.hash, server_seed)
     assert record is not None
     return record
 

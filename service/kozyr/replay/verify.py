@@ -35,14 +35,16 @@ from kozyr.fairness import (
     commitment,
 )
 from kozyr.games import GAMES, Game, InvalidOptions
+from kozyr.games.base import MatchStarted
 from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import MatchError
 from kozyr.match.limits import MAX_CONTRIBUTION
 from kozyr.match.log import (
     GENESIS_HASH,
-    SCHEMA_VERSION,
+    READABLE_SCHEMAS,
     SYSTEM_SEAT,
+    WITHHELD_SEED_SCHEMA,
     MatchCreated,
     SeatJoined,
     canonical_json,
@@ -87,6 +89,10 @@ class _Walk:
         self.divergences: list[Problem] = []
         self.commands = 0
         self.revealed_in_log = _prescan_revealed(replay.entries)
+        self.schema = min(READABLE_SCHEMAS)
+        # A running log of schema 3 withholds the match seed: its chain (and signatures) can be
+        # checked, its deals and moves not until the reveal.
+        self.blind = False
 
     @property
     def state(self) -> Any:
@@ -147,13 +153,20 @@ class _Walk:
             raise Bad(Problem(where, "the hash does not match the entry's content: it was "
                                       "changed after it was written",
                                expected=digest, found=line["hash"], entry=i))
-        if line["schema"] != SCHEMA_VERSION:
-            raise Bad(Problem(where, "unknown entry schema", expected=str(SCHEMA_VERSION),
+        if line["schema"] not in READABLE_SCHEMAS or line["schema"] < self.schema:
+            raise Bad(Problem(where, "unknown entry schema (or older than the entry before)",
+                               expected=" or ".join(map(str, READABLE_SCHEMAS)),
                                found=str(line["schema"]), entry=i))
+        self.schema = line["schema"]
         self.prev = line["hash"]
         self.fields, self.text = fields, text
 
     def _content(self, i: int, line: dict[str, Any]) -> None:
+        if self.blind:
+            if any(e.get("type") == "SeedRevealed" for e in line["events"]):
+                assert self.created is not None
+                self._reveal(i, line["events"][-1], line["prev"])  # it does not match
+            return
         if self.finished_at:
             raise Bad(Problem(f"entry {i}", f"the match ended at entry {self.finished_at} (its "
                                              "server seed was revealed); no entry may follow",
@@ -284,16 +297,20 @@ class _Walk:
         assert game is not None and created is not None
         first = recorded[0] if recorded else {}
         if first.get("type") != "MatchStarted" or not is_hex(first.get("seed")):
-            raise Bad(Problem(where, "every seat is taken, so the game's MatchStarted (with "
-                                      "the match seed) must follow", found=short(first),
-                               entry=i))
-        seed = bytes.fromhex(first["seed"])
+            raise Bad(Problem(where, "every seat is taken, so the game's MatchStarted must "
+                                      "follow", found=short(first), entry=i))
         record = self.record
         assert record is not None
         revealed = self.revealed_in_log
         if revealed and commitment(bytes.fromhex(revealed)) == created.commitment:
             self.trusted_seed = lifecycle.seed_of(record, bytes.fromhex(revealed))
-            if self.trusted_seed != seed:
+        if self.schema >= WITHHELD_SEED_SCHEMA:
+            seed = self._withheld_seed(i, first)
+            if seed is None:
+                return
+        else:  # schema 2 logged the match seed; it must be the one the reveal gives
+            seed = bytes.fromhex(first["seed"])
+            if self.trusted_seed is not None and self.trusted_seed != seed:
                 raise Bad(Problem(
                     where, "the match seed is not the one the revealed server seed and the "
                            "seats' contributions give (docs/fairness.md §1): the deals were "
@@ -307,7 +324,29 @@ class _Walk:
         except InvalidOptions as e:
             raise Bad(Problem(where, f"the rules refuse this setup: {e.code}: {e.message}",
                                entry=i)) from None
-        self._set_state(i, self._compare(i, None, expected, offset, len(events)))
+        after = None
+        for event in expected:
+            after = game.evolve(after, event)
+        logged = lifecycle.withheld(expected) if self.schema >= WITHHELD_SEED_SCHEMA else expected
+        self._set_state(i, self._compare(i, None, logged, offset, len(events), after))
+
+    def _withheld_seed(self, i: int, started: dict[str, Any]) -> bytes | None:
+        """Schema 3: MatchStarted holds no seed; the match seed comes from the revealed server
+        seed. None (and only the chain checked from here) while the match runs."""
+        if started.get("seed") != "":
+            raise Bad(Problem(f"entry {i}", "MatchStarted holds a match seed, which a log of "
+                                             f"schema {self.schema} withholds until the end",
+                               expected='""', found=short(started.get("seed")), entry=i))
+        if self.trusted_seed is not None:
+            return self.trusted_seed
+        self.blind = True
+        if self.revealed_in_log:  # blamed on the entry that reveals it, once the chain is there
+            return None
+        self.blind = True
+        self.notes.append("the match is still running: its log withholds the match seed, so "
+                          "only the chain (and signatures) were checked; deals and moves can be "
+                          "checked once the final entry reveals the server seed")
+        return None
 
     # ------------------------------------------------------------------ moves
 
@@ -454,6 +493,8 @@ class _Walk:
         try:
             for data in recorded:
                 event = reg.decode(data)
+                if isinstance(event, MatchStarted) and not event.seed and self.seed:
+                    event = replace(event, seed=self.seed)  # withheld from the log (schema 3)
                 if not isinstance(event, (MatchCreated, SeatJoined)) and \
                         data.get("type") != "SeedRevealed":
                     state = game.evolve(state, event)
@@ -472,7 +513,7 @@ class _Walk:
         n = len(self.replay.entries)
         if self.divergences:
             return
-        if not self.finished_at:
+        if not self.finished_at or self.blind:
             raise Bad(Problem("end", f"the match is not finished: the log ends at entry {n} "
                                       "and the server seed is not revealed, so the deals "
                                       "cannot be checked against the commitment",
@@ -510,17 +551,15 @@ class _Walk:
 
 
 def _prescan_revealed(entries: Sequence[Any]) -> str:
-    """The server seed the last entry claims to reveal (trusted only once it matches the
-    commitment), so a seed that does not fit is blamed on the entry that recorded it."""
-    if not entries or not isinstance(entries[-1], dict):
-        return ""
-    events = entries[-1].get("events")
-    if not isinstance(events, list):
-        return ""
-    for event in events:
-        if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
-                is_hex(event.get("server_seed")):
-            return str(event["server_seed"])
+    """The server seed the log claims to reveal, from the last entry that reveals one (trusted
+    only once it matches the commitment), so a seed that does not fit is blamed on the entry
+    that recorded it, and an entry appended after the end on itself."""
+    for line in reversed(entries):
+        events = line.get("events") if isinstance(line, dict) else None
+        for event in events if isinstance(events, list) else ():
+            if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
+                    is_hex(event.get("server_seed")):
+                return str(event["server_seed"])
     return ""
 
 
