@@ -2,8 +2,9 @@
 
 A three-game Durak match is played into its first game; then everything the arbiter token can
 read (GetMatchLog, its export file, the arbiter's watch stream, ReplayMatch) is taken as bytes
-and searched for the server seed, the match seed (raw and hex) and the deck order of game 2 (what the issue showed could be predicted). The test knows them because it
-reads the server seed from Redis, as only the service may.
+and searched for the server seed, the match seed (raw and hex) and the deck order of game 2
+(what the issue showed could be predicted). The test knows them because it reads the server
+seed from Redis, as only the service may.
 """
 
 from __future__ import annotations
