@@ -104,7 +104,9 @@ def test_R_3_prearranged_dice_verify_and_a_changed_given_roll_is_caught() -> Non
     assert lines[0]["prearranged"] is True
     report = check(lines)
     assert report.status == "VERIFIED", report.text()
-    assert report.prearranged and not report.fair and report.rolls == 6
+    assert report.prearranged and not report.fair
+    assert (report.prearranged_rolls, report.rolls) == (6, 0)  # given, not re-derived
+    assert "6 die rolls as given at creation" in report.text()
 
     def edit(out: Lines) -> None:
         event_of(entries(out)[0], "Dealt")["rolls"][0][1] = 5

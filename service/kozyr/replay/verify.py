@@ -26,7 +26,6 @@ recorded events from one entry to the next).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -52,8 +51,16 @@ from kozyr.match.log import (
     registry_for,
 )
 from kozyr.match.record import MatchRecord, advance, new_record
-from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, ReplayFile, outcome_json
+from kozyr.receipts import KeyRing, Receipt
+from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, RECEIPT_KEY, ReplayFile
 from kozyr.replay.draws import Draws
+from kozyr.replay.envelope import (
+    check_envelope,
+    command_text,
+    describe,
+    outcome_text,
+    prescan_revealed,
+)
 from kozyr.replay.report import (
     NOT_VERIFIED,
     UNREADABLE,
@@ -65,13 +72,16 @@ from kozyr.replay.report import (
     is_hex,
     short,
 )
+from kozyr.replay.signatures import Signatures, check_receipts
 
 
 class _Walk:
     """The verifier's state while it walks the entries."""
 
-    def __init__(self, replay: ReplayFile, expect_commitment: str | None) -> None:
+    def __init__(self, replay: ReplayFile, expect_commitment: str | None,
+                 keys: KeyRing) -> None:
         self.replay = replay
+        self.signatures = Signatures(keys)
         self.expect_commitment = expect_commitment
         self.game: Game | None = None
         self.created: MatchCreated | None = None
@@ -88,7 +98,7 @@ class _Walk:
         self.divergent = False  # another rules version: collect divergences, follow the record
         self.divergences: list[Problem] = []
         self.commands = 0
-        self.revealed_in_log = _prescan_revealed(replay.entries)
+        self.revealed_in_log = prescan_revealed(replay.entries)
         self.schema = min(READABLE_SCHEMAS)
         # A running log of schema 3 withholds the match seed: its chain (and signatures) can be
         # checked, its deals and moves not until the reveal.
@@ -110,6 +120,7 @@ class _Walk:
             raise Bad(Problem("file", "the replay holds no entries"))
         for i, line in enumerate(self.replay.entries, 1):
             self._chain(i, line)
+            self.signatures.check(i, line)
             try:
                 self._content(i, line)
             except Bad:
@@ -121,9 +132,9 @@ class _Walk:
     def _chain(self, i: int, line: dict[str, Any]) -> None:
         """Version, link and hash of entry i (docs/replay-format.md §3)."""
         where = f"entry {i}"
-        if set(line) != ENTRY_KEYS:
+        if set(line) - {RECEIPT_KEY} != ENTRY_KEYS:
             missing = sorted(ENTRY_KEYS - set(line))
-            extra = sorted(set(line) - ENTRY_KEYS)
+            extra = sorted(set(line) - ENTRY_KEYS - {RECEIPT_KEY})
             raise Bad(Problem(where, "the entry line does not have the entry's fields",
                                expected=", ".join(sorted(ENTRY_KEYS)),
                                found=f"missing {missing or 'none'}, extra {extra or 'none'}",
@@ -226,8 +237,10 @@ class _Walk:
                 f"{game.RULES_VERSION}: re-run under the current rules; diverging entries are "
                 "listed")
         if created.prearranged:
-            self.notes.append("prearranged: not a fair random deal (decks given at creation, "
-                              "docs/rules.md R-3)")
+            given = " and ".join(w for w, g in (("decks", created.decks),
+                                                ("die rolls", created.dice)) if g)
+            self.notes.append(f"prearranged: not a fair random deal ({given} given at "
+                              "creation, docs/rules.md R-3)")
         self.record = new_record(game, created)
         if not self.record.open_seats:
             self._start(i, events, 1)
@@ -375,7 +388,7 @@ class _Walk:
         try:  # the very decision the server makes (kozyr.match.lifecycle)
             decision = lifecycle.decide(self.record, seat, command)
         except MatchError as e:
-            problem = Problem(where, f"the rules refuse seat {seat}'s command {_command_text(raw)}"
+            problem = Problem(where, f"the rules refuse seat {seat}'s command {command_text(raw)}"
                                      f": {e.code}: {e.message}",
                               expected="a legal command", found=short(raw), entry=i)
             self._diverge(problem)
@@ -461,7 +474,7 @@ class _Walk:
             if j >= len(recorded):
                 problem = Problem(where, f"event {j + 1}: the rules give "
                                          f"{expected[j]['type']} here, the log has no event",
-                                  expected=_describe(game, produced[j]), found="nothing",
+                                  expected=describe(game, produced[j]), found="nothing",
                                   entry=i)
                 break
             if j >= len(expected):
@@ -474,7 +487,7 @@ class _Walk:
                 path, a, b = first_diff(expected[j], recorded[j])
                 problem = Problem(where, f"event {j + 1} ({expected[j]['type']}): {path} is not "
                                          f"what the rules give — they give: "
-                                         f"{_describe(game, produced[j])}",
+                                         f"{describe(game, produced[j])}",
                                   expected=a, found=b, entry=i)
                 break
         self._diverge(problem)
@@ -524,105 +537,64 @@ class _Walk:
         if expect_head is not None and self.prev != expect_head:
             raise Bad(Problem("end", "the head hash is not the one you noted for this match",
                                expected=expect_head, found=self.prev))
-        header = self.replay.header
-        seats = [{"seat": s, "name": name, "contribution": c}
-                 for s, (name, c) in enumerate(zip(record.names, record.contributions,
-                                                   strict=True))]
-        for key, value in (("match_id", created.match_id), ("game", created.game),
-                           ("rules_version", created.rules_version),
-                           ("options", dict(created.options)), ("seats", seats),
-                           ("commitment", created.commitment),
-                           ("prearranged", created.prearranged),
-                           ("first_dealer", created.first_dealer)):
-            if canonical_json(header.get(key)) != canonical_json(value):
-                raise Bad(Problem("header", f"{key} is not what the log says",
-                                   expected=short(value), found=short(header.get(key))))
-        footer = self.replay.footer
-        if footer is None:
-            raise Bad(Problem("footer", "the file has no footer (was it cut short?)",
-                               expected="a footer line", found="none"))
-        for key, value in (("entries", n), ("head", self.prev), ("finished", True),
-                           ("outcome", outcome_json(outcome)),
-                           ("revealed_seed", self.revealed)):
-            if canonical_json(footer.get(key)) != canonical_json(value):
-                path, a, b = first_diff(value, footer.get(key), key)
-                raise Bad(Problem("footer", f"{path} is not what the log says", expected=a,
-                                   found=b))
-
-
-def _prescan_revealed(entries: Sequence[Any]) -> str:
-    """The server seed the log claims to reveal, from the last entry that reveals one (trusted
-    only once it matches the commitment), so a seed that does not fit is blamed on the entry
-    that recorded it, and an entry appended after the end on itself."""
-    for line in reversed(entries):
-        events = line.get("events") if isinstance(line, dict) else None
-        for event in events if isinstance(events, list) else ():
-            if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
-                    is_hex(event.get("server_seed")):
-                return str(event["server_seed"])
-    return ""
-
-
-def _command_text(raw: dict[str, Any]) -> str:
-    values = [json.dumps(v) if not isinstance(v, str) else v
-              for k, v in raw.items() if k != "type"]
-    return " ".join([str(raw.get("type")), *values])
-
-
-def _describe(game: Game, event: Any) -> str:
-    try:
-        return game.describe(event)
-    except Exception:  # describe is for people; never let it hide the real problem
-        return type(event).__name__
-
-
-def _outcome_text(game: Game, state: Any) -> str:
-    outcome = game.outcome(state)
-    if outcome is None:
-        return "not finished"
-    winners = ", ".join(f"seat {w}" for w in outcome.winners) or "nobody"
-    return f"{winners} won; scores {' '.join(map(str, outcome.scores))}; {outcome.reason}"
+        check_envelope(self.replay, record, self.prev, outcome, self.revealed)
 
 
 def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
-           expect_head: str | None = None) -> Report:
+           expect_head: str | None = None, keys: KeyRing | None = None,
+           receipts: Sequence[Receipt] | None = None) -> Report:
     """Verify a parsed replay file (see the module docstring); never raises for bad content.
 
     `expect_commitment` / `expect_head`: values the caller noted independently (a player sees
-    the commitment when the match is created), pinning the file to that match.
+    the commitment when the match is created), pinning the file to that match. `keys`: the
+    operator's public keys: every entry must carry its signature. `receipts`: a player's
+    receipts, each checked against the log (a missing or different entry is a proof).
     """
-    walk = _Walk(replay, expect_commitment)
+    keys = keys if keys is not None else KeyRing()
+    walk = _Walk(replay, expect_commitment, keys)
     problem: Problem | None = None
     try:
         walk.run()
         walk.finish(expect_head)
     except Bad as bad:
         problem = bad.problem
-    game = walk.game
-    created = walk.created
-    problems = (problem,) if problem else tuple(walk.divergences)
-    status = NOT_VERIFIED if problems else VERIFIED
+    held = check_receipts(replay.entries, receipts, keys) if receipts is not None else None
+    game, created, draws = walk.game, walk.created, walk.draws
+    problems = (*(held.proofs if held else ()),
+                *((problem,) if problem else tuple(walk.divergences)))
     return Report(
-        status=status,
+        status=NOT_VERIFIED if problems else VERIFIED,
         problems=problems,
-        notes=tuple(walk.notes),
+        notes=(*walk.notes, *(held.notes if held else ())),
         match_id=created.match_id if created else str(replay.header.get("match_id", "")),
         game=game.NAME if game else str(replay.header.get("game", "")),
         rules_version=created.rules_version if created else "",
         current_rules_version=game.RULES_VERSION if game else "",
-        seats=walk.record.players if walk.record else 0,
+        seats=walk.record.players if walk.record else _header_seats(replay.header),
         entries=len(replay.entries),
         commands=walk.commands,
-        deals=walk.draws.deals if walk.draws else 0,
-        prearranged_deals=walk.draws.prearranged_deals if walk.draws else 0,
-        rolls=walk.draws.rolls if walk.draws else 0,
-        lots=walk.draws.lots if walk.draws else 0,
+        deals=draws.deals if draws else 0,
+        prearranged_deals=draws.prearranged_deals if draws else 0,
+        rolls=draws.rolls if draws else 0,
+        prearranged_rolls=draws.prearranged_rolls if draws else 0,
+        lots=draws.lots if draws else 0,
         prearranged=bool(created and created.prearranged),
         finished=bool(walk.finished_at),
-        outcome=_outcome_text(game, walk.state) if game and walk.state is not None else "",
+        outcome=outcome_text(game, walk.state) if game and walk.state is not None else "",
         head=walk.prev,
         divergences=tuple(walk.divergences),
+        keyed=bool(keys),
+        signatures=walk.signatures.checked,
+        key_ids=tuple(sorted(walk.signatures.key_ids)),
+        receipts=held.checked if held else 0,
+        proofs=len(held.proofs) if held else 0,
     )
+
+
+def _header_seats(header: dict[str, Any]) -> int:
+    """The seat count the header claims (when the log itself could not be read that far)."""
+    seats = header.get("seats")
+    return len(seats) if isinstance(seats, list) else 0
 
 
 def unreadable(message: str) -> Report:
