@@ -107,9 +107,14 @@ class Report:
                        + ", ".join(str(p.entry) for p in self.divergences))
             out += [p.text() for p in self.divergences]
         out.append("NOT VERIFIED")
-        shown = self.problems[:self.proofs] if self.proofs else self.problems[:1]
         if self.problems and (self.proofs or not self.divergences):
-            out += [p.text() for p in shown]
+            out.append(self.problems[0].text())
+        if self.proofs > 1:
+            out.append(f"  … and {plural(self.proofs - 1, 'later receipt')} the log disagrees "
+                       "with too (every entry after a rewritten one changes with it; --json "
+                       "lists them)")
+        if self.proofs and len(self.problems) > self.proofs:
+            out.append(self.problems[self.proofs].text())
         if not self.keyed:
             out.append(NO_KEY)
         return "\n".join(out)
