@@ -121,7 +121,8 @@ def test_a_dropped_entry_a_player_holds_a_receipt_for_is_proved(
     held.write_text(dumps_receipts(ann.receipts.all()))
     code, text = run_verify(tmp_path, rehash(cut), "--key", key, "--receipts", str(held))
     assert code == 1, text
-    assert f"receipt for entry {n} (key " in text and "PROOF THAT THE LOG WAS REWRITTEN" in text
+    assert f"receipt for entry {n - 2} (key " in text and "PROOF THAT THE LOG WAS REWRITTEN" in text
+    assert "and 2 later receipts" in text
     assert f"this log ends at entry {n - 3}" in text
 
 
