@@ -171,7 +171,7 @@ def test_kozyr_play_starts_its_own_server_when_none_is_given(tmp_path: Path) -> 
     (replay,) = kept.glob("*[0-9a-f].jsonl")
     receipts = replay.with_name(replay.stem + ".receipts.jsonl")
     key = replay.with_suffix(".key").read_text().strip()
-    assert "my own luck".encode().hex() in replay.read_text()  # the seat's contribution
+    assert b"my own luck".hex() in replay.read_text()  # the seat's contribution
     verified = subprocess.run(
         [sys.executable, "-m", "kozyr.cli", "replay", "verify", str(replay), "--key", key,
          "--receipts", str(receipts)], capture_output=True, text=True, timeout=120)
