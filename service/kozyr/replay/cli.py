@@ -72,7 +72,8 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     show.add_argument("file")
     show.add_argument("--step", default=None,
                       help="N, A-B, A- (to the end), all, or a comma list; negative counts "
-                           "from the end (default: the last step, or interactive on a terminal)")
+                           "from the end (default: the last step; interactive from step 1 "
+                           "on a terminal)")
     show.add_argument("--as", dest="viewer", default="full",
                       help="a seat number, 'spectator' or 'full' (default)")
     show.add_argument("-i", "--interactive", action="store_true",
@@ -162,8 +163,9 @@ def _show(args: argparse.Namespace) -> int:
         return 2
     interactive = args.interactive or (args.step is None and sys.stdin.isatty()
                                        and sys.stdout.isatty())
-    if interactive:
-        return _interactive(frames, viewer, steps[0], not args.no_events)
+    if interactive:  # stepping through starts at the beginning unless --step says where
+        return _interactive(frames, viewer, steps[0] if args.step is not None else 1,
+                            not args.no_events)
     for n, step in enumerate(steps):
         if n:
             print()

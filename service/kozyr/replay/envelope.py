@@ -57,13 +57,19 @@ def prescan_revealed(entries: Sequence[Any]) -> str:
     return ""
 
 
-def outcome_text(game: Game, state: Any) -> str:
-    """The outcome in words, winners by seat number."""
+def outcome_text(game: Game, state: Any, names: Sequence[str] = ()) -> str:
+    """The outcome in words: the winners and the scores by seat number and player name."""
     outcome = game.outcome(state)
     if outcome is None:
         return "not finished"
-    winners = ", ".join(f"seat {w}" for w in outcome.winners) or "nobody"
-    return f"{winners} won; scores {' '.join(map(str, outcome.scores))}; {outcome.reason}"
+
+    def who(seat: int) -> str:
+        return f"seat {seat} ({names[seat]})" if seat < len(names) and names[seat] else \
+            f"seat {seat}"
+
+    winners = ", ".join(who(w) for w in outcome.winners) or "nobody"
+    scores = ", ".join(f"{who(s)} {v}" for s, v in enumerate(outcome.scores))
+    return f"{winners} won; scores {scores}; {outcome.reason}"
 
 
 def command_text(raw: dict[str, Any]) -> str:
