@@ -26,7 +26,9 @@ from kozyr.api.servicer import KozyrServicer
 from kozyr.config import ServerConfig
 from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
+from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
            "start_server"]
@@ -60,6 +62,7 @@ class Running:
     health: health.aio.HealthServicer
     engine: Engine
     guard: Guard
+    seatbots: SeatBots | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -74,6 +77,8 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
+        if self.seatbots is not None:
+            await self.seatbots.close()
         await self.engine.close()
         await self.engine.store.close()
 
@@ -121,7 +126,8 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
         check_address(address)  # names the holder if it is a port in use
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
-    running = Running(server, port, servicer, health_servicer, engine, guard)
+    running = Running(server, port, servicer, health_servicer, engine, guard,
+                      seatbots=SeatBots(engine))
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     if hasattr(engine.store, "watch_redis"):  # a RedisStore
@@ -199,7 +205,8 @@ def _reload(arbiter: Arbiter) -> None:
 
 
 async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
-                seed_box: SeedBox | None = None, config: ServerConfig | None = None,
+                seed_box: SeedBox | None = None, signer: Signer | None = None,
+                config: ServerConfig | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
@@ -215,7 +222,7 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         socket_timeout=config.redis_socket_timeout_s,
         socket_connect_timeout=config.redis_connect_timeout_s)
     await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
-    engine = Engine(store, seed_box=seed_box)
+    engine = Engine(store, seed_box=seed_box, signer=signer)
     running = await start_server(engine, address, config=config, tls=tls,
                                  reflection_on=reflection_on, arbiter=arbiter,
                                  reuse_port=reuse_port)

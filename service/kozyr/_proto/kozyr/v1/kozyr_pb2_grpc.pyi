@@ -84,6 +84,11 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
+    GetSigningKeys: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -119,6 +124,11 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     ReplayMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ReplayMatchRequest, _kozyr_pb2.ReplayMatchResponse]  # type: ignore[assignment]
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+    """
+    GetSigningKeys: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]  # type: ignore[assignment]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -206,6 +216,17 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kozyr_pb2.ReplayMatchResponse, _abc.Awaitable[_kozyr_pb2.ReplayMatchResponse]]:
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def GetSigningKeys(
+        self,
+        request: _kozyr_pb2.GetSigningKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetSigningKeysResponse, _abc.Awaitable[_kozyr_pb2.GetSigningKeysResponse]]:
+        """--- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
