@@ -214,3 +214,29 @@ def test_a_lost_tail_is_reported_never_written_over_and_repair_lets_play_go_on(
     play_round(both, [m], 2, rng)
     assert not m.fenced, f"play goes on after the repair, not {m.said}"
     assert log_of(both[1], m.match_id)[-1].version == kept + 2, "the lost versions, played anew"
+
+
+def test_a_token_revoked_on_the_cluster_is_refused_by_both_servers(
+        cluster: LocalCluster, services: list[Serve]) -> None:
+    """`kozyr tokens revoke` with a cluster URL: the announcement (classic pub/sub, which a
+    cluster forwards to every node) reaches both servers, which had the token cached."""
+    both = stubs(services)
+    match_id, tokens = create(both[0], "dix")
+    for stub in both:  # both servers cache the seat's token
+        stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                            metadata=auth(tokens[0]), timeout=5)
+    done = subprocess.run(
+        [sys.executable, "-m", "kozyr.cli", "tokens", "revoke", match_id, "--seat", "0",
+         "--redis-url", cluster.url], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    def refused(stub: kozyr_pb2_grpc.KozyrServiceStub) -> bool:
+        try:
+            stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                                metadata=auth(tokens[0]), timeout=5)
+        except grpc.RpcError as e:
+            return e.code() == grpc.StatusCode.UNAUTHENTICATED
+        return False
+
+    for stub in both:
+        assert wait_for(lambda s=stub: refused(s), 10), "the revocation reached every server"
