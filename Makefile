@@ -24,9 +24,10 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m kozyr.protogen --check
 
-## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data.
+## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data, and the web
+## table (Connect + gRPC-Web + the page) on http://127.0.0.1:8080/.
 run: $(STAMP)
-	$(BIN)/kozyr serve
+	$(BIN)/kozyr serve --web-port 8080
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python

@@ -75,8 +75,9 @@ def _serve(args: argparse.Namespace) -> int:
         if not url:  # the folder first: its lock names the running server's pid and address
             lock = FolderLock(args.data_dir).acquire(args.address)
         check_address(args.address)
-        if args.metrics_port is not None:
-            check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
+        for extra in (args.metrics_port, args.web_port):
+            if extra:  # 0 picks a free port
+                check_address(f"{args.address.rsplit(':', 1)[0]}:{extra}")
         config, tls, arbiter, seed_box = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
 
@@ -91,7 +92,7 @@ def _serve(args: argparse.Namespace) -> int:
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None,
-                          supervised=embedded))
+                          supervised=embedded, web_port=args.web_port))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -129,6 +130,9 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="gRPC server reflection (--no-reflection turns it off)")
     serve.add_argument("--metrics-port", type=int, default=None,
                        help="Prometheus port (no metrics without it)")
+    serve.add_argument("--web-port", type=int, default=None,
+                       help="serve the web table and the Connect/gRPC-Web API on this port "
+                            "(same host as --address; `make run` uses 8080)")
     serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
                        help="JSON log lines (default: when stderr is not a terminal)")
     limits = serve.add_argument_group("limits (also in --config; a flag wins over the file)")
