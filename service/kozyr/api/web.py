@@ -144,6 +144,11 @@ class WebService:
         """ReplayMatch."""
         return await self._unary("ReplayMatch", request, ctx)  # type: ignore[no-any-return]
 
+    async def inspect_replay(self, request: pb.InspectReplayRequest,
+                             ctx: RequestContext[Any, Any]) -> pb.InspectReplayResponse:
+        """InspectReplay."""
+        return await self._unary("InspectReplay", request, ctx)  # type: ignore[no-any-return]
+
     async def watch_match(self, request: pb.WatchMatchRequest,
                           ctx: RequestContext[Any, Any]) -> AsyncIterator[pb.MatchUpdate]:
         """WatchMatch: the servicer's stream, closed as soon as the browser goes away."""

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -99,6 +99,16 @@ class KozyrService(Protocol):
         """
         The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def inspect_replay(self, request: InspectReplayRequest, ctx: RequestContext[InspectReplayRequest, InspectReplayResponse], /) -> InspectReplayResponse:
+        """
+        --- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -214,6 +224,17 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.replay_match,
+                ),
+                "/kozyr.v1.KozyrService/InspectReplay": Endpoint.unary(
+                    method=MethodInfo(
+                        name="InspectReplay",
+                        service_name="kozyr.v1.KozyrService",
+                        input=InspectReplayRequest,
+                        output=InspectReplayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.inspect_replay,
                 ),
             },
             interceptors=interceptors,
@@ -470,6 +491,33 @@ class KozyrServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def inspect_replay(
+        self,
+        request: InspectReplayRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> InspectReplayResponse:
+        """
+        --- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="InspectReplay",
+                service_name="kozyr.v1.KozyrService",
+                input=InspectReplayRequest,
+                output=InspectReplayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class KozyrServiceSync(Protocol):
     """
@@ -533,6 +581,16 @@ class KozyrServiceSync(Protocol):
         """
         The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def inspect_replay(self, request: InspectReplayRequest, ctx: RequestContext[InspectReplayRequest, InspectReplayResponse], /) -> InspectReplayResponse:
+        """
+        --- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -646,6 +704,17 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.replay_match,
+                ),
+                "/kozyr.v1.KozyrService/InspectReplay": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="InspectReplay",
+                        service_name="kozyr.v1.KozyrService",
+                        input=InspectReplayRequest,
+                        output=InspectReplayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.inspect_replay,
                 ),
             },
             interceptors=interceptors,
@@ -896,6 +965,33 @@ class KozyrServiceClientSync(ConnectClientSync):
                 service_name="kozyr.v1.KozyrService",
                 input=ReplayMatchRequest,
                 output=ReplayMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def inspect_replay(
+        self,
+        request: InspectReplayRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> InspectReplayResponse:
+        """
+        --- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="InspectReplay",
+                service_name="kozyr.v1.KozyrService",
+                input=InspectReplayRequest,
+                output=InspectReplayResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),
