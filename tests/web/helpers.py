@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
@@ -106,10 +107,16 @@ class Seat(threading.Thread):
         if not legal.moves:
             return
         move = legal.moves[self.rng.randrange(len(legal.moves))]
-        self.stub.SubmitMove(pb.SubmitMoveRequest(match_id=self.match_id, move=move,
-                                                  command_id=uuid.uuid4().hex,
-                                                  expected_version=legal.version),
-                             metadata=auth(self.token))
+        try:
+            self.stub.SubmitMove(pb.SubmitMoveRequest(match_id=self.match_id, move=move,
+                                                      command_id=uuid.uuid4().hex,
+                                                      expected_version=legal.version),
+                                 metadata=auth(self.token))
+        except grpc.RpcError as e:
+            # An update this seat had already acted on, seen again from the stream's start.
+            if e.code() not in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                raise
+            return
         self.moves += 1
 
 
@@ -155,14 +162,20 @@ def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, b
 STATUS = "[data-testid=status]"
 
 
-def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None) -> int:
+def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
+                     until_hand: int | None = None) -> int:
     """Click a legal card whenever the page offers one, until it says the match is finished
-    (a screenshot to `shot` after the eighth move)."""
+    or, with `until_hand`, the board shows that hand (a screenshot to `shot` after the eighth
+    move); the number of moves made."""
     for played in range(moves):
+        hand = page.get_attribute("section.board", "data-hand") if until_hand else None
+        if hand is not None and until_hand is not None and int(hand) >= until_hand:
+            return played
         page.wait_for_function(
-            "document.querySelector('button.card.legal, button.action') || "
-            "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')",
-            timeout=30_000)
+            "h => document.querySelector('button.card.legal, button.action') || "
+            "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
+            " || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
+            arg=until_hand or 0, timeout=30_000)
         if page.inner_text("[data-testid=status]").startswith("Finished"):
             return played
         if played == 8 and shot is not None:

@@ -27,7 +27,7 @@ export function nameOf(view: MatchView, seat: number | undefined): string {
 }
 
 function dix(view: MatchView, d: DixView): HTMLElement {
-  return h("section", { class: "board", "data-game": "dix" },
+  return h("section", { class: "board", "data-game": "dix", "data-hand": d.handNumber },
     fact("Hand", String(d.handNumber), ` · dealer ${nameOf(view, d.dealer)}`),
     fact("Trump", d.turnUp ? card(d.turnUp) : "—", ` ${suitSymbol(d.trump) || "no trump"}`),
     fact("Stock", h("span", { "data-testid": "stock" }, String(d.stockCount))),
@@ -39,7 +39,7 @@ function dix(view: MatchView, d: DixView): HTMLElement {
 }
 
 function six(view: MatchView, s: SixDozensView): HTMLElement {
-  return h("section", { class: "board", "data-game": "six-dozens" },
+  return h("section", { class: "board", "data-game": "six-dozens", "data-hand": s.handNumber },
     fact("Hand", String(s.handNumber), ` · dealer ${nameOf(view, s.dealer)} · first ${nameOf(view, s.firstMover)}`),
     fact("Bank", h("span", { "data-testid": "bank" }, s.bank ? card(s.bank) : "—")),
     fact("Trumps", `${s.trumpMode} `, s.trumpSuits.map(suitSymbol).join(" ") || "none"),
@@ -58,7 +58,7 @@ function pairs(list: readonly TablePair[]): HTMLElement {
 }
 
 function durak(view: MatchView, d: DurakDiceView): HTMLElement {
-  return h("section", { class: "board", "data-game": "durak-dice" },
+  return h("section", { class: "board", "data-game": "durak-dice", "data-hand": d.gameNumber },
     fact("Game", `${d.gameNumber} of ${d.games} · bout ${d.boutNumber} · dealer ${nameOf(view, d.dealer)}`),
     fact("Trump", d.trumpCard ? card(d.trumpCard) : "—", ` ${suitSymbol(d.trump)}`),
     fact("Bout", h("span", { "data-testid": "bout" }, pairs(d.table)),
