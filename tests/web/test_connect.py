@@ -4,6 +4,9 @@ answers, the same refusals with the same ErrorInfo, and WatchMatch streaming, as
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import threading
 import urllib.error
 import urllib.request
 
@@ -14,8 +17,11 @@ from google.rpc import error_details_pb2
 from pyqwest import SyncClient
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from connectrpc.protocol import ProtocolType
+
 from kozyr._proto.kozyr.v1.kozyr_connect import KozyrServiceClientSync
-from tests.api.helpers import create
+from tests.api.helpers import auth, create, play_out
+from tests.api.test_serve import SERVE, env
 from tests.web.conftest import Web
 
 SERVICE = "/kozyr.v1.KozyrService/"
@@ -118,3 +124,89 @@ def test_the_page_is_served_with_a_strict_policy(web: Web) -> None:
     with pytest.raises(urllib.error.HTTPError) as missing:
         urllib.request.urlopen(web.url + "/no-such-file", timeout=30)
     assert missing.value.code == 404
+
+
+def test_grpc_web_answers_the_same_with_the_same_refusals(web: Web) -> None:
+    match_id, tokens = create(web.server.stub(), "durak-dice")
+    with _client(web, protocol=ProtocolType.GRPC_WEB) as client:
+        view = client.get_match(pb.GetMatchRequest(match_id=match_id),
+                                headers={"authorization": f"Bearer {tokens[0]}"}).view
+        assert view.seat == 0 and view.durak_dice.hand
+        assert view == web.server.stub().GetMatch(pb.GetMatchRequest(match_id=match_id),
+                                                  metadata=auth(tokens[0])).view
+        with pytest.raises(ConnectError) as unknown:
+            client.get_match(pb.GetMatchRequest(match_id="nosuchmatch"))
+    assert unknown.value.code == Code.NOT_FOUND
+    assert _info(unknown.value).reason == "MATCH_NOT_FOUND"
+
+
+def test_inspect_replay_verifies_a_stored_match_and_a_file(web: Web) -> None:
+    stub = web.server.stub()
+    match_id, tokens = create(stub, "dix", options={"single_hand": "true"})
+    with _client(web) as client:
+        with pytest.raises(ConnectError) as early:
+            client.inspect_replay(pb.InspectReplayRequest(match_id=match_id))
+        assert early.value.code == Code.PERMISSION_DENIED
+        play_out(stub, match_id, tokens)
+        last = client.inspect_replay(pb.InspectReplayRequest(match_id=match_id))
+        assert last.status == "VERIFIED" and last.version == last.versions > 10
+        assert "VERIFIED" in last.report and last.view.status == pb.MATCH_STATUS_FINISHED
+        step = client.inspect_replay(pb.InspectReplayRequest(match_id=match_id, version=5,
+                                                             as_seat=1))
+        assert step.view.seat == 1 and len(step.view.dix.hand) > 0 and step.events
+        spectator = client.inspect_replay(pb.InspectReplayRequest(
+            match_id=match_id, version=5, spectator=True))
+        assert not spectator.view.dix.hand
+        assert not set(step.view.dix.hand) & set(spectator.text.split())
+        lines = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
+        from kozyr.replay import archive
+
+        text = archive.dumps(archive.build(
+            [archive.RawEntry(e.version, e.canonical_json, e.hash) for e in lines]))
+        same = client.inspect_replay(pb.InspectReplayRequest(replay_file=text, version=5,
+                                                             as_seat=1))
+        assert same.view == step.view and same.status == "VERIFIED"
+        tampered = client.inspect_replay(pb.InspectReplayRequest(
+            replay_file=text.replace('"seat":1', '"seat":0', 1), version=1))
+        assert tampered.status == "NOT_VERIFIED"
+        junk = client.inspect_replay(pb.InspectReplayRequest(replay_file="not json"))
+        assert junk.status == "UNREADABLE" and not junk.HasField("view")
+        with pytest.raises(ConnectError) as no_step:
+            client.inspect_replay(pb.InspectReplayRequest(match_id=match_id, version=9999))
+        assert _info(no_step.value).reason == "NO_SUCH_VERSION"
+
+
+def test_kozyr_serve_web_port_prints_its_address_and_stops_with_open_watches(
+        tmp_path: object) -> None:
+    proc = subprocess.Popen([*SERVE, "--data-dir", str(tmp_path), "--address", "127.0.0.1:0",
+                             "--web-port", "0"], stderr=subprocess.PIPE, text=True, env=env())
+    assert proc.stderr is not None
+    url = ""
+    try:
+        for _ in range(200):  # bounded: the lines before "serving"
+            line = proc.stderr.readline()
+            if line.startswith("kozyr: web table on "):
+                url = line.split(" on ", 1)[1].strip().rstrip("/")
+            if not line or '"serving"' in line:
+                break
+        assert url.startswith("http://127.0.0.1:"), url
+        threading.Thread(target=lambda: list(proc.stderr or ()), daemon=True).start()
+        with urllib.request.urlopen(url + "/app.js", timeout=30) as answer:
+            assert answer.headers["content-type"].startswith("text/javascript")
+        client = KozyrServiceClientSync(url, http_client=SyncClient())
+        created = client.create_match(pb.CreateMatchRequest(
+            game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="")]))
+        watching = threading.Event()
+
+        def watch() -> None:
+            for _ in client.watch_match(pb.WatchMatchRequest(match_id=created.match_id),
+                                        headers=dict(auth(created.tokens[0].token))):
+                watching.set()
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        assert watching.wait(30)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(60)
+    assert code == 0

@@ -1656,7 +1656,7 @@ class InspectReplayResponse(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     status: _builtins.str
-    """"VERIFIED", "NOT VERIFIED" or "UNREADABLE" (the exit status of `kozyr replay verify`)."""
+    """"VERIFIED", "NOT_VERIFIED" or "UNREADABLE" (the verdict of `kozyr replay verify`)."""
     report: _builtins.str
     """The verifier's report, as `kozyr replay verify` prints it."""
     versions: _builtins.int
