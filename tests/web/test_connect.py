@@ -13,12 +13,11 @@ import urllib.request
 import pytest
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
 from google.rpc import error_details_pb2
 from pyqwest import SyncClient
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from connectrpc.protocol import ProtocolType
-
 from kozyr._proto.kozyr.v1.kozyr_connect import KozyrServiceClientSync
 from tests.api.helpers import auth, create, play_out
 from tests.api.test_serve import SERVE, env
