@@ -222,11 +222,14 @@ class WebPort:
 
 
 async def start_web(servicer: KozyrServicer, guard: Guard, host: str, port: int,
-                    static: Path = STATIC) -> WebPort:
-    """Serve the web port on host:port (0 picks a free port) in this event loop."""
+                    static: Path = STATIC, *, reuse_port: bool = False) -> WebPort:
+    """Serve the web port on host:port (0 picks a free port) in this event loop; with
+    `reuse_port`, one of several worker processes on that port, as for gRPC."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host.strip("[]"), port))
     sock.set_inheritable(True)
     config = uvicorn.Config(web_app(servicer, guard, static), lifespan="off", log_config=None,

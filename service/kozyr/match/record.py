@@ -12,12 +12,15 @@ from kozyr.match.log import (
     GENESIS_HASH,
     Entry,
     MatchCreated,
+    MatchTerms,
     SeatJoined,
     SeedRevealed,
     decode_events,
     entry_hash,
     registry_for,
 )
+
+NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,7 @@ class MatchRecord:
     version: int = 0
     head: str = GENESIS_HASH
     revealed_seed: str = ""
+    terms: MatchTerms = NO_TERMS
 
     @property
     def players(self) -> int:
@@ -78,10 +82,12 @@ def new_record(game: Game, created: MatchCreated) -> MatchRecord:
 def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str) -> MatchRecord:
     """The record after one entry's decoded events (MatchCreated itself excluded). Pure."""
     names, contributions = list(record.names), list(record.contributions)
-    state, revealed = record.state, record.revealed_seed
+    state, revealed, terms = record.state, record.revealed_seed, record.terms
     evolve = record.game.evolve
     for event in events:
-        if isinstance(event, SeatJoined):
+        if isinstance(event, MatchTerms):
+            terms = event
+        elif isinstance(event, SeatJoined):
             names[event.seat] = event.name
             contributions[event.seat] = event.contribution
         elif isinstance(event, SeedRevealed):
@@ -89,7 +95,7 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str)
         elif not isinstance(event, MatchCreated):
             state = evolve(state, event)
     return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed)
+                       tuple(contributions), state, version, head, revealed, terms)
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
