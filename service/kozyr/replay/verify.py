@@ -15,13 +15,10 @@ gRPC). It walks the entries in order and stops at the first bad one, checking fo
    recorded; the entry that ends the match must reveal the server seed, whose SHA-256 must be
    the commitment published in entry 1;
 
-then the outcome and the header and footer against the log. A tamperer who recomputes every
-hash still fails at 3 or 4: the commitment fixes the seed before anyone played, and the rules
-fix everything else.
-
-A match recorded under another rules version is re-run under the current rules: the verifier
-names both versions and lists every entry where the current rules disagree (following the
-recorded events from one entry to the next).
+then the outcome and the header and footer against the log; with the operator's key, every
+entry's signature, and a player's receipts against the log (`kozyr.replay.signatures`). A match
+recorded under another rules version is re-run under the current rules, and every entry where
+they disagree is listed.
 """
 
 from __future__ import annotations
