@@ -53,6 +53,8 @@ from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
 
+RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
+
 
 @dataclass(frozen=True, slots=True)
 class Created:
@@ -104,6 +106,7 @@ class Engine:
     ) -> None:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
+        self._receipts: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -437,7 +440,16 @@ class Engine:
               ) -> Receipt | None:
         if self.signer is None:
             return None
-        return self.signer.receipt(match_id, version, digest, commitment)
+        # The mover's answer and every watcher's update carry the same receipt (Ed25519 is
+        # deterministic): sign each entry once.
+        key = (match_id, version, digest)
+        receipt = self._receipts.get(key)
+        if receipt is None or receipt.commitment != commitment:
+            receipt = self._receipts[key] = self.signer.receipt(match_id, version, digest,
+                                                                commitment)
+            if len(self._receipts) > RECEIPT_CACHE:
+                self._receipts.popitem(last=False)
+        return receipt
 
     # ------------------------------------------------------------------ helpers
 
