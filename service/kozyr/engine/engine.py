@@ -47,7 +47,7 @@ from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
-from kozyr.match.log import Entry, command_key, decode_events
+from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.receipts import Receipt
 
@@ -126,6 +126,8 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
+        # Called with every record this process appended (seat bots, timers): never blocks.
+        self.listeners: list[Callable[[MatchRecord], None]] = []
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -140,6 +142,7 @@ class Engine:
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
         dice: Sequence[Sequence[int]] = (),
+        terms: MatchTerms | None = None,
     ) -> Created:
         """Create a match; start it at once when every seat is named.
 
@@ -157,9 +160,10 @@ class Engine:
         server_seed, now = self._random(32), self._now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
                                           server_seed=server_seed)
-        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now)
+        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
+        bots = step.record.terms.bots or ("",) * len(seats)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
-                       for i, (name, _) in enumerate(seats) if name)
+                       for i, (name, _) in enumerate(seats) if name and not bots[i])
         meta = {"game": game.NAME, **self._stored_seed(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = _fingerprint(created)
@@ -175,6 +179,7 @@ class Engine:
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
+        self._tell(step.record)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
@@ -287,7 +292,10 @@ class Engine:
         if status == "FULL":
             raise store_full()
         if status == "BEHIND":
+            # The store's fence is past its stream: refuse every later command here too, so a
+            # player is told the log is damaged, not "not your turn" on the rolled-back state.
             self._forget(match_id)
+            self._fences[match_id] = max(self._fences.get(match_id, 0), current + 1)
             raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
             self._forget(match_id)
@@ -312,7 +320,9 @@ class Engine:
         if fence is None or record.version >= fence:
             return record
         repaired = await self.store.meta(record.match_id, "repaired")
-        if repaired is not None and int(repaired) == record.version:
+        # A repair below what this process saw, that the log has reached: the operator
+        # accepted the loss (another server may have played on from it since).
+        if repaired is not None and int(repaired) < fence and int(repaired) <= record.version:
             del self._fences[record.match_id]
             return record
         raise _behind(record.match_id, record.version, f"this server saw version {fence}")
@@ -488,6 +498,14 @@ class Engine:
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))
         self.feeds.wake(step.record.match_id, step.record.version)
+        self._tell(step.record)
+
+    def _tell(self, record: MatchRecord) -> None:
+        for listener in self.listeners:
+            try:
+                listener(record)
+            except Exception:  # a listener's bug must not fail the move that was appended
+                log.exception("listener_failed", match_id=record.match_id)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:

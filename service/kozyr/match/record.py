@@ -13,12 +13,15 @@ from kozyr.match.log import (
     GENESIS_HASH,
     Entry,
     MatchCreated,
+    MatchTerms,
     SeatJoined,
     SeedRevealed,
     decode_events,
     entry_hash,
     registry_for,
 )
+
+NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +37,7 @@ class MatchRecord:
     version: int = 0
     head: str = GENESIS_HASH
     revealed_seed: str = ""
+    terms: MatchTerms = NO_TERMS
     # True when the state was folded from a log that withholds the match seed (schema 3) and
     # no server seed was given: it can be shown, but no later hand can be dealt from it.
     seedless: bool = False
@@ -88,10 +92,13 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
     `seedless`.
     """
     names, contributions = list(record.names), list(record.contributions)
-    state, revealed, seedless = record.state, record.revealed_seed, record.seedless
+    state, revealed = record.state, record.revealed_seed
+    terms, seedless = record.terms, record.seedless
     evolve = record.game.evolve
     for event in events:
-        if isinstance(event, SeatJoined):
+        if isinstance(event, MatchTerms):
+            terms = event
+        elif isinstance(event, SeatJoined):
             names[event.seat] = event.name
             contributions[event.seat] = event.contribution
         elif isinstance(event, SeedRevealed):
@@ -105,7 +112,8 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
                         server_seed, [bytes.fromhex(c) for c in contributions]))
             state = evolve(state, event)
     return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed, seedless)
+                       tuple(contributions), state, version, head, revealed, terms,
+                       seedless)
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",

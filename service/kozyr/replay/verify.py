@@ -49,6 +49,7 @@ from kozyr.match.log import (
 )
 from kozyr.match.record import MatchRecord, advance, new_record
 from kozyr.receipts import KeyRing, Receipt
+from kozyr.replay import verify_clock
 from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, RECEIPT_KEY, ReplayFile
 from kozyr.replay.draws import Draws
 from kozyr.replay.envelope import (
@@ -239,9 +240,10 @@ class _Walk:
             self.notes.append(f"prearranged: not a fair random deal ({given} given at "
                               "creation, docs/rules.md R-3)")
         self.record = new_record(game, created)
+        offset = verify_clock.terms(self, i, events)
         if not self.record.open_seats:
-            self._start(i, events, 1)
-        elif len(events) != 1:
+            self._start(i, events, offset)
+        elif len(events) != offset:
             raise Bad(Problem(where, "seats are open, so the match cannot start yet",
                                expected="MatchCreated only",
                                found=", ".join(str(e.get("type")) for e in events), entry=i))
