@@ -56,6 +56,7 @@ from kozyr.replay.envelope import (
     check_envelope,
     command_text,
     describe,
+    header_seats,
     outcome_text,
     prescan_revealed,
 )
@@ -569,7 +570,7 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         game=game.NAME if game else str(replay.header.get("game", "")),
         rules_version=created.rules_version if created else "",
         current_rules_version=game.RULES_VERSION if game else "",
-        seats=walk.record.players if walk.record else _header_seats(replay.header),
+        seats=walk.record.players if walk.record else header_seats(replay.header),
         entries=len(replay.entries),
         commands=walk.commands,
         deals=draws.deals if draws else 0,
@@ -589,12 +590,6 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         receipts=held.checked if held else 0,
         proofs=len(held.proofs) if held else 0,
     )
-
-
-def _header_seats(header: dict[str, Any]) -> int:
-    """The seat count the header claims (when the log itself could not be read that far)."""
-    seats = header.get("seats")
-    return len(seats) if isinstance(seats, list) else 0
 
 
 def unreadable(message: str) -> Report:
