@@ -198,7 +198,7 @@ class Engine:
         first = (await self.store.read_after(match_id, 0, upto=1))[0]
         promised = _commitment_of(first.text)
         return Created(match_id, unseal(request_id, match_id, record), 1, promised,
-                       self._sign(match_id, 1, first.hash, promised))
+                       self.sign_entry(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
@@ -443,11 +443,13 @@ class Engine:
         """The signed receipt of a step's entry (None without a signer): every answer that
         appends, and every watched update, carries one (docs/fairness.md §6)."""
         record = step.record
-        return self._sign(record.match_id, step.entry.version, record.head,
+        return self.sign_entry(record.match_id, step.entry.version, record.head,
                           record.created.commitment)
 
-    def _sign(self, match_id: str, version: int, digest: str, commitment: str
-              ) -> Receipt | None:
+    def sign_entry(self, match_id: str, version: int, digest: str, commitment: str
+                   ) -> Receipt | None:
+        """The receipt of one entry by its match, version, hash and the match's commitment:
+        what any appender (a move, a join, a timeout) or reader of the log calls."""
         if self.signer is None:
             return None
         # The mover's answer and every watcher's update carry the same receipt (Ed25519 is
