@@ -511,7 +511,7 @@ def _run(args: argparse.Namespace) -> int:
                 return 1
             finally:
                 for line in _kept(keeper):
-                    _say(f"kozyr play: {line}", sys.stderr)
+                    _say(line, sys.stderr)
     except (Stopped, KeyboardInterrupt) as e:
         _say(f"\nkozyr play: interrupted ({e})", sys.stderr)
         return 128 + (e.signum if isinstance(e, Stopped) else signal.SIGINT)
@@ -525,7 +525,7 @@ def _kept(keeper: Keeper) -> list[str]:
     try:
         return keeper.save()
     except Exception as e:  # never lose the game's own outcome to a full disk
-        return [f"could not save the match: {type(e).__name__}: {e}"]
+        return [f"kozyr play: could not save the match: {type(e).__name__}: {e}"]
 
 
 @contextlib.contextmanager
