@@ -92,6 +92,7 @@ class Keeper:
         write_text(str(self.folder / f"{name}.jsonl"), done.text)
         out[0] = f"{head}the match log ({done.entries} entries) and {out[0]}"
         if self.key:
-            out += [f"{head}check them there with", f"  kozyr replay verify {name}.jsonl --key {name}.key",
+            out += [f"{head}check them there with",
+                    f"  kozyr replay verify {name}.jsonl --key {name}.key",
                     f"      --receipts {name}.receipts.jsonl"]
         return out
