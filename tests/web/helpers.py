@@ -162,6 +162,16 @@ def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, b
 STATUS = "[data-testid=status]"
 
 
+def _wait(page: Any, condition: str, arg: Any) -> None:
+    """Wait for a condition of the page (30 s); on a timeout, fail with what the page shows."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    try:
+        page.wait_for_function(condition, arg=arg, timeout=30_000)
+    except Timeout:
+        raise AssertionError(f"the page did not move on:\n{page.inner_text('main')}") from None
+
+
 def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
                      until_hand: int | None = None) -> int:
     """Click a legal card whenever the page offers one, until it says the match is finished
@@ -171,11 +181,10 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
         hand = page.get_attribute("section.board", "data-hand") if until_hand else None
         if hand is not None and until_hand is not None and int(hand) >= until_hand:
             return played
-        page.wait_for_function(
-            "h => document.querySelector('button.card.legal, button.action') || "
-            "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
-            " || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
-            arg=until_hand or 0, timeout=30_000)
+        _wait(page, "h => document.querySelector('button.card.legal, button.action') || "
+              "document.querySelector('[data-testid=status]').textContent.startsWith("
+              "'Finished') || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
+              until_hand or 0)
         if page.inner_text("[data-testid=status]").startswith("Finished"):
             return played
         if played == 8 and shot is not None:
@@ -187,8 +196,6 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
             page.keyboard.press("Enter")
         else:
             target.click()
-        page.wait_for_function(
-            "v => document.querySelector('[data-testid=status]').dataset.version !== v || "
-            "document.querySelector('[data-testid=message]').textContent", arg=before,
-            timeout=30_000)
+        _wait(page, "v => document.querySelector('[data-testid=status]').dataset.version !== v"
+              " || document.querySelector('[data-testid=message]').textContent", before)
     raise AssertionError(f"the match did not finish in {moves} moves")
