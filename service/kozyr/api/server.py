@@ -28,6 +28,7 @@ from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
            "start_server"]
@@ -204,7 +205,8 @@ def _reload(arbiter: Arbiter) -> None:
 
 
 async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
-                seed_box: SeedBox | None = None, config: ServerConfig | None = None,
+                seed_box: SeedBox | None = None, signer: Signer | None = None,
+                config: ServerConfig | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
@@ -221,7 +223,7 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         socket_timeout=config.redis_socket_timeout_s,
         socket_connect_timeout=config.redis_connect_timeout_s)
     await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
-    engine = Engine(store, seed_box=seed_box)
+    engine = Engine(store, seed_box=seed_box, signer=signer)
     running = await start_server(engine, address, config=config, tls=tls,
                                  reflection_on=reflection_on, arbiter=arbiter,
                                  reuse_port=reuse_port)

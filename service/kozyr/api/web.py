@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import structlog
@@ -31,7 +32,7 @@ from google.rpc import status_pb2
 from protobuf.wkt import Any as AnyDetail
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr._proto.kozyr.v1.kozyr_connect import KozyrServiceASGIApplication
+from kozyr._proto.kozyr.v1.kozyr_connect import KozyrService, KozyrServiceASGIApplication
 from kozyr.api.guard import Guard, guarded
 from kozyr.api.servicer import KozyrServicer
 
@@ -46,6 +47,7 @@ HEADERS = [(b"content-security-policy",
            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
            (b"cache-control", b"no-cache")]
 DETAILS_KEY = "grpc-status-details-bin"
+SERVICE = pb.DESCRIPTOR.services_by_name["KozyrService"]
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -91,12 +93,16 @@ def connect_error(status: grpc.Status) -> ConnectError:
 
 
 class WebService:
-    """KozyrService for connectrpc: every method is the guarded servicer method."""
+    """KozyrService for connectrpc: every method is the guarded servicer method.
+
+    The methods are made from the service descriptor (see `_bind`), so an RPC added to the
+    proto is served here with no wrapper to write.
+    """
 
     def __init__(self, servicer: KozyrServicer, guard: Guard) -> None:
         self._calls = {m.name: guarded(m.name, getattr(servicer, m.name), guard,
                                        streaming=m.server_streaming)
-                       for m in pb.DESCRIPTOR.services_by_name["KozyrService"].methods}
+                       for m in SERVICE.methods if not m.client_streaming}
 
     async def _unary(self, name: str, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
@@ -104,61 +110,39 @@ class WebService:
         except _Aborted as e:
             raise connect_error(e.status) from None
 
-    async def list_games(self, request: pb.ListGamesRequest,
-                         ctx: RequestContext[Any, Any]) -> pb.ListGamesResponse:
-        """ListGames."""
-        return await self._unary("ListGames", request, ctx)  # type: ignore[no-any-return]
-
-    async def create_match(self, request: pb.CreateMatchRequest,
-                           ctx: RequestContext[Any, Any]) -> pb.CreateMatchResponse:
-        """CreateMatch."""
-        return await self._unary("CreateMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def join_match(self, request: pb.JoinMatchRequest,
-                         ctx: RequestContext[Any, Any]) -> pb.JoinMatchResponse:
-        """JoinMatch."""
-        return await self._unary("JoinMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def get_match(self, request: pb.GetMatchRequest,
-                        ctx: RequestContext[Any, Any]) -> pb.GetMatchResponse:
-        """GetMatch."""
-        return await self._unary("GetMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def list_legal_moves(self, request: pb.ListLegalMovesRequest,
-                               ctx: RequestContext[Any, Any]) -> pb.ListLegalMovesResponse:
-        """ListLegalMoves."""
-        return await self._unary("ListLegalMoves", request, ctx)  # type: ignore[no-any-return]
-
-    async def submit_move(self, request: pb.SubmitMoveRequest,
-                          ctx: RequestContext[Any, Any]) -> pb.SubmitMoveResponse:
-        """SubmitMove."""
-        return await self._unary("SubmitMove", request, ctx)  # type: ignore[no-any-return]
-
-    async def get_match_log(self, request: pb.GetMatchLogRequest,
-                            ctx: RequestContext[Any, Any]) -> pb.GetMatchLogResponse:
-        """GetMatchLog."""
-        return await self._unary("GetMatchLog", request, ctx)  # type: ignore[no-any-return]
-
-    async def replay_match(self, request: pb.ReplayMatchRequest,
-                           ctx: RequestContext[Any, Any]) -> pb.ReplayMatchResponse:
-        """ReplayMatch."""
-        return await self._unary("ReplayMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def inspect_replay(self, request: pb.InspectReplayRequest,
-                             ctx: RequestContext[Any, Any]) -> pb.InspectReplayResponse:
-        """InspectReplay."""
-        return await self._unary("InspectReplay", request, ctx)  # type: ignore[no-any-return]
-
-    async def watch_match(self, request: pb.WatchMatchRequest,
-                          ctx: RequestContext[Any, Any]) -> AsyncIterator[pb.MatchUpdate]:
-        """WatchMatch: the servicer's stream, closed as soon as the browser goes away."""
+    async def _stream(self, name: str, request: Any, ctx: RequestContext[Any, Any]
+                      ) -> AsyncIterator[Any]:
+        """A server stream, closed as soon as the browser goes away."""
         try:
-            async with contextlib.aclosing(self._calls["WatchMatch"](request, _Context(ctx))
-                                           ) as updates:
-                async for update in updates:
-                    yield update
+            async with contextlib.aclosing(self._calls[name](request, _Context(ctx))) as items:
+                async for item in items:
+                    yield item
         except _Aborted as e:
             raise connect_error(e.status) from None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _bind(name: str, streaming: bool) -> Callable[..., Any]:
+    if streaming:
+        def stream(self: WebService, request: Any, ctx: RequestContext[Any, Any]
+                   ) -> AsyncIterator[Any]:
+            return self._stream(name, request, ctx)
+        method: Callable[..., Any] = stream
+    else:
+        async def unary(self: WebService, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+            return await self._unary(name, request, ctx)
+        method = unary
+    method.__name__, method.__doc__ = _snake(name), f"{name} (the guarded servicer's)."
+    return method
+
+
+# Browsers cannot send a client stream (fetch has no full duplex): those RPCs stay gRPC-only.
+for _m in SERVICE.methods:
+    if not _m.client_streaming:
+        setattr(WebService, _snake(_m.name), _bind(_m.name, _m.server_streaming))
 
 
 def _static_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:
@@ -176,9 +160,9 @@ def _static_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:
 def web_app(servicer: KozyrServicer, guard: Guard, static: Path = STATIC
             ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """The ASGI application of the web port: Connect under /kozyr.v1.KozyrService/, else files."""
-    api = KozyrServiceASGIApplication(WebService(servicer, guard))
+    api = KozyrServiceASGIApplication(cast(KozyrService, WebService(servicer, guard)))
     files = _static_files(static)
-    prefix = "/" + pb.DESCRIPTOR.services_by_name["KozyrService"].full_name + "/"
+    prefix = "/" + SERVICE.full_name + "/"
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(prefix):

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -99,6 +99,14 @@ class KozyrService(Protocol):
         """
         The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_signing_keys(self, request: GetSigningKeysRequest, ctx: RequestContext[GetSigningKeysRequest, GetSigningKeysResponse], /) -> GetSigningKeysResponse:
+        """
+        --- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -224,6 +232,17 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.replay_match,
+                ),
+                "/kozyr.v1.KozyrService/GetSigningKeys": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetSigningKeys",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetSigningKeysRequest,
+                        output=GetSigningKeysResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_signing_keys,
                 ),
                 "/kozyr.v1.KozyrService/InspectReplay": Endpoint.unary(
                     method=MethodInfo(
@@ -491,6 +510,31 @@ class KozyrServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def get_signing_keys(
+        self,
+        request: GetSigningKeysRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetSigningKeysResponse:
+        """
+        --- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetSigningKeys",
+                service_name="kozyr.v1.KozyrService",
+                input=GetSigningKeysRequest,
+                output=GetSigningKeysResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
     async def inspect_replay(
         self,
         request: InspectReplayRequest,
@@ -581,6 +625,14 @@ class KozyrServiceSync(Protocol):
         """
         The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_signing_keys(self, request: GetSigningKeysRequest, ctx: RequestContext[GetSigningKeysRequest, GetSigningKeysResponse], /) -> GetSigningKeysResponse:
+        """
+        --- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -704,6 +756,17 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.replay_match,
+                ),
+                "/kozyr.v1.KozyrService/GetSigningKeys": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetSigningKeys",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetSigningKeysRequest,
+                        output=GetSigningKeysResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_signing_keys,
                 ),
                 "/kozyr.v1.KozyrService/InspectReplay": EndpointSync.unary(
                     method=MethodInfo(
@@ -965,6 +1028,31 @@ class KozyrServiceClientSync(ConnectClientSync):
                 service_name="kozyr.v1.KozyrService",
                 input=ReplayMatchRequest,
                 output=ReplayMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def get_signing_keys(
+        self,
+        request: GetSigningKeysRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetSigningKeysResponse:
+        """
+        --- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetSigningKeys",
+                service_name="kozyr.v1.KozyrService",
+                input=GetSigningKeysRequest,
+                output=GetSigningKeysResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -84,6 +84,11 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
+    GetSigningKeys: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
+    """
     InspectReplay: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]
     """--- web ---
     Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
@@ -126,6 +131,11 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     ReplayMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ReplayMatchRequest, _kozyr_pb2.ReplayMatchResponse]  # type: ignore[assignment]
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+    """
+    GetSigningKeys: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]  # type: ignore[assignment]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
     """
     InspectReplay: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]  # type: ignore[assignment]
     """--- web ---
@@ -220,6 +230,17 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kozyr_pb2.ReplayMatchResponse, _abc.Awaitable[_kozyr_pb2.ReplayMatchResponse]]:
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def GetSigningKeys(
+        self,
+        request: _kozyr_pb2.GetSigningKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetSigningKeysResponse, _abc.Awaitable[_kozyr_pb2.GetSigningKeysResponse]]:
+        """--- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
         """
 
     @_abc_1.abstractmethod
