@@ -4,8 +4,10 @@ Python while the page plays another, and the page's Connect traffic as text."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from tests.api.helpers import Stub, auth, forbidden_by_version
+from tests.conftest import repo_root
 
 CHROMIUM = Path("/usr/bin/chromium")
 # The probe's flags: headless, as root, and no calls to the outside (this machine has none).
@@ -25,6 +28,16 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 SERVICE = "/kozyr.v1.KozyrService/"
 # A finished match's log is public: its replay may show every card.
 PUBLIC_AFTER_END = {"InspectReplay", "GetMatchLog", "ReplayMatch"}
+
+
+def shots() -> Path:
+    """Where screenshots go: docs/ with KOZYR_WEB_SHOTS=docs (`make screenshots`), else a
+    scratch folder, so a test run leaves the working tree as it was."""
+    if os.environ.get("KOZYR_WEB_SHOTS") == "docs":
+        return repo_root() / "docs"
+    folder = Path(tempfile.gettempdir()) / "kozyr-web-shots"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def browser() -> Iterator[Any]:

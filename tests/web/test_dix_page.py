@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from tests.conftest import repo_root
 from tests.web.conftest import Web
-from tests.web.helpers import Traffic, browser, leaks, play_page_to_end
+from tests.web.helpers import Traffic, browser, leaks, play_page_to_end, shots
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +34,7 @@ def test_a_whole_dix_match_through_the_page(web: Web, chromium: Any) -> None:
     form.locator("button[type=submit]").click()
     page.wait_for_selector("section.board")
     match_id = page.url.rsplit("/", 1)[1]
-    played = play_page_to_end(page, shot=repo_root() / "docs" / "web-dix.png")
+    played = play_page_to_end(page, shot=shots() / "web-dix.png")
     stub = web.server.stub()
     assert played > 5
     view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
@@ -53,6 +52,6 @@ def test_a_whole_dix_match_through_the_page(web: Web, chromium: Any) -> None:
         page.keyboard.press("ArrowRight")
         page.wait_for_function("n => document.querySelector('[data-testid=step]').textContent"
                                ".startsWith(`step ${n} `)", arg=n)
-    page.screenshot(path=str(repo_root() / "docs" / "web-replay.png"), full_page=True)
+    page.screenshot(path=str(shots() / "web-replay.png"), full_page=True)
     leaked = leaks(stub, match_id, seat=0, bodies=traffic.collect())
     assert not leaked, leaked

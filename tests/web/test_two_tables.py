@@ -15,9 +15,8 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from tests.api.helpers import auth
-from tests.conftest import repo_root
 from tests.web.conftest import Web
-from tests.web.helpers import STATUS, Seat, Traffic, browser, leaks, play_page_to_end
+from tests.web.helpers import STATUS, Seat, Traffic, browser, leaks, play_page_to_end, shots
 
 pytestmark = pytest.mark.slow
 PLAYABLE = "button.card.legal, button.action"
@@ -101,7 +100,7 @@ def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> 
             _refused_after_a_drop(web, mover, match_id)
             continue
         if n == 10:
-            a.screenshot(path=str(repo_root() / "docs" / "web-durak.png"))
+            a.screenshot(path=str(shots() / "web-durak.png"))
         before = _version(other)
         started = time.monotonic()
         mover.locator(PLAYABLE).first.click()
@@ -139,7 +138,7 @@ def test_a_six_dozens_hand_on_a_phone(web: Web, chromium: Any) -> None:
     assert width <= 390, f"the table is wider than the phone ({width} px)"
     first_hand = page.inner_text("section.board").split("\n")
     played = play_page_to_end(page, moves=200, until_hand=2)
-    page.screenshot(path=str(repo_root() / "docs" / "web-six.png"))
+    page.screenshot(path=str(shots() / "web-six.png"))
     # The rest of the match from Python, so its log is public and the page's watch ends.
     mine = Seat(stub, match_id, _token(page, match_id), seed=6)
     mine.join(120)
