@@ -11,7 +11,9 @@ Sections (all by default, or pick with --only):
            plain fold of the same entries (what replaying without verifying costs);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client, side by side.
+           bot is a gRPC client, side by side;
+- web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
+           on the web port of one process, side by side (tests/bench/bench_web.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -373,7 +375,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "tournament"],
+                        choices=["games", "service", "verify", "tournament", "web"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -396,6 +398,12 @@ def main() -> int:
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    if "web" in sections:
+        from tests.bench.bench_web import CALLS, bench_web
+
+        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
+              flush=True)
+        results["web"] = bench_web()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -209,3 +209,12 @@ def test_kozyr_serve_web_port_prints_its_address_and_stops_with_open_watches(
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(60)
     assert code == 0
+
+
+def test_the_web_port_socket_is_tcp_so_answers_go_out_without_delay(web: Web) -> None:
+    # asyncio turns TCP_NODELAY on only for sockets that name IPPROTO_TCP; with proto 0 every
+    # answer written in two parts waited for the client's delayed ACK (~40 ms a call).
+    import socket
+
+    listening = [s for server in web.port.server.servers for s in server.sockets]
+    assert listening and all(s.proto == socket.IPPROTO_TCP for s in listening)
