@@ -202,6 +202,8 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
             return played
         if played == 8 and shot is not None:
             page.screenshot(path=str(shot))
+        # Only the legal cards can be played: every other card of the hand is disabled.
+        assert page.locator("button.card:not(.legal):not([disabled])").count() == 0
         before = page.get_attribute(STATUS, "data-version")
         target = page.locator("button.card.legal, button.action").first
         if played % 2:
