@@ -17,7 +17,9 @@ Sections (all by default, or pick with --only):
            second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client, side by side.
+           bot is a gRPC client, side by side;
+- web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
+           on the web port of one process, side by side (tests/bench/bench_web.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -461,7 +463,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
                         choices=["games", "service", "verify", "receipts", "tournament",
-                                 "scale", "replicas", "ray"],
+                                 "scale", "replicas", "ray", "web"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -490,6 +492,12 @@ def main() -> int:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
     scale_out(sections, args.matches, results)
+    if "web" in sections:
+        from tests.bench.bench_web import CALLS, bench_web
+
+        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
+              flush=True)
+        results["web"] = bench_web()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
