@@ -396,6 +396,14 @@ class Engine:
             await self.feeds.wait(match_id, version)
             pending = await self.store.read_watched(match_id, version)
 
+    def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:
+        """Drop one token hash of a match (or, with no arguments, every one) from the token
+        cache, so the next call with it asks the store again (a revocation)."""
+        if match_id is None or digest is None:
+            self._tokens.clear()
+        else:
+            self._tokens.pop((match_id, digest), None)
+
     async def close(self) -> None:
         """Stop the feed readers."""
         self.feeds.close()
