@@ -33,6 +33,7 @@ class MatchRecord:
     version: int = 0
     head: str = GENESIS_HASH
     revealed_seed: str = ""
+    users: tuple[str, ...] = ()  # the platform's user id per seat ("" for none)
 
     @property
     def players(self) -> int:
@@ -72,24 +73,28 @@ class MatchRecord:
 
 def new_record(game: Game, created: MatchCreated) -> MatchRecord:
     """The record of a match that is created but has no entry yet (version 0)."""
-    return MatchRecord(created.match_id, game, created, created.seats, created.contributions)
+    users = created.users or ("",) * len(created.seats)
+    return MatchRecord(created.match_id, game, created, created.seats, created.contributions,
+                       users=tuple(users))
 
 
 def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str) -> MatchRecord:
     """The record after one entry's decoded events (MatchCreated itself excluded). Pure."""
     names, contributions = list(record.names), list(record.contributions)
+    users = list(record.users)
     state, revealed = record.state, record.revealed_seed
     evolve = record.game.evolve
     for event in events:
         if isinstance(event, SeatJoined):
             names[event.seat] = event.name
             contributions[event.seat] = event.contribution
+            users[event.seat] = event.user
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
         elif not isinstance(event, MatchCreated):
             state = evolve(state, event)
     return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed)
+                       tuple(contributions), state, version, head, revealed, tuple(users))
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
