@@ -84,6 +84,16 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.ListMatchesRequest, _kozyr_pb2.ListMatchesResponse]
+    """--- platforms ---
+    The caller's tenant's matches, newest first, filtered and paged (the lobby).
+    Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+    """
+    WatchEvents: _grpc.UnaryStreamMultiCallable[_kozyr_pb2.WatchEventsRequest, _kozyr_pb2.TenantEvent]
+    """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+    happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+    UNAUTHENTICATED.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -119,6 +129,16 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     ReplayMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ReplayMatchRequest, _kozyr_pb2.ReplayMatchResponse]  # type: ignore[assignment]
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+    """
+    ListMatches: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ListMatchesRequest, _kozyr_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """--- platforms ---
+    The caller's tenant's matches, newest first, filtered and paged (the lobby).
+    Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+    """
+    WatchEvents: _aio.UnaryStreamMultiCallable[_kozyr_pb2.WatchEventsRequest, _kozyr_pb2.TenantEvent]  # type: ignore[assignment]
+    """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+    happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+    UNAUTHENTICATED.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -206,6 +226,28 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kozyr_pb2.ReplayMatchResponse, _abc.Awaitable[_kozyr_pb2.ReplayMatchResponse]]:
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMatches(
+        self,
+        request: _kozyr_pb2.ListMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.ListMatchesResponse, _abc.Awaitable[_kozyr_pb2.ListMatchesResponse]]:
+        """--- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchEvents(
+        self,
+        request: _kozyr_pb2.WatchEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.TenantEvent], _abc.AsyncIterator[_kozyr_pb2.TenantEvent]]:
+        """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
