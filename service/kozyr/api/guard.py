@@ -268,7 +268,9 @@ def _guard_stream(name: str, behaviour: Callable[..., Any], guard: Guard
         refusal = guard.admit(name, request, context)
         if refusal is not None:
             await context.abort_with_status(refusal)
-        with guard.watching(request.match_id, context.peer() or "") as full:
+        # A feed (WatchEvents) counts as a watcher of the pseudo-match "feed".
+        watched = getattr(request, "match_id", "") or "feed"
+        with guard.watching(watched, context.peer() or "") as full:
             if full is not None:
                 await context.abort_with_status(full)
             async with contextlib.aclosing(behaviour(request, context)) as updates:

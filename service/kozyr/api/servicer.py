@@ -135,16 +135,16 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     async def _seat(self, match_id: str, context: Context) -> int:
         viewer = await self._viewer(match_id, context)
-        if viewer.seat is None and not viewer.arbiter:
-            await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
-            raise MatchError(Kind.UNAUTHENTICATED, "NO_TOKEN",
-                              "moves need your seat token: send 'authorization: Bearer <token>'",
-                              match_id)
         ticket = tenants.current().ticket
         if ticket is not None and ticket.scope != "play":
             raise MatchError(Kind.FORBIDDEN, "TICKET_CANNOT_MOVE",
                              f"a {ticket.scope} ticket cannot move; moves need a play ticket",
                              match_id)
+        if viewer.seat is None and not viewer.arbiter:
+            await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
+            raise MatchError(Kind.UNAUTHENTICATED, "NO_TOKEN",
+                              "moves need your seat token: send 'authorization: Bearer <token>'",
+                              match_id)
         if viewer.seat is None:
             raise MatchError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
                               "only a seated player may move; send your seat token", match_id)
