@@ -50,6 +50,7 @@ join_link = "https://play.acme.example/join/{{match_id}}"
 [tenants.globex]
 api_key_sha256 = ["{hashlib.sha256(GLOBEX_KEY.encode()).hexdigest()}"]
 ticket_public_key_file = "globex.pem"
+matches_per_minute = 100000
 """)
     return path
 

@@ -77,6 +77,8 @@ class Running:
         self.servicer.closing.set()
         await self.server.stop(grace)
         await self.engine.close()
+        if self.engine.platform is not None:
+            await self.engine.platform.close()
         await self.engine.store.close()
 
 
@@ -135,7 +137,7 @@ def _platform_tasks(engine: Engine, store: RedisStore, tenancy: Tenancy,
                     config: ServerConfig) -> list[asyncio.Task[None]]:
     """The tenants' feed and lobby on the store's Redis, with their catch-up sweep."""
     if engine.platform is None:
-        engine.platform = Platform(store, RedisPlatformStore(store.redis),
+        engine.platform = Platform(store, RedisPlatformStore.beside(store.redis),
                                    grace_s=config.feed_sweep_interval_s)
     platform = engine.platform
     return [asyncio.create_task(platform.sweep_forever(tenancy.ids,

@@ -35,6 +35,7 @@ from kozyr.match.record import MatchRecord, apply_entry
 log = structlog.get_logger("kozyr.platform")
 PHASE = "phase"  # the meta field holding a match's phase
 SWEEP_BATCH = 200
+READ_BATCH = 8  # concurrent meta reads of one lobby page
 
 
 class Platform:
@@ -47,6 +48,12 @@ class Platform:
         self._clock = clock
         self.grace_ms = int(grace_s * 1000)
         self._bells: dict[str, asyncio.Event] = {}
+
+    async def close(self) -> None:
+        """Release the platform store's connections."""
+        close = getattr(self.data, "close", None)
+        if close is not None:
+            await close()
 
     def _now(self) -> int:
         return int(self._clock() * 1000)
@@ -166,7 +173,10 @@ class Platform:
         stale = [m for m, (text, _) in zip(match_ids, found, strict=True)
                  if text is None or json.loads(text)["status"] != "finished"]
         if stale:
-            written = await asyncio.gather(*(self.store.meta(m, PHASE) for m in stale))
+            written: list[str | None] = []
+            for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections
+                written += await asyncio.gather(*(self.store.meta(m, PHASE)
+                                                  for m in stale[at:at + READ_BATCH]))
             behind = [m for m, w, (text, _) in zip(stale, written, (
                 found[match_ids.index(m)] for m in stale), strict=True)
                 if w is not None and (text is None or int(w) > json.loads(text)["phase"])]

@@ -117,12 +117,25 @@ def tenant_key(tenant: str, part: str) -> str:
 
 
 class RedisPlatformStore:
-    """The PlatformStore on the Redis of a RedisStore (the moves' pool and its gate)."""
+    """The PlatformStore on a Redis, through a bounded pool of its own (so feed, lobby and
+    webhook traffic never takes a connection a move needs)."""
 
     def __init__(self, client: aioredis.Redis, limit: int = 16) -> None:
         self.redis = client
         self._commit = client.register_script(COMMIT_LUA)
         self._gate = asyncio.Semaphore(limit)
+
+    @classmethod
+    def beside(cls, client: aioredis.Redis, limit: int = 16) -> RedisPlatformStore:
+        """A store on the same Redis as `client` (its address and settings), own pool."""
+        pool = client.connection_pool
+        own = aioredis.ConnectionPool(connection_class=pool.connection_class,
+                                      max_connections=limit, **pool.connection_kwargs)
+        return cls(aioredis.Redis(connection_pool=own), limit)
+
+    async def close(self) -> None:
+        """Release the pool."""
+        await self.redis.aclose()
 
     @contextlib.asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
