@@ -18,6 +18,7 @@ from kozyr.engine import Engine, RedisStore
 from tests.api.platforms import GLOBEX_KEY, SHORT_DIX, PlatformServer, key, tenancy_of
 
 MATCHES = 1000
+Lobby = tuple[PlatformServer, Tenancy, list[dict[str, Any]]]
 STATUS = {"waiting": pb.MATCH_STATUS_WAITING, "playing": pb.MATCH_STATUS_PLAYING,
           "finished": pb.MATCH_STATUS_FINISHED}
 
@@ -48,7 +49,7 @@ def pages(stub: Any, page_size: int, **filters: Any) -> Iterator[pb.ListMatchesR
 
 
 @pytest.fixture
-def lobby(redis_url: str, tmp_path: Path) -> Iterator[tuple[PlatformServer, Tenancy, list[dict[str, Any]]]]:
+def lobby(redis_url: str, tmp_path: Path) -> Iterator[Lobby]:
     client = redis.Redis.from_url(redis_url)
     for name in client.scan_iter(match="kozyr:{t:globex}:*", count=1000):
         client.delete(name)
@@ -88,7 +89,7 @@ FILTERS: list[dict[str, Any]] = [
 
 
 def test_list_matches_filters_and_pages_over_a_thousand_matches(
-        lobby: tuple[PlatformServer, Tenancy, list[dict[str, Any]]]) -> None:
+        lobby: Lobby) -> None:
     server, _, made = lobby
     stub = server.stub()
     for filters in FILTERS:
@@ -107,7 +108,7 @@ def test_list_matches_filters_and_pages_over_a_thousand_matches(
 
 
 def test_no_entry_shows_another_state_after_a_crash_and_a_restart(
-        lobby: tuple[PlatformServer, Tenancy, list[dict[str, Any]]], redis_url: str) -> None:
+        lobby: Lobby, redis_url: str) -> None:
     server, tenancy, made = lobby
     waiting = [m for m in made if m["status"] == "waiting"][:20]
 
