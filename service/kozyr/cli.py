@@ -16,7 +16,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 # Modules with a `register(subparsers)` function adding their subcommand(s).
 SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
-    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen",
+    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.webhooks.cli",
 ]
 
 

@@ -29,6 +29,8 @@ from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.platform import Platform
 from kozyr.engine.platform_store import RedisPlatformStore
 from kozyr.engine.seedbox import SeedBox
+from kozyr.webhooks.deliveries import Deliveries
+from kozyr.webhooks.sender import Sender
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
            "start_server"]
@@ -129,19 +131,28 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     if isinstance(engine.store, RedisStore):
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
-        running.tasks += _platform_tasks(engine, engine.store, tenancy, config)
+        running.tasks += await _platform_tasks(engine, engine.store, tenancy, config)
     return running
 
 
-def _platform_tasks(engine: Engine, store: RedisStore, tenancy: Tenancy,
-                    config: ServerConfig) -> list[asyncio.Task[None]]:
-    """The tenants' feed and lobby on the store's Redis, with their catch-up sweep."""
+async def _platform_tasks(engine: Engine, store: RedisStore, tenancy: Tenancy,
+                          config: ServerConfig) -> list[asyncio.Task[None]]:
+    """The tenants' feed and lobby on the store's Redis, with their catch-up sweep, and the
+    webhook sender (primed before the server answers, so it misses no event)."""
     if engine.platform is None:
         engine.platform = Platform(store, RedisPlatformStore.beside(store.redis),
                                    grace_s=config.feed_sweep_interval_s)
     platform = engine.platform
-    return [asyncio.create_task(platform.sweep_forever(tenancy.ids,
-                                                       config.feed_sweep_interval_s))]
+    tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids,
+                                                        config.feed_sweep_interval_s))]
+    sender = Sender(Deliveries(RedisPlatformStore.beside(store.redis, 8).redis), tenancy,
+                    config)
+    if sender.active:
+        await sender.prime()
+        tasks.append(asyncio.create_task(sender.run_forever()))
+    else:
+        await sender.close()
+    return tasks
 
 
 async def _store_answers(engine: Engine, timeout: float) -> bool:
