@@ -72,14 +72,21 @@ def _serve(args: argparse.Namespace) -> int:
     from kozyr.api.listen import CannotListen, check_address
     from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, FolderLock, FolderUnusable
 
+    if args.workers > 1:  # a supervisor of N worker processes on one port
+        from kozyr.api.workers import serve_workers
+
+        return serve_workers(args, args.argv)
     url: str = args.redis_url or os.environ.get("REDIS_URL") or ""
     lock: FolderLock | None = None
     embedded: EmbeddedRedis | None = None
     try:
         if not url:  # the folder first: its lock names the running server's pid and address
             lock = FolderLock(args.data_dir).acquire(args.address)
-        check_address(args.address)
+        worker = args.worker_index is not None
+        if not worker:  # a worker's siblings listen on its port already (SO_REUSEPORT)
+            check_address(args.address)
         if args.metrics_port is not None:
+            args.metrics_port += args.worker_index or 0  # one metrics port per worker
             check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
         config, tls, arbiter, seed_box, tenancy = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
@@ -95,7 +102,7 @@ def _serve(args: argparse.Namespace) -> int:
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None,
-                          supervised=embedded, tenancy=tenancy))
+                          supervised=embedded, reuse_port=worker, tenancy=tenancy))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -116,6 +123,10 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--data-dir", default="data", help="embedded Redis data folder")
     serve.add_argument("--appendfsync", default="everysec", choices=["everysec", "always"],
                        help="embedded Redis durability (see deploy/redis/README.md)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="service processes on the one port (SO_REUSEPORT), e.g. the "
+                            "cores of the host; a worker that dies is started again")
+    serve.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
     serve.add_argument("--config", default=None,
                        help="a TOML file of limits (docs/security.md) and tenants "
                             "(docs/platforms.md)")
@@ -167,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `kozyr serve` needs none of the others (the games, the bots, rich): not importing them
     # lets a refused start (data folder or port taken) answer in a fraction of a second.
     args = build_parser(serve_only=argv[:1] == ["serve"]).parse_args(argv)
+    args.argv = argv  # `serve --workers` starts its workers with the same flags
     return int(args.func(args))
 
 

@@ -226,6 +226,8 @@ def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
     if not isinstance(link, str) or "{match_id}" not in link:
         raise ConfigError(f"{where}: join_link must contain {{match_id}}")
     secret = _file(base, table.get("ticket_secret_file"), where)
+    if secret is not None and len(secret.strip().encode()) < 32:
+        raise ConfigError(f"{where}: an HS256 ticket secret has at least 32 bytes (RFC 7518)")
     endpoints = table.get("webhooks", [])
     if not isinstance(endpoints, list):
         raise ConfigError(f"{where}: webhooks is a list of {{name, url, secret_file}} tables")

@@ -28,6 +28,7 @@ from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.platform import Platform
 from kozyr.engine.platform_store import RedisPlatformStore
+from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
 from kozyr.webhooks.deliveries import Deliveries
 from kozyr.webhooks.sender import Sender
@@ -64,6 +65,7 @@ class Running:
     health: health.aio.HealthServicer
     engine: Engine
     guard: Guard
+    seatbots: SeatBots | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -78,6 +80,8 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
+        if self.seatbots is not None:
+            await self.seatbots.close()
         await self.engine.close()
         if self.engine.platform is not None:
             await self.engine.platform.close()
@@ -102,11 +106,14 @@ async def _cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                        config: ServerConfig | None = None, tls: Tls | None = None,
                        reflection_on: bool = True, arbiter: Arbiter | None = None,
-                       tenancy: Tenancy | None = None) -> Running:
-    """Build and start a server on `address` ("127.0.0.1:0" picks a free port)."""
+                       reuse_port: bool = False, tenancy: Tenancy | None = None) -> Running:
+    """Build and start a server on `address` ("127.0.0.1:0" picks a free port); with
+    `reuse_port`, one of several processes on that port (kozyr serve --workers)."""
     config = config or ServerConfig()
     tenancy = tenancy or Tenancy({})
-    server = grpc.aio.server(options=config.grpc_options())
+    options = [(k, int(reuse_port) if k == "grpc.so_reuseport" else v)
+               for k, v in config.grpc_options()]
+    server = grpc.aio.server(options=options)
     servicer = KozyrServicer(engine, arbiter=arbiter, tenancy=tenancy,
                              leeway_s=config.ticket_leeway_s)
     guard = Guard(config)
@@ -126,7 +133,8 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
         check_address(address)  # names the holder if it is a port in use
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
-    running = Running(server, port, servicer, health_servicer, engine, guard)
+    running = Running(server, port, servicer, health_servicer, engine, guard,
+                      seatbots=SeatBots(engine))
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     if isinstance(engine.store, RedisStore):
@@ -229,7 +237,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
-                supervised: EmbeddedRedis | None = None, tenancy: Tenancy | None = None) -> None:
+                supervised: EmbeddedRedis | None = None, reuse_port: bool = False,
+                tenancy: Tenancy | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
@@ -240,10 +249,11 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         watch_connections=config.redis_watch_connections,
         socket_timeout=config.redis_socket_timeout_s,
         socket_connect_timeout=config.redis_connect_timeout_s)
-    await store.redis.ping()
+    await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
     engine = Engine(store, seed_box=seed_box)
     running = await start_server(engine, address, config=config, tls=tls,
-                                 reflection_on=reflection_on, arbiter=arbiter, tenancy=tenancy)
+                                 reflection_on=reflection_on, arbiter=arbiter,
+                                 reuse_port=reuse_port, tenancy=tenancy)
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),

@@ -19,7 +19,7 @@ import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import convert, lobby, tenants
+from kozyr.api import convert, lobby, tenants, terms
 from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
@@ -200,10 +200,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             except ValueError:
                 raise bad_request("BAD_DICE", "write die rolls as numbers 1..6 separated by "
                                               "spaces") from None
+        match_terms, names = terms.terms_of(request)
         created = await self.engine.create(
             request.game,
             dict(request.options),
-            [(s.name, s.seed_contribution) for s in request.seats],
+            [(name, s.seed_contribution) for name, s in zip(names, request.seats, strict=True)],
+            terms=match_terms,
             request_id=request.request_id,
             scope=tenants.current().tenant,
             first_dealer=request.first_dealer if request.HasField("first_dealer") else None,

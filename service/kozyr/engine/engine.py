@@ -48,7 +48,7 @@ from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
-from kozyr.match.log import Entry, command_key, decode_events
+from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
 
 log = structlog.get_logger("kozyr.engine")
@@ -117,6 +117,8 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
+        # Called with every record this process appended (seat bots, timers): never blocks.
+        self.listeners: list[Callable[[MatchRecord], None]] = []
         # The tenants' feed and lobby (api/server.py sets it on a Redis store); a match created
         # with no tenant (in-process tools, engine tests) is in no feed.
         self.platform: Platform | None = None
@@ -135,6 +137,7 @@ class Engine:
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
         dice: Sequence[Sequence[int]] = (),
+        terms: MatchTerms | None = None,
         tenant: str = "",
         users: Sequence[str] = (),
     ) -> Created:
@@ -156,9 +159,10 @@ class Engine:
         server_seed, now = self._random(32), self._now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
                                           server_seed=server_seed, users=users)
-        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now)
+        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
+        bots = step.record.terms.bots or ("",) * len(seats)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
-                       for i, (name, _) in enumerate(seats) if name)
+                       for i, (name, _) in enumerate(seats) if name and not bots[i])
         meta = {"game": game.NAME, PHASE: str(phase(step.record)),
                 **self._stored_seed(match_id, server_seed)}
         if tenant:
@@ -179,6 +183,7 @@ class Engine:
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
+        self._tell(step.record)
         await self._lifecycle(tenant, None, step)
         return Created(match_id, tokens, 1)
 
@@ -295,7 +300,10 @@ class Engine:
         if status == "FULL":
             raise store_full()
         if status == "BEHIND":
+            # The store's fence is past its stream: refuse every later command here too, so a
+            # player is told the log is damaged, not "not your turn" on the rolled-back state.
             self._forget(match_id)
+            self._fences[match_id] = max(self._fences.get(match_id, 0), current + 1)
             raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
             self._forget(match_id)
@@ -320,7 +328,9 @@ class Engine:
         if fence is None or record.version >= fence:
             return record
         repaired = await self.store.meta(record.match_id, "repaired")
-        if repaired is not None and int(repaired) == record.version:
+        # A repair below what this process saw, that the log has reached: the operator
+        # accepted the loss (another server may have played on from it since).
+        if repaired is not None and int(repaired) < fence and int(repaired) <= record.version:
             del self._fences[record.match_id]
             return record
         raise _behind(record.match_id, record.version, f"this server saw version {fence}")
@@ -483,6 +493,14 @@ class Engine:
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))
         self.feeds.wake(step.record.match_id, step.record.version)
+        self._tell(step.record)
+
+    def _tell(self, record: MatchRecord) -> None:
+        for listener in self.listeners:
+            try:
+                listener(record)
+            except Exception:  # a listener's bug must not fail the move that was appended
+                log.exception("listener_failed", match_id=record.match_id)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:

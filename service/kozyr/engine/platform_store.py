@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from kozyr.engine.redis_connect import AsyncClient
 from kozyr.engine.redis_store import _translated
 from kozyr.engine.store import store_full
 
@@ -120,14 +121,17 @@ class RedisPlatformStore:
     """The PlatformStore on a Redis, through a bounded pool of its own (so feed, lobby and
     webhook traffic never takes a connection a move needs)."""
 
-    def __init__(self, client: aioredis.Redis, limit: int = 16) -> None:
+    def __init__(self, client: AsyncClient, limit: int = 16) -> None:
         self.redis = client
         self._commit = client.register_script(COMMIT_LUA)
         self._gate = asyncio.Semaphore(limit)
 
     @classmethod
-    def beside(cls, client: aioredis.Redis, limit: int = 16) -> RedisPlatformStore:
-        """A store on the same Redis as `client` (its address and settings), own pool."""
+    def beside(cls, client: AsyncClient, limit: int = 16) -> RedisPlatformStore:
+        """A store on the same Redis as `client` (its address and settings), with a pool of
+        its own on one server (a cluster client's per-node pools are shared)."""
+        if not isinstance(client, aioredis.Redis):
+            return cls(client, limit)
         pool = client.connection_pool
         own = aioredis.ConnectionPool(connection_class=pool.connection_class,
                                       max_connections=limit, **pool.connection_kwargs)

@@ -24,6 +24,7 @@ from kozyr.match.log import (
     SYSTEM_SEAT,
     Entry,
     MatchCreated,
+    MatchTerms,
     SeatJoined,
     SeedRevealed,
     encode_events,
@@ -107,14 +108,31 @@ def check_created(game: Game, created: MatchCreated) -> None:
         raise MatchError(Kind.BAD_REQUEST, e.code, e.message, rule=e.rule) from None
 
 
-def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int) -> Step:
-    """Entry 1: MatchCreated, and the game's opening when every seat is named."""
+def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int,
+           terms: MatchTerms | None = None) -> Step:
+    """Entry 1: MatchCreated (with its MatchTerms unless they are the defaults), and the game's
+    opening when every seat is named."""
     check_created(game, created)
     record = new_record(game, created)
     events: list[Any] = [created]
+    if terms is not None and terms != MatchTerms():
+        check_terms(created, terms)
+        events.append(terms)
+        record = advance(record, [terms], 0, record.head)
     if not record.open_seats:
         events += opening(record, seed_of(record, server_seed))
     return _seal(record, SYSTEM_SEAT, "", None, events, time_ms)
+
+
+def check_terms(created: MatchCreated, terms: MatchTerms) -> None:
+    """Refuse terms that do not fit the match (the bots' names are the engine's to check)."""
+    if terms.bots and len(terms.bots) != len(created.seats):
+        raise bad_request("BAD_BOTS", "name a bot (or none) for every seat")
+    for seat, bot in enumerate(terms.bots):
+        if bot and not created.seats[seat]:
+            raise bad_request("BOT_SEAT_OPEN", f"seat {seat} is a bot's, so it needs a name")
+    if terms.bots and all(terms.bots):
+        raise bad_request("ONLY_BOTS", "a match needs at least one seat for a person")
 
 
 # ---------------------------------------------------------------------- joining and starting
@@ -210,7 +228,7 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
     # The game's events are folded already: build the record from the decided state.
     after = MatchRecord(record.match_id, record.game, record.created, record.names,
                         record.contributions, decision.state, entry.version, digest,
-                        revealed or record.revealed_seed, record.users)
+                        revealed or record.revealed_seed, record.terms, record.users)
     return Step(entry, events, after, text, digest)
 
 

@@ -12,12 +12,15 @@ from kozyr.match.log import (
     GENESIS_HASH,
     Entry,
     MatchCreated,
+    MatchTerms,
     SeatJoined,
     SeedRevealed,
     decode_events,
     entry_hash,
     registry_for,
 )
+
+NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,7 @@ class MatchRecord:
     version: int = 0
     head: str = GENESIS_HASH
     revealed_seed: str = ""
+    terms: MatchTerms = NO_TERMS
     users: tuple[str, ...] = ()  # the platform's user id per seat ("" for none)
 
     @property
@@ -82,10 +86,12 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str)
     """The record after one entry's decoded events (MatchCreated itself excluded). Pure."""
     names, contributions = list(record.names), list(record.contributions)
     users = list(record.users)
-    state, revealed = record.state, record.revealed_seed
+    state, revealed, terms = record.state, record.revealed_seed, record.terms
     evolve = record.game.evolve
     for event in events:
-        if isinstance(event, SeatJoined):
+        if isinstance(event, MatchTerms):
+            terms = event
+        elif isinstance(event, SeatJoined):
             names[event.seat] = event.name
             contributions[event.seat] = event.contribution
             users[event.seat] = event.user
@@ -94,7 +100,8 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str)
         elif not isinstance(event, MatchCreated):
             state = evolve(state, event)
     return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed, tuple(users))
+                       tuple(contributions), state, version, head, revealed, terms,
+                       tuple(users))
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:

@@ -50,6 +50,7 @@ from kozyr.match.log import (
     registry_for,
 )
 from kozyr.match.record import MatchRecord, advance, new_record
+from kozyr.replay import verify_clock
 from kozyr.replay.archive import (
     ENTRY_FIELDS,
     ENTRY_KEYS,
@@ -225,9 +226,10 @@ class _Walk:
             self.notes.append("prearranged: not a fair random deal (decks given at creation, "
                               "docs/rules.md R-3)")
         self.record = new_record(game, created)
+        offset = verify_clock.terms(self, i, events)
         if not self.record.open_seats:
-            self._start(i, events, 1)
-        elif len(events) != 1:
+            self._start(i, events, offset)
+        elif len(events) != offset:
             raise Bad(Problem(where, "seats are open, so the match cannot start yet",
                                expected="MatchCreated only",
                                found=", ".join(str(e.get("type")) for e in events), entry=i))

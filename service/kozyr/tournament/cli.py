@@ -58,6 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"worker processes (default: the cores, {os.cpu_count()})")
     p.add_argument("--server", metavar="ADDR", default=None,
                    help="play every match on this Kozyr server, each bot a gRPC client")
+    p.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="spread the matches over a Ray cluster (auto: the local one, started "
+                        "if none runs); needs pip install 'kozyr[ray]'")
     p.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
     p.add_argument("--csv", type=Path, default=None, help="write one row per player per match")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -80,8 +83,22 @@ def main(args: argparse.Namespace) -> int:
         print(f"kozyr tournament: {scheduled} matches (rounded up to whole "
               f"{'rotations' if t.format == 'duplicate' else 'permutation cycles'})",
               file=sys.stderr)
+    if args.ray and args.server:
+        print("kozyr tournament: --ray plays in-process on the cluster; drop --server",
+              file=sys.stderr)
+        return 2
     progress = Progress(scheduled, enabled=not args.no_progress)
-    result = run(t, workers=args.workers, server=args.server, on_progress=progress.update)
+    if args.ray:
+        from kozyr.tournament.ray_runner import RayUnavailable, run_on_ray
+
+        try:
+            result = run_on_ray(t, args.ray, on_progress=progress.update)
+        except RayUnavailable as e:
+            progress.close("")
+            print(f"kozyr tournament: {e}", file=sys.stderr)
+            return 1
+    else:
+        result = run(t, workers=args.workers, server=args.server, on_progress=progress.update)
     progress.close("interrupted" if result.interrupted else "")
     rows = standings(t.names, result.results)
     print_table(result, rows)

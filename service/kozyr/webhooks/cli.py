@@ -18,12 +18,10 @@ def _url(args: argparse.Namespace) -> str:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    import redis.asyncio as aioredis
-
+    from kozyr.engine.redis_connect import connect
     from kozyr.webhooks.deliveries import Deliveries
 
-    client = aioredis.Redis.from_url(_url(args), decode_responses=True, socket_timeout=5,
-                                     socket_connect_timeout=5)
+    client = connect(_url(args), socket_timeout=5, socket_connect_timeout=5)
     deliveries = Deliveries(client)
     try:
         if args.action == "dead":

@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from kozyr.engine.platform_store import FeedItem, tenant_key
+from kozyr.engine.redis_connect import AsyncClient
 
 ENQUEUE_LUA = """
 local cur = redis.call('GET', KEYS[2])
@@ -36,6 +35,35 @@ CLAIM_LUA = """
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
 return ids
+"""
+
+DELIVERED_LUA = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
+FAILED_LUA = """
+local now = tonumber(ARGV[2])
+local tries = redis.call('HGET', KEYS[2], ARGV[1])
+local attempts, first = 0, now
+if tries then
+  local a, f = string.match(tries, '^(%d+) (%d+)$')
+  attempts, first = tonumber(a), tonumber(f)
+end
+attempts = attempts + 1
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+if now - first >= tonumber(ARGV[4]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('ZADD', KEYS[4], now, ARGV[1])
+  return 1
+end
+local wait = math.min(tonumber(ARGV[6]), tonumber(ARGV[5]) * 2 ^ (attempts - 1))
+redis.call('HSET', KEYS[2], ARGV[1], attempts .. ' ' .. first)
+redis.call('ZADD', KEYS[1], 'XX', now + math.floor(wait), ARGV[1])
+return 0
 """
 
 REDELIVER_LUA = """
@@ -58,11 +86,13 @@ class Dead:
 class Deliveries:
     """The delivery bookkeeping of every tenant on one Redis."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: AsyncClient) -> None:
         self.redis = client
         self._enqueue = client.register_script(ENQUEUE_LUA)
         self._claim = client.register_script(CLAIM_LUA)
         self._redeliver = client.register_script(REDELIVER_LUA)
+        self._delivered = client.register_script(DELIVERED_LUA)
+        self._failed = client.register_script(FAILED_LUA)
 
     async def start(self, tenant: str) -> None:
         """Deliver from now on: a tenant's first start skips the feed's history."""
@@ -92,32 +122,18 @@ class Deliveries:
 
     async def delivered(self, tenant: str, delivery: str) -> None:
         """The endpoint took it: forget the delivery."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zrem(tenant_key(tenant, "wh:due"), delivery)
-            pipe.hdel(tenant_key(tenant, "wh:tries"), delivery)
-            pipe.hdel(tenant_key(tenant, "wh:why"), delivery)
-            await pipe.execute()
+        await self._delivered(keys=[tenant_key(tenant, "wh:due"), tenant_key(tenant, "wh:tries"),
+                                    tenant_key(tenant, "wh:why")], args=[delivery])
 
     async def failed(self, tenant: str, delivery: str, why: str, now_ms: int, *,
                      retry_for_ms: int, backoff_ms: int, backoff_max_ms: int) -> bool:
         """Note a failed try: due again after an exponential backoff, or dead once it has been
         tried for `retry_for_ms`. True if it is dead now."""
-        tries = await self.redis.hget(tenant_key(tenant, "wh:tries"), delivery)
-        attempts, first = (int(v) for v in tries.split()) if tries else (0, now_ms)
-        attempts += 1
-        dead = now_ms - first >= retry_for_ms
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(tenant_key(tenant, "wh:why"), delivery, why[:500])
-            if dead:
-                pipe.zrem(tenant_key(tenant, "wh:due"), delivery)
-                pipe.hdel(tenant_key(tenant, "wh:tries"), delivery)
-                pipe.zadd(tenant_key(tenant, "wh:dead"), {delivery: now_ms})
-            else:
-                wait = min(backoff_max_ms, backoff_ms * 2 ** (attempts - 1))
-                pipe.hset(tenant_key(tenant, "wh:tries"), delivery, f"{attempts} {first}")
-                pipe.zadd(tenant_key(tenant, "wh:due"), {delivery: now_ms + wait}, xx=True)
-            await pipe.execute()
-        return dead
+        keys = [tenant_key(tenant, "wh:due"), tenant_key(tenant, "wh:tries"),
+                tenant_key(tenant, "wh:why"), tenant_key(tenant, "wh:dead")]
+        dead = await self._failed(keys=keys, args=[delivery, now_ms, why[:500], retry_for_ms,
+                                                   backoff_ms, backoff_max_ms])
+        return bool(dead)
 
     async def dead(self, tenant: str) -> list[Dead]:
         """The dead letters, oldest first."""

@@ -112,6 +112,7 @@ class OptionSpec(_message.Message):
     CHOICES_FIELD_NUMBER: _builtins.int
     MINIMUM_FIELD_NUMBER: _builtins.int
     HELP_FIELD_NUMBER: _builtins.int
+    MAXIMUM_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The option's name, as docs/rules.md writes it (e.g. "target")."""
     kind: _builtins.str
@@ -122,6 +123,8 @@ class OptionSpec(_message.Message):
     """The least allowed number for an "int" option without choices."""
     help: _builtins.str
     """One line of help."""
+    maximum: _builtins.int
+    """The greatest allowed number for an "int" option without choices."""
     @_builtins.property
     def choices(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The allowed values as text, when they can be listed."""
@@ -135,13 +138,19 @@ class OptionSpec(_message.Message):
         choices: _abc.Iterable[_builtins.str] | None = ...,
         minimum: _builtins.int | None = ...,
         help: _builtins.str = ...,
+        maximum: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_minimum", b"_minimum", "minimum", b"minimum"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "maximum", b"maximum", "minimum", b"minimum"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_minimum", b"_minimum", "choices", b"choices", "default_value", b"default_value", "help", b"help", "kind", b"kind", "minimum", b"minimum", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "choices", b"choices", "default_value", b"default_value", "help", b"help", "kind", b"kind", "maximum", b"maximum", "minimum", b"minimum", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__maximum: _TypeAlias = _typing.Literal["maximum"]  # noqa: Y015
+    _WhichOneofArgType__maximum: _TypeAlias = _typing.Literal["_maximum", b"_maximum"]  # noqa: Y015
     _WhichOneofReturnType__minimum: _TypeAlias = _typing.Literal["minimum"]  # noqa: Y015
     _WhichOneofArgType__minimum: _TypeAlias = _typing.Literal["_minimum", b"_minimum"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__maximum) -> _WhichOneofReturnType__maximum | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__minimum) -> _WhichOneofReturnType__minimum | None: ...
 
 Global___OptionSpec: _TypeAlias = OptionSpec  # noqa: Y015
@@ -239,11 +248,16 @@ class SeatRequest(_message.Message):
 
     NAME_FIELD_NUMBER: _builtins.int
     SEED_CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     USER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The player's display name; empty leaves the seat open for JoinMatch."""
     seed_contribution: _builtins.bytes
     """The seat's contribution to the match seed (at most 64 bytes; docs/fairness.md)."""
+    bot: _builtins.str
+    """A server-side bot plays this seat (a bot spec: "random", "heuristic", "ismcts:iters=200");
+    empty for a person. A bot's seat gets no token; name defaults to "<bot> (bot)".
+    """
     user: _builtins.str
     """The platform's user id of a named seat (tenant calls; recorded in the log). Empty: none."""
     def __init__(
@@ -251,11 +265,12 @@ class SeatRequest(_message.Message):
         *,
         name: _builtins.str = ...,
         seed_contribution: _builtins.bytes = ...,
+        bot: _builtins.str = ...,
         user: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "seed_contribution", b"seed_contribution", "user", b"user"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name", "seed_contribution", b"seed_contribution", "user", b"user"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
