@@ -8,7 +8,9 @@ Cards are written in their canonical short form everywhere: rank then suit lette
 
 Authentication: send `authorization: Bearer <token>` in the call metadata. A seat token (from
 CreateMatch or JoinMatch) acts for its seat; no token makes the caller a spectator; the
-arbiter token the server was started with sees everything.
+arbiter token the server was started with sees everything. Platforms (docs/platforms.md):
+`x-api-key: <tenant key>` on server-to-server calls, and a seat ticket (a JWT the platform
+signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
 `reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
