@@ -50,14 +50,8 @@ from kozyr.match.log import (
     registry_for,
 )
 from kozyr.match.record import MatchRecord, advance, new_record
-from kozyr.replay import verify_clock
-from kozyr.replay.archive import (
-    ENTRY_FIELDS,
-    ENTRY_KEYS,
-    OPTIONAL_FIELDS,
-    ReplayFile,
-    outcome_json,
-)
+from kozyr.replay import archive, verify_clock
+from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, ReplayFile, outcome_json
 from kozyr.replay.draws import Draws
 from kozyr.replay.report import (
     NOT_VERIFIED,
@@ -122,9 +116,9 @@ class _Walk:
     def _chain(self, i: int, line: dict[str, Any]) -> None:
         """Version, link and hash of entry i (docs/replay-format.md §3)."""
         where = f"entry {i}"
-        if set(line) - set(OPTIONAL_FIELDS) != ENTRY_KEYS:
+        if set(line) - set(archive.OPTIONAL_FIELDS) != ENTRY_KEYS:
             missing = sorted(ENTRY_KEYS - set(line))
-            extra = sorted(set(line) - ENTRY_KEYS - set(OPTIONAL_FIELDS))
+            extra = sorted(set(line) - ENTRY_KEYS - set(archive.OPTIONAL_FIELDS))
             raise Bad(Problem(where, "the entry line does not have the entry's fields",
                                expected=", ".join(sorted(ENTRY_KEYS)),
                                found=f"missing {missing or 'none'}, extra {extra or 'none'}",
@@ -136,8 +130,7 @@ class _Walk:
                 raise Bad(Problem(where, f"field {name!r} is not a JSON {kind.__name__}",
                                    found=short(line[name]), entry=i))
         if "actor" in line and (type(line["actor"]) is not str or not line["actor"]):
-            raise Bad(Problem(where, "field 'actor' is not a non-empty JSON string",
-                               found=short(line["actor"]), entry=i))
+            raise Bad(Problem(where, "field 'actor' is no user id", found=short(line), entry=i))
         if line["command"] is not None and not isinstance(line["command"], dict):
             raise Bad(Problem(where, "the command is neither null nor an object", entry=i))
         if not all(isinstance(e, dict) for e in line["events"]):
@@ -150,7 +143,7 @@ class _Walk:
             raise Bad(Problem(where, "the link to the previous entry is broken (prev is not "
                                       "the previous entry's hash)",
                                expected=self.prev, found=line["prev"], entry=i))
-        fields = {k: line[k] for k in (*ENTRY_FIELDS, *OPTIONAL_FIELDS) if k in line}
+        fields = {k: line[k] for k in (*ENTRY_FIELDS, *archive.OPTIONAL_FIELDS) if k in line}
         text = canonical_json(fields)
         digest = entry_hash(text)
         if digest != line["hash"]:
