@@ -150,3 +150,32 @@ def test_open_mode_keeps_anonymous_play_and_tickets_still_work(redis_url: str,
     finally:
         server.stop()
     assert Tenancy({}).ids() == ["local"]
+
+
+def test_a_log_with_users_and_actors_verifies_offline(redis_url: str, tmp_path: Path) -> None:
+    from kozyr.replay import archive
+    from kozyr.replay.export import export
+    from kozyr.replay.verify import verify
+
+    server = PlatformServer(redis_url, tenancy_of(tmp_path))
+    try:
+        stub = server.stub()
+        match_id = open_match(stub, ACME_KEY)
+        tickets = [bearer(ticket("acme", match_id, user=f"u{s}", seat=s)) for s in (0, 1)]
+        for seat in (0, 1):
+            stub.JoinMatch(pb.JoinMatchRequest(match_id=match_id, name=f"p{seat}"),
+                           metadata=tickets[seat])
+        for n in range(4):  # a few moves sent with tickets: entries with an actor
+            view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+            mine = tickets[view.to_act]
+            move = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                                       metadata=mine).moves[0]
+            stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=move,
+                                                 command_id=f"m{n}"), metadata=mine)
+        server.play_out(match_id)
+        exported = export(server.address, match_id, None)
+    finally:
+        server.stop()
+    report = verify(archive.parse(exported.text))
+    assert report.verified, report
+    assert '"actor":"u' in exported.text and '"user":"u1"' in exported.text
