@@ -16,7 +16,8 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 # Modules with a `register(subparsers)` function adding their subcommand(s).
 SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
-    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.webhooks.cli",
+    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.keys_cli",
+    "kozyr.webhooks.cli",
 ]
 
 
@@ -33,9 +34,9 @@ def _read(path: str | None, what: str) -> bytes | None:
         raise ServeError(f"cannot read the {what} {path}: {e.strerror}") from None
 
 
-def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any]:
-    """The config, TLS, arbiter, seed box and tenants a `kozyr serve` asks for (ServeError
-    if not)."""
+def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """The config, TLS, arbiter, seed box, signer and tenants a `kozyr serve` asks for
+    (ServeError if not)."""
     from kozyr.api.auth import Arbiter, ArbiterTokenError
     from kozyr.api.tickets import TicketVerifier
     from kozyr.config import ConfigError, field_names, load, load_tenancy
@@ -64,7 +65,15 @@ def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any]:
         seed_box = load_or_create(Path(key_file))
     except (OSError, ValueError) as e:
         raise ServeError(f"cannot use the seed key {key_file}: {e}") from None
-    return config, tls, arbiter, seed_box, tenancy
+    from kozyr.engine.signing import load_or_create as load_signer
+    from kozyr.keys_cli import signing_dir
+
+    folder = signing_dir(args)
+    try:
+        signer = load_signer(folder)
+    except (OSError, ValueError) as e:
+        raise ServeError(f"cannot use the signing key in {folder}: {e}") from None
+    return config, tls, arbiter, seed_box, signer, tenancy
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -85,10 +94,12 @@ def _serve(args: argparse.Namespace) -> int:
         worker = args.worker_index is not None
         if not worker:  # a worker's siblings listen on its port already (SO_REUSEPORT)
             check_address(args.address)
+            if args.web_port:  # 0 picks a free port
+                check_address(f"{args.address.rsplit(':', 1)[0]}:{args.web_port}")
         if args.metrics_port is not None:
             args.metrics_port += args.worker_index or 0  # one metrics port per worker
             check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
-        config, tls, arbiter, seed_box, tenancy = _settings(args)
+        config, tls, arbiter, seed_box, signer, tenancy = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
 
         configure_logging(json_logs=args.json_logs)
@@ -98,11 +109,13 @@ def _serve(args: argparse.Namespace) -> int:
             url = embedded.url
             print(f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
                   file=sys.stderr)
-        asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, config=config,
+        asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, signer=signer,
+                          config=config,
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None,
-                          supervised=embedded, reuse_port=worker, tenancy=tenancy))
+                          supervised=embedded, reuse_port=worker, web_port=args.web_port,
+                          tenancy=tenancy))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -141,6 +154,10 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="key sealing server seeds at rest (default: $KOZYR_SEED_KEY_FILE, "
                             "else <data-dir>/seed.key, made on first start); replicas on one "
                             "Redis must share it")
+    serve.add_argument("--signing-key-dir", default=None,
+                       help="folder of the Ed25519 key receipts are signed with (default: "
+                            "$KOZYR_SIGNING_KEY_DIR, else <data-dir>/signing, made on first "
+                            "start); `kozyr keys show` prints its public keys")
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key of --tls-cert")
     serve.add_argument("--tls-client-ca", default=None,
@@ -149,6 +166,9 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="gRPC server reflection (--no-reflection turns it off)")
     serve.add_argument("--metrics-port", type=int, default=None,
                        help="Prometheus port (no metrics without it)")
+    serve.add_argument("--web-port", type=int, default=None,
+                       help="serve the web table and the Connect/gRPC-Web API on this port "
+                            "(same host as --address; `make run` uses 8080)")
     serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
                        help="JSON log lines (default: when stderr is not a terminal)")
     limits = serve.add_argument_group("limits (also in --config; a flag wins over the file)")

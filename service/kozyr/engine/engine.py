@@ -30,6 +30,7 @@ from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.platform import PHASE, Platform
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
     SeatToken,
@@ -50,6 +51,7 @@ from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -61,6 +63,8 @@ class Created:
     match_id: str
     tokens: tuple[SeatToken, ...]
     version: int
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,8 @@ class Joined:
     token: str
     version: int
     started: bool
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +102,10 @@ class Engine:
         random_bytes: Callable[[int], bytes] = os.urandom,
         request_ttl_s: float = 24 * 3600,
         seed_box: SeedBox | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.store = store
+        self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -185,7 +193,7 @@ class Engine:
         self._remember(step.record, len(step.text), fresh=True)
         self._tell(step.record)
         await self._lifecycle(tenant, None, step)
-        return Created(match_id, tokens, 1)
+        return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
                                now: int) -> Created:
@@ -200,7 +208,10 @@ class Engine:
                              f"request_id {request_id!r} created match {match_id} more than "
                              f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
                              "longer handed out again", match_id)
-        return Created(match_id, unseal(request_id, match_id, record), 1)
+        first = (await self.store.read_after(match_id, 0, upto=1))[0]
+        promised = _commitment_of(first.text)
+        return Created(match_id, unseal(request_id, match_id, record), 1, promised,
+                       self._sign(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b"",
@@ -224,7 +235,8 @@ class Engine:
                 if status == "OK":
                     self._appended(step)
                     await self._lifecycle(await self.tenant_of(match_id), record, step)
-                    return Joined(chosen, token, step.record.version, step.record.started)
+                    return Joined(chosen, token, step.record.version, step.record.started,
+                                  step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "the match is busy; try joining again", match_id)
@@ -345,13 +357,25 @@ class Engine:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
         stored = await self.log(match_id)
-        return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
+        return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
+                              fresh=True)
 
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
         if not stored:
             return record
-        return self._remember(_fold_stored(record, stored), _text_bytes(stored))
+        return self._remember(await self._fold(record.match_id, record, stored),
+                              _text_bytes(stored))
+
+    async def _fold(self, match_id: str, record: MatchRecord | None,
+                    stored: Sequence[StoredEntry]) -> MatchRecord:
+        """Fold entries into a record this process may decide on: the log withholds the match
+        seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
+        sealed server seed."""
+        seed = None
+        if (record is None or not record.started) and any(_STARTS in s.text for s in stored):
+            seed = await self._server_seed(match_id)
+        return _fold_stored(record, stored, seed)
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -456,6 +480,21 @@ class Engine:
         """Stop the feed readers."""
         self.feeds.close()
 
+    # ------------------------------------------------------------------ receipts
+
+    def receipt(self, step: Step) -> Receipt | None:
+        """The signed receipt of a step's entry (None without a signer): every answer that
+        appends, and every watched update, carries one (docs/fairness.md §6)."""
+        record = step.record
+        return self._sign(record.match_id, step.entry.version, record.head,
+                          record.created.commitment)
+
+    def _sign(self, match_id: str, version: int, digest: str, commitment: str
+              ) -> Receipt | None:
+        if self.signer is None:
+            return None
+        return self.signer.receipt(match_id, version, digest, commitment)
+
     # ------------------------------------------------------------------ helpers
 
     def _now_ms(self) -> int:
@@ -529,6 +568,11 @@ def _fingerprint(created: Any) -> str:
     return fingerprint({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
 
 
+def _commitment_of(first_entry: str) -> str:
+    """The seed commitment recorded in a match's entry 1."""
+    return str(Entry.from_canonical(first_entry).events[0]["commitment"])
+
+
 def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:
     if expected is None or expected == record.version:
         return
@@ -541,9 +585,15 @@ def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> Non
                      record.match_id, seat)
 
 
-def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> MatchRecord:
+# How the entry that starts a match shows in its canonical text (no spaces; a name holding this
+# text would have its quotes escaped).
+_STARTS = '"type":"MatchStarted"'
+
+
+def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
+                 server_seed: bytes | None = None) -> MatchRecord:
     for item in stored:
-        record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
+        record = apply_entry(record, Entry.from_canonical(item.text), item.hash, server_seed)
     assert record is not None
     return record
 

@@ -11,12 +11,12 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kozyr.fairness import commitment, match_seed
 from kozyr.games import Game, IllegalMove, InvalidOptions
-from kozyr.games.base import Setup
+from kozyr.games.base import MatchStarted, Setup
 from kozyr.games.codec import encode
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -195,6 +195,9 @@ def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
     if not record.started:
         raise MatchError(Kind.RULES, "NOT_STARTED", "the match waits for players to join",
                          record.match_id, seat)
+    if record.seedless:  # a programming error: the engine folds with the server seed
+        raise MatchError(Kind.INTERNAL, "SEED_WITHHELD", "the match seed is not known here",
+                         record.match_id, seat)
     game = record.game
     try:
         events = tuple(game.decide(record.state, seat, command))
@@ -228,11 +231,18 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
     # The game's events are folded already: build the record from the decided state.
     after = MatchRecord(record.match_id, record.game, record.created, record.names,
                         record.contributions, decision.state, entry.version, digest,
-                        revealed or record.revealed_seed, record.terms, record.users)
+                        revealed or record.revealed_seed, record.terms, record.seedless,
+                        record.users)
     return Step(entry, events, after, text, digest)
 
 
 # ---------------------------------------------------------------------- sealing
+
+
+def withheld(events: Sequence[Any]) -> tuple[Any, ...]:
+    """The events as the log holds them: MatchStarted without the match seed, which would
+    predict every later deal (docs/fairness.md §1); SeedRevealed makes it public at the end."""
+    return tuple(replace(e, seed=b"") if isinstance(e, MatchStarted) else e for e in events)
 
 
 def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
@@ -243,11 +253,13 @@ def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
 
 def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
           events: Sequence[Any], time_ms: int, actor: str = "") -> Step:
-    entry = _entry(record, seat, command_id, command, events, time_ms, actor)
+    """The entry logs the withheld events; the record keeps the seed to deal later hands."""
+    logged = withheld(events)
+    entry = _entry(record, seat, command_id, command, logged, time_ms, actor)
     text = entry.canonical()
     digest = entry_hash(text)
     after = advance(record, events, entry.version, digest)
-    return Step(entry, tuple(events), after, text, digest)
+    return Step(entry, logged, after, text, digest)
 
 
 def _unhex(text: str) -> bytes:

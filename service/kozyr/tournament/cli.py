@@ -61,6 +61,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ray", metavar="ADDRESS", default=None,
                    help="spread the matches over a Ray cluster (auto: the local one, started "
                         "if none runs); needs pip install 'kozyr[ray]'")
+    p.add_argument("--deals", choices=("prearranged", "seeded"), default="prearranged",
+                   help="with --server: send each fixture's deal (prearranged, the default: "
+                        "duplicate deals repeat exactly), or let the server deal from its "
+                        "committed seed and each seat's contribution (seeded: fair random "
+                        "deals, so duplicate deals no longer repeat)")
+    p.add_argument("--save-dir", type=Path, default=None,
+                   help="with --server: keep each match's log and its seats' receipts here")
     p.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
     p.add_argument("--csv", type=Path, default=None, help="write one row per player per match")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -74,7 +81,10 @@ def main(args: argparse.Namespace) -> int:
         seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
         t = Tournament(game=args.game, players=tuple(s.text for s in specs),
                        options=tuple(args.option), format=args.format, matches=args.matches,
-                       seed=seed, seats=args.seats)
+                       seed=seed, seats=args.seats, deals=args.deals,
+                       keep=str(args.save_dir) if args.save_dir else "")
+        if (args.deals != "prearranged" or args.save_dir) and not args.server:
+            raise ValueError("--deals and --save-dir are for matches played on a --server")
     except (BadBotSpec, InvalidOptions, KeyError, ValueError) as e:
         print(f"kozyr tournament: {e}", file=sys.stderr)
         return 2
