@@ -67,8 +67,9 @@ class Keeper:
         commitment = seat.receipts.fingerprint()
         if not commitment:
             return "the server sent no signed receipt: nothing to prove a dispute with"
-        return (f"seed commitment {commitment} (signed by key {self.key_id}, fingerprint "
-                f"{short_fingerprint(keys[0].fingerprint) if keys else '?'})")
+        # One screen line (80 columns): the key id is in the saved receipts.
+        return (f"seed commitment {commitment} · signed by key "
+                f"{short_fingerprint(keys[0].fingerprint) if keys else '?'}")
 
     def save(self) -> list[str]:
         """Write the files; the lines to print (what was kept, and how to verify it)."""
