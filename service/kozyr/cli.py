@@ -18,6 +18,7 @@ SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
     "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.keys_cli",
     "kozyr.api.health_cli",
+    "kozyr.webhooks.cli",
 ]
 
 
@@ -34,15 +35,18 @@ def _read(path: str | None, what: str) -> bytes | None:
         raise ServeError(f"cannot read the {what} {path}: {e.strerror}") from None
 
 
-def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any]:
-    """The config, TLS, arbiter, seed box and signer a `kozyr serve` asks for (ServeError if
-    not)."""
+def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """The config, TLS, arbiter, seed box, signer and tenants a `kozyr serve` asks for
+    (ServeError if not)."""
     from kozyr.api.auth import Arbiter, ArbiterTokenError
-    from kozyr.config import ConfigError, field_names, load
+    from kozyr.api.tickets import TicketVerifier
+    from kozyr.config import ConfigError, field_names, load, load_tenancy
     from kozyr.engine.seedbox import load_or_create
 
     try:
         config = load(args.config, {name: getattr(args, name) for name in field_names()})
+        tenancy = load_tenancy(args.config, True if args.require_auth else None)
+        TicketVerifier(tenancy)  # an unusable ticket key is refused before anything starts
         arbiter = Arbiter.from_sources(args.arbiter_token_file)
     except (ConfigError, ArbiterTokenError) as e:
         raise ServeError(str(e)) from None
@@ -70,7 +74,7 @@ def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any]:
         signer = load_signer(folder)
     except (OSError, ValueError) as e:
         raise ServeError(f"cannot use the signing key in {folder}: {e}") from None
-    return config, tls, arbiter, seed_box, signer
+    return config, tls, arbiter, seed_box, signer, tenancy
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -96,7 +100,7 @@ def _serve(args: argparse.Namespace) -> int:
         if args.metrics_port is not None:
             args.metrics_port += args.worker_index or 0  # one metrics port per worker
             check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
-        config, tls, arbiter, seed_box, signer = _settings(args)
+        config, tls, arbiter, seed_box, signer, tenancy = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
 
         configure_logging(json_logs=args.json_logs)
@@ -111,7 +115,8 @@ def _serve(args: argparse.Namespace) -> int:
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None,
-                          supervised=embedded, reuse_port=worker, web_port=args.web_port))
+                          supervised=embedded, reuse_port=worker, web_port=args.web_port,
+                          tenancy=tenancy))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -136,7 +141,12 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="service processes on the one port (SO_REUSEPORT), e.g. the "
                             "cores of the host; a worker that dies is started again")
     serve.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
-    serve.add_argument("--config", default=None, help="a TOML file of limits (docs/security.md)")
+    serve.add_argument("--config", default=None,
+                       help="a TOML file of limits (docs/security.md) and tenants "
+                            "(docs/platforms.md)")
+    serve.add_argument("--require-auth", action="store_true", default=False,
+                       help="refuse anonymous calls: every call needs a tenant API key, a seat "
+                            "ticket, or (on a match) a seat or arbiter token")
     serve.add_argument("--arbiter-token-file", default=None,
                        help="file holding the token that may read any log (default: "
                             "$KOZYR_ARBITER_TOKEN_FILE, else $KOZYR_ARBITER_TOKEN); SIGHUP "

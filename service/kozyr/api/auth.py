@@ -109,15 +109,8 @@ def _text(value: bytes | str) -> str:
 
 
 def forget(engine: Engine, match_id: str | None = None, digest: str | None = None) -> None:
-    """Drop a token (or, with no arguments, every token) from the engine's cache.
-
-    The engine has no public way yet (reported to the lead): this reaches into its cache.
-    """
-    cache: dict[tuple[str, str], int] = engine._tokens
-    if match_id is None or digest is None:
-        cache.clear()
-    else:
-        cache.pop((match_id, digest), None)
+    """Drop a token (or, with no arguments, every token) from the engine's cache."""
+    engine.forget_tokens(match_id, digest)
 
 
 async def listen_for_revocations(store: Any, engine: Engine, retry_s: float = 1.0) -> None:

@@ -29,7 +29,8 @@ from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 
 SERVICE = pb.DESCRIPTOR.services_by_name["KozyrService"]
-MAX_AUTHORIZATION = 256  # "Bearer " and a token of at most 128 characters, with room to spare
+# "Bearer " and a seat ticket (a JWT: api/tickets.py MAX_TICKET); seat tokens are 128 at most.
+MAX_AUTHORIZATION = 4096 + 16
 MAX_VERSION = 2**31 - 1  # no match ever gets near it; beyond it a number is an attack or a bug
 MAX_SEATS = 64  # above any game's player count
 MAX_BUCKETS = 100_000  # keys remembered per bucket family (least recently used go first)
@@ -273,7 +274,9 @@ def _guard_stream(name: str, behaviour: Callable[..., Any], guard: Guard
         refusal = guard.admit(name, request, context)
         if refusal is not None:
             await context.abort_with_status(refusal)
-        with guard.watching(request.match_id, context.peer() or "") as full:
+        # A feed (WatchEvents) counts as a watcher of the pseudo-match "feed".
+        watched = getattr(request, "match_id", "") or "feed"
+        with guard.watching(watched, context.peer() or "") as full:
             if full is not None:
                 await context.abort_with_status(full)
             async with contextlib.aclosing(behaviour(request, context)) as updates:

@@ -23,12 +23,16 @@ from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
 from kozyr.api.servicer import KozyrServicer
-from kozyr.config import ServerConfig
+from kozyr.config import ServerConfig, Tenancy
 from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
+from kozyr.engine.platform import Platform
+from kozyr.engine.platform_store import RedisPlatformStore
 from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
+from kozyr.webhooks.deliveries import Deliveries
+from kozyr.webhooks.sender import Sender
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
            "start_server"]
@@ -80,6 +84,8 @@ class Running:
         if self.seatbots is not None:
             await self.seatbots.close()
         await self.engine.close()
+        if self.engine.platform is not None:
+            await self.engine.platform.close()
         await self.engine.store.close()
 
 
@@ -101,14 +107,16 @@ async def _cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                        config: ServerConfig | None = None, tls: Tls | None = None,
                        reflection_on: bool = True, arbiter: Arbiter | None = None,
-                       reuse_port: bool = False) -> Running:
+                       reuse_port: bool = False, tenancy: Tenancy | None = None) -> Running:
     """Build and start a server on `address` ("127.0.0.1:0" picks a free port); with
     `reuse_port`, one of several processes on that port (kozyr serve --workers)."""
     config = config or ServerConfig()
+    tenancy = tenancy or Tenancy({})
     options = [(k, int(reuse_port) if k == "grpc.so_reuseport" else v)
                for k, v in config.grpc_options()]
     server = grpc.aio.server(options=options)
-    servicer = KozyrServicer(engine, arbiter=arbiter)
+    servicer = KozyrServicer(engine, arbiter=arbiter, tenancy=tenancy,
+                             leeway_s=config.ticket_leeway_s)
     guard = Guard(config)
     server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
     health_servicer = health.aio.HealthServicer()
@@ -130,9 +138,30 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                       seatbots=SeatBots(engine))
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
-    if hasattr(engine.store, "watch_redis"):  # a RedisStore
+    if isinstance(engine.store, RedisStore):
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
+        running.tasks += await _platform_tasks(engine, engine.store, tenancy, config)
     return running
+
+
+async def _platform_tasks(engine: Engine, store: RedisStore, tenancy: Tenancy,
+                          config: ServerConfig) -> list[asyncio.Task[None]]:
+    """The tenants' feed and lobby on the store's Redis, with their catch-up sweep, and the
+    webhook sender (primed before the server answers, so it misses no event)."""
+    if engine.platform is None:
+        engine.platform = Platform(store, RedisPlatformStore.beside(store.redis),
+                                   grace_s=config.feed_sweep_interval_s)
+    platform = engine.platform
+    tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids,
+                                                        config.feed_sweep_interval_s))]
+    sender = Sender(Deliveries(RedisPlatformStore.beside(store.redis, 8).redis), tenancy,
+                    config)
+    if sender.active:
+        await sender.prime()
+        tasks.append(asyncio.create_task(sender.run_forever()))
+    else:
+        await sender.close()
+    return tasks
 
 
 async def _store_answers(engine: Engine, timeout: float) -> bool:
@@ -211,7 +240,7 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
                 supervised: EmbeddedRedis | None = None, reuse_port: bool = False,
-                web_port: int | None = None) -> None:
+                web_port: int | None = None, tenancy: Tenancy | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
@@ -226,7 +255,7 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
     engine = Engine(store, seed_box=seed_box, signer=signer)
     running = await start_server(engine, address, config=config, tls=tls,
                                  reflection_on=reflection_on, arbiter=arbiter,
-                                 reuse_port=reuse_port)
+                                 reuse_port=reuse_port, tenancy=tenancy)
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
@@ -245,7 +274,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
     if on_serving is not None:
         on_serving(bound)
     log.info("serving", address=bound, metrics_port=metrics_port, tls=tls is not None,
-             reflection=reflection_on)
+             reflection=reflection_on, tenants=(tenancy or Tenancy({})).ids(),
+             require_auth=bool(tenancy and tenancy.require_auth))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

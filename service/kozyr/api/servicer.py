@@ -19,14 +19,16 @@ import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import convert, replays, terms
+from kozyr.api import convert, lobby, replays, tenants, terms
 from kozyr.api import receipts as wire_receipts
 from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
 from kozyr.api.metrics import METRICS
 from kozyr.cards import parse_cards
+from kozyr.config import Tenancy
 from kozyr.engine import Engine, Viewer
+from kozyr.engine.platform import Platform
 from kozyr.games import GAMES
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -46,6 +48,7 @@ log = structlog.get_logger("kozyr.api")
 
 Context = grpc.aio.ServicerContext[Any, Any]
 Req = TypeVar("Req")
+T = TypeVar("T")
 Resp = TypeVar("Resp")
 
 
@@ -57,6 +60,7 @@ def _rpc(
     @functools.wraps(method)
     async def wrapper(self: Any, request: Req, context: Context) -> Resp:
         try:
+            self.access.enter(method.__name__, context)
             return await method(self, request, context)
         except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
@@ -84,6 +88,7 @@ def _stream_rpc(
         try:
             # aclosing: when the call ends early (the client went away), close the inner
             # generator now, so its own clean-up runs in this call rather than at collection.
+            self.access.enter(method.__name__, context)
             async with contextlib.aclosing(method(self, request, context)) as stream:
                 async for item in stream:
                     yield item
@@ -101,14 +106,21 @@ def _stream_rpc(
 class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     """gRPC front of an Engine."""
 
-    def __init__(self, engine: Engine, arbiter: Arbiter | None = None) -> None:
+    def __init__(self, engine: Engine, arbiter: Arbiter | None = None,
+                 tenancy: Tenancy | None = None, leeway_s: float = 30.0) -> None:
         self.engine = engine
         self.arbiter = arbiter
+        self.tenancy = tenancy or Tenancy({})
+        self.access = tenants.Access(self.tenancy, leeway_s)
         self.closing = asyncio.Event()
 
     # ------------------------------------------------------------------ helpers
 
     async def _viewer(self, match_id: str, context: Context) -> Viewer:
+        caller = tenants.current()
+        await self.access.check_owner(self.engine, caller, match_id)
+        if caller.ticket is not None:
+            return await self.access.ticket_viewer(self.engine, caller.ticket, match_id)
         token = None
         for value in bearer_values(context):  # one value at most, printable ASCII, bounded
             scheme, _, token = value.partition(" ")
@@ -124,6 +136,11 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     async def _seat(self, match_id: str, context: Context) -> int:
         viewer = await self._viewer(match_id, context)
+        ticket = tenants.current().ticket
+        if ticket is not None and ticket.scope != "play":
+            raise MatchError(Kind.FORBIDDEN, "TICKET_CANNOT_MOVE",
+                             f"a {ticket.scope} ticket cannot move; moves need a play ticket",
+                             match_id)
         if viewer.seat is None and not viewer.arbiter:
             await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
             raise MatchError(Kind.UNAUTHENTICATED, "NO_TOKEN",
@@ -191,9 +208,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             [(name, s.seed_contribution) for name, s in zip(names, request.seats, strict=True)],
             terms=match_terms,
             request_id=request.request_id,
+            scope=tenants.current().tenant,
             first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
             decks=decks,
             dice=dice,
+            tenant=tenants.current().tenant,
+            users=[s.user for s in request.seats],
         )
         log.info("match_created", match_id=created.match_id, game=bounded(request.game),
                  seats=len(request.seats))
@@ -209,20 +229,41 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     @_rpc
     async def JoinMatch(self, request: pb.JoinMatchRequest,
                         context: Context) -> pb.JoinMatchResponse:
-        """Claim an open seat."""
-        limits.check_match_id(request.match_id)
+        """Claim an open seat (by match id or join link; with a play ticket, its seat)."""
+        match_id, seat, user = await self._joining(request)
         if len(request.name) > MAX_NAME:
             raise bad_request("FIELD_TOO_LONG", f"a name may have at most {MAX_NAME} characters")
-        joined = await self.engine.join(
-            request.match_id, request.name,
-            request.seat if request.HasField("seat") else None, request.seed_contribution,
-        )
-        log.info("seat_joined", match_id=request.match_id, seat=joined.seat,
+        joined = await self.engine.join(match_id, request.name, seat, request.seed_contribution,
+                                        user=user)
+        log.info("seat_joined", match_id=match_id, seat=joined.seat, user=bounded(user),
                  version=joined.version, started=joined.started)
         return pb.JoinMatchResponse(seat=joined.seat, token=joined.token,
                                     version=joined.version, started=joined.started,
                                     receipt=wire_receipts.to_pb(joined.receipt),
                                     seed_commitment=joined.commitment)
+
+    async def _joining(self, request: pb.JoinMatchRequest) -> tuple[str, int | None, str]:
+        """The match, seat and user a join is for."""
+        caller = tenants.current()
+        match_id = request.match_id
+        if request.link:
+            config = self.tenancy.get(caller.tenant)
+            match_id = lobby.match_of_link(config.join_link if config else "", request.link)
+            if request.match_id and request.match_id != match_id:
+                raise bad_request("BAD_LINK", "the link is for another match than match_id")
+        limits.check_match_id(match_id)
+        await self.access.check_owner(self.engine, caller, match_id)
+        seat = request.seat if request.HasField("seat") else None
+        ticket = caller.ticket
+        if ticket is None:
+            return match_id, seat, ""
+        if ticket.scope != "play":
+            raise MatchError(Kind.FORBIDDEN, "TICKET_CANNOT_JOIN",
+                             f"a {ticket.scope} ticket cannot take a seat", match_id)
+        if seat is not None and seat != ticket.seat:
+            raise MatchError(Kind.FORBIDDEN, "TICKET_FOR_ANOTHER_SEAT",
+                             f"the ticket is for seat {ticket.seat}", match_id)
+        return match_id, ticket.seat, ticket.user
 
     @_rpc
     async def GetMatch(self, request: pb.GetMatchRequest,
@@ -260,9 +301,11 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if not request.HasField("move"):
                 raise bad_request("EMPTY_MOVE", "the request has no move")
             command = convert.command_from_move(game, request.move)
+            ticket = tenants.current().ticket
             applied = await self.engine.submit(
                 match_id, seat, command, request.command_id,
                 request.expected_version if request.HasField("expected_version") else None,
+                actor=ticket.user if ticket is not None else "",
             )
         except MatchError as e:
             if e.seat is None:
@@ -299,7 +342,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         finally:
             METRICS.watchers.dec()
 
-    async def _next_update(self, updates: AsyncIterator[Step]) -> Step | None:
+    async def _next_update(self, updates: AsyncIterator[T]) -> T | None:
         """The next update; None once the stream ends or the server is closing."""
         step = asyncio.ensure_future(anext(updates))
         closing = asyncio.ensure_future(self.closing.wait())
@@ -371,3 +414,29 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                               "the log is open to everyone once the match is finished; before "
                               "that only the arbiter may read it", record.match_id, viewer.seat)
         return record
+
+    # ------------------------------------------------------------------ platforms
+
+    def _platform(self) -> Platform:
+        if self.engine.platform is None:
+            raise MatchError(Kind.UNAVAILABLE, "NO_PLATFORM",
+                             "this server keeps no tenant feed or lobby (it has no Redis)")
+        return self.engine.platform
+
+    @_rpc
+    async def ListMatches(self, request: pb.ListMatchesRequest,
+                          context: Context) -> pb.ListMatchesResponse:
+        """One page of the caller's tenant's lobby."""
+        return await lobby.list_matches(self._platform(), self.tenancy,
+                                        tenants.current().tenant, request)
+
+    @_stream_rpc
+    async def WatchEvents(self, request: pb.WatchEventsRequest,
+                          context: Context) -> AsyncGenerator[pb.TenantEvent, None]:
+        """The caller's tenant's feed after from_cursor, until the caller or the server stops."""
+        lobby.check_cursor(request.from_cursor)
+        platform = self._platform()
+        async with contextlib.aclosing(platform.events(tenants.current().tenant,
+                                                       request.from_cursor)) as items:
+            while (item := await self._next_update(items)) is not None:
+                yield lobby.tenant_event(item)

@@ -28,6 +28,7 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
+from kozyr.engine.platform import PHASE, Platform
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
@@ -46,6 +47,7 @@ from kozyr.games.base import Setup
 from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
@@ -128,6 +130,10 @@ class Engine:
         self.feeds = Feeds(store)
         # Called with every record this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[MatchRecord], None]] = []
+        # The tenants' feed and lobby (api/server.py sets it on a Redis store); a match created
+        # with no tenant (in-process tools, engine tests) is in no feed.
+        self.platform: Platform | None = None
+        self._tenants: dict[str, str] = {}
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -143,11 +149,15 @@ class Engine:
         decks: Sequence[Sequence[Card]] = (),
         dice: Sequence[Sequence[int]] = (),
         terms: MatchTerms | None = None,
+        tenant: str = "",
+        users: Sequence[str] = (),
     ) -> Created:
         """Create a match; start it at once when every seat is named.
 
         With a `request_id` (unique within the caller's `scope`), the same request again
         answers the same match and tokens, and another request under that id is refused.
+        A `tenant` owns the match (its feed and lobby list it); `users` are the platform's
+        user ids of the seats.
         """
         try:
             game = get_game(game_name)
@@ -159,16 +169,21 @@ class Engine:
         match_id = request_match_id(scope, request_id) if request_id else secrets.token_hex(8)
         server_seed, now = self._random(32), self._now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
-                                          server_seed=server_seed)
+                                          server_seed=server_seed, users=users)
         step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
         bots = step.record.terms.bots or ("",) * len(seats)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name and not bots[i])
-        meta = {"game": game.NAME, **self._stored_seed(match_id, server_seed)}
+        meta = {"game": game.NAME, PHASE: str(phase(step.record)),
+                **self._stored_seed(match_id, server_seed)}
+        if tenant:
+            meta["tenant"] = tenant
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = _fingerprint(created)
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
+        if tenant and self.platform is not None:
+            await self.platform.creating(tenant, match_id)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -180,6 +195,7 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
         self._tell(step.record)
+        await self._lifecycle(tenant, None, step)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
@@ -201,9 +217,11 @@ class Engine:
                        self.sign_entry(match_id, 1, first.hash, promised))
 
     async def join(
-        self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
+        self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b"",
+        user: str = "",
     ) -> Joined:
-        """Claim an open seat (the first open one when `seat` is None)."""
+        """Claim an open seat (the first open one when `seat` is None); `user` is the platform's
+        user id behind a seat ticket."""
         limits.check_name(name, allow_empty=False)
         limits.check_contribution(contribution)
         token = new_token(self._random)
@@ -213,12 +231,13 @@ class Engine:
                 chosen = lifecycle.choose_seat(record, seat)
                 seed = await self._server_seed(match_id) if lifecycle.join_starts(record) else None
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
-                                      time_ms=self._now_ms())
-                meta = {f"tok:{token_hash(token)}": str(chosen)}
+                                      time_ms=self._now_ms(), user=user)
+                meta = {f"tok:{token_hash(token)}": str(chosen), PHASE: str(phase(step.record))}
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
+                    await self._lifecycle(await self.tenant_of(match_id), record, step)
                     return Joined(chosen, token, step.record.version, step.record.started,
                                   step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
@@ -229,9 +248,10 @@ class Engine:
 
     async def submit(
         self, match_id: str, seat: int, command: Any, command_id: str,
-        expected_version: int | None = None,
+        expected_version: int | None = None, actor: str = "",
     ) -> Step:
-        """Decide and append one command; the same (seat, command_id) again answers the same."""
+        """Decide and append one command; the same (seat, command_id) again answers the same.
+        `actor` is the platform's user id behind the seat ticket that sent it."""
         limits.check_command_id(command_id)
         key = command_key(seat, command_id)
         async with self._lock(match_id):
@@ -256,11 +276,14 @@ class Engine:
                     raise
                 seed = await self._server_seed(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
-                                      time_ms=self._now_ms())
+                                      time_ms=self._now_ms(), actor=actor)
+                meta = {PHASE: str(phase(step.record))} if decision.finishes else None
                 status, version = await self.store.append(
-                    match_id, record.version, key, step.text, step.digest)
+                    match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
+                    if decision.finishes:
+                        await self._lifecycle(await self.tenant_of(match_id), record, step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -432,6 +455,29 @@ class Engine:
                     return
             await self.feeds.wait(match_id, version)
             pending = await self.store.read_watched(match_id, version)
+
+    async def tenant_of(self, match_id: str) -> str:
+        """The tenant owning the match ("" for none); it never changes, so it is cached."""
+        tenant = self._tenants.get(match_id)
+        if tenant is None:
+            tenant = await self.store.meta(match_id, "tenant") or ""
+            if len(self._tenants) >= self.cache_size:
+                self._tenants.clear()
+            self._tenants[match_id] = tenant
+        return tenant
+
+    async def _lifecycle(self, tenant: str, before: MatchRecord | None, step: Step) -> None:
+        """Tell the tenant's feed and lobby about a lifecycle entry (creation, join, end)."""
+        if tenant and self.platform is not None:
+            await self.platform.appended(tenant, before, step)
+
+    def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:
+        """Drop one token hash of a match (or, with no arguments, every one) from the token
+        cache, so the next call with it asks the store again (a revocation)."""
+        if match_id is None or digest is None:
+            self._tokens.clear()
+        else:
+            self._tokens.pop((match_id, digest), None)
 
     async def close(self) -> None:
         """Stop the feed readers."""

@@ -48,15 +48,25 @@ def _encode_value(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
+OMIT_DEFAULT = {"omit_default": True}  # field metadata: leave the field out while default
+
+
 @cache
 def _dataclass_encoder(cls: type) -> Encoder:
-    names = tuple(f.name for f in dataclasses.fields(cls))
+    fields = dataclasses.fields(cls)
+    names = tuple(f.name for f in fields)
+    # A field added later with this marker keeps the encoding of old values (and so the hash
+    # of every entry written before it) unchanged while it holds its default.
+    optional = {f.name: f.default for f in fields if f.metadata.get("omit_default")}
     type_name = cls.__name__
 
     def enc(obj: Any) -> Any:
         out: dict[str, Any] = {"type": type_name}
         for name in names:
-            out[name] = _encode_value(getattr(obj, name))
+            value = getattr(obj, name)
+            if name in optional and value == optional[name]:
+                continue
+            out[name] = _encode_value(value)
         return out
 
     return enc

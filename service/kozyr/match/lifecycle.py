@@ -61,9 +61,10 @@ class Decision:
 
 def created_event(
     game: Game, options: Mapping[str, str], seats: Sequence[tuple[str, bytes]], setup: Setup,
-    *, match_id: str, server_seed: bytes,
+    *, match_id: str, server_seed: bytes, users: Sequence[str] = (),
 ) -> MatchCreated:
-    """The MatchCreated of a new match (seats: name, or "" for an open seat, and contribution)."""
+    """The MatchCreated of a new match (seats: name, or "" for an open seat, and contribution;
+    `users`: the platform's user id of each seat, all "" or none for anonymous play)."""
     return MatchCreated(
         match_id=match_id,
         game=game.NAME,
@@ -76,6 +77,7 @@ def created_event(
         first_dealer=setup.first_dealer,
         decks=setup.decks,
         dice=setup.dice,
+        users=tuple(users) if any(users) else (),
     )
 
 
@@ -88,6 +90,11 @@ def check_created(game: Game, created: MatchCreated) -> None:
             f"{game.TITLE} takes {game.MIN_PLAYERS}–{game.MAX_PLAYERS} seats, not {players}")
     if len(created.contributions) != players:
         raise bad_request("BAD_CONTRIBUTION", "every seat needs a (possibly empty) contribution")
+    if created.users and (len(created.users) != players or any(
+            u and not n for u, n in zip(created.users, created.seats, strict=True))):
+        raise bad_request("BAD_USER", "a user id belongs to a named seat, one list per seat")
+    for user in created.users:
+        limits.check_user(user)
     for name, contribution in zip(created.seats, created.contributions, strict=True):
         limits.check_name(name, allow_empty=True)
         limits.check_contribution(_unhex(contribution))
@@ -150,20 +157,22 @@ def join_starts(record: MatchRecord) -> bool:
 
 
 def join(record: MatchRecord, seat: int, name: str, contribution: bytes, *,
-         server_seed: bytes | None, time_ms: int) -> Step:
-    """A player takes open `seat` (see choose_seat); the last one starts the match."""
+         server_seed: bytes | None, time_ms: int, user: str = "") -> Step:
+    """A player takes open `seat` (see choose_seat); the last one starts the match. `user` is
+    the platform's user id behind a seat ticket, recorded in the event and as the actor."""
     limits.check_name(name, allow_empty=False)
     limits.check_contribution(contribution)
+    limits.check_user(user)
     if choose_seat(record, seat) != seat:  # pragma: no cover - choose_seat returns `seat`
         raise AssertionError(seat)
-    joined = SeatJoined(seat, name, contribution.hex())
+    joined = SeatJoined(seat, name, contribution.hex(), user)
     events: list[Any] = [joined]
     if join_starts(record):
         if server_seed is None:
             raise AssertionError("the last join needs the server seed")
         seated = advance(record, events, record.version, record.head)
         events += opening(seated, seed_of(seated, server_seed))
-    return _seal(record, seat, "", None, events, time_ms)
+    return _seal(record, seat, "", None, events, time_ms, user)
 
 
 def seed_of(record: MatchRecord, server_seed: bytes) -> bytes:
@@ -202,9 +211,11 @@ def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
 
 
 def play(record: MatchRecord, decision: Decision, command_id: str, *,
-         server_seed: bytes | None, time_ms: int) -> Step:
+         server_seed: bytes | None, time_ms: int, actor: str = "") -> Step:
     """The entry of a decided command; the one that finishes the match reveals the server seed
-    (with the head hash it was committed under) so anyone can check the deals."""
+    (with the head hash it was committed under) so anyone can check the deals. `actor` is the
+    platform's user id behind the seat ticket that sent it ("" for a seat token)."""
+    limits.check_user(actor)
     limits.check_command_id(command_id)
     events = decision.events
     revealed = ""
@@ -213,13 +224,15 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
             raise AssertionError("the finishing move needs the server seed")
         revealed = server_seed.hex()
         events = (*events, SeedRevealed(revealed, record.head))
-    entry = _entry(record, decision.seat, command_id, encode(decision.command), events, time_ms)
+    entry = _entry(record, decision.seat, command_id, encode(decision.command), events, time_ms,
+                   actor)
     text = entry.canonical()
     digest = entry_hash(text)
     # The game's events are folded already: build the record from the decided state.
     after = MatchRecord(record.match_id, record.game, record.created, record.names,
                         record.contributions, decision.state, entry.version, digest,
-                        revealed or record.revealed_seed, record.terms, record.seedless)
+                        revealed or record.revealed_seed, record.terms, record.seedless,
+                        record.users)
     return Step(entry, events, after, text, digest)
 
 
@@ -233,16 +246,16 @@ def withheld(events: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
-           events: Sequence[Any], time_ms: int) -> Entry:
+           events: Sequence[Any], time_ms: int, actor: str = "") -> Entry:
     return Entry(version=record.version + 1, seat=seat, command_id=command_id, command=command,
-                 events=encode_events(events), time_ms=time_ms, prev=record.head)
+                 events=encode_events(events), time_ms=time_ms, prev=record.head, actor=actor)
 
 
 def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
-          events: Sequence[Any], time_ms: int) -> Step:
+          events: Sequence[Any], time_ms: int, actor: str = "") -> Step:
     """The entry logs the withheld events; the record keeps the seed to deal later hands."""
     logged = withheld(events)
-    entry = _entry(record, seat, command_id, command, logged, time_ms)
+    entry = _entry(record, seat, command_id, command, logged, time_ms, actor)
     text = entry.canonical()
     digest = entry_hash(text)
     after = advance(record, events, entry.version, digest)

@@ -59,3 +59,13 @@ def check_request_id(request_id: str) -> None:
     """An idempotency key: at most MAX_REQUEST_ID characters."""
     if len(request_id) > MAX_REQUEST_ID:
         raise bad_request("FIELD_TOO_LONG", f"request_id is over {MAX_REQUEST_ID} characters")
+
+
+USER: Final = re.compile(r"[\x21-\x7e]{1,128}")
+
+
+def check_user(user: str) -> None:
+    """A platform's user id: empty (none), or 1–128 printable ASCII characters without spaces."""
+    if user and not USER.fullmatch(user):
+        raise bad_request("BAD_USER",
+                          "a user id is 1–128 printable ASCII characters without spaces")

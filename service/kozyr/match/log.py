@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kozyr.cards import Card
 from kozyr.games import Game
-from kozyr.games.codec import Registry, encode
+from kozyr.games.codec import OMIT_DEFAULT, Registry, encode
 
 # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt; 3: MatchStarted in the log holds no
 # match seed (it is withheld until SeedRevealed, docs/fairness.md §1), so nothing in a running
@@ -47,15 +47,19 @@ class MatchCreated:
     first_dealer: int | None = None
     decks: tuple[tuple[Card, ...], ...] = ()
     dice: tuple[tuple[int, ...], ...] = ()
+    # The platform's user id of each named seat ("" for none); left out when nobody has one.
+    users: tuple[str, ...] = field(default=(), metadata=OMIT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)
 class SeatJoined:
-    """A player claimed an open seat, with an optional seed contribution (hex)."""
+    """A player claimed an open seat, with an optional seed contribution (hex) and the
+    platform's user id when a seat ticket took it (left out of the log when there is none)."""
 
     seat: int
     name: str
     contribution: str = ""
+    user: str = field(default="", metadata=OMIT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,21 +156,25 @@ class Entry:
     time_ms: int
     prev: str
     schema: int = SCHEMA_VERSION
+    # Who did it: the platform's user id behind a seat ticket ("" for a seat token, the system
+    # or the CLI, and then absent from the canonical form, so older entries hash the same).
+    actor: str = ""
 
     def canonical(self) -> str:
         """The canonical JSON text the chain hashes."""
-        return canonical_json(
-            {
-                "version": self.version,
-                "seat": self.seat,
-                "command_id": self.command_id,
-                "command": self.command,
-                "events": list(self.events),
-                "time_ms": self.time_ms,
-                "prev": self.prev,
-                "schema": self.schema,
-            }
-        )
+        data = {
+            "version": self.version,
+            "seat": self.seat,
+            "command_id": self.command_id,
+            "command": self.command,
+            "events": list(self.events),
+            "time_ms": self.time_ms,
+            "prev": self.prev,
+            "schema": self.schema,
+        }
+        if self.actor:
+            data["actor"] = self.actor
+        return canonical_json(data)
 
     @classmethod
     def from_canonical(cls, text: str) -> Entry:
@@ -181,6 +189,7 @@ class Entry:
             time_ms=int(d["time_ms"]),
             prev=str(d["prev"]),
             schema=int(d.get("schema", 1)),
+            actor=str(d.get("actor", "")),
         )
 
 

@@ -41,6 +41,7 @@ class MatchRecord:
     # True when the state was folded from a log that withholds the match seed (schema 3) and
     # no server seed was given: it can be shown, but no later hand can be dealt from it.
     seedless: bool = False
+    users: tuple[str, ...] = ()  # the platform's user id per seat ("" for none)
 
     @property
     def players(self) -> int:
@@ -80,7 +81,9 @@ class MatchRecord:
 
 def new_record(game: Game, created: MatchCreated) -> MatchRecord:
     """The record of a match that is created but has no entry yet (version 0)."""
-    return MatchRecord(created.match_id, game, created, created.seats, created.contributions)
+    users = created.users or ("",) * len(created.seats)
+    return MatchRecord(created.match_id, game, created, created.seats, created.contributions,
+                       users=tuple(users))
 
 
 def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
@@ -92,6 +95,7 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
     `seedless`.
     """
     names, contributions = list(record.names), list(record.contributions)
+    users = list(record.users)
     state, revealed = record.state, record.revealed_seed
     terms, seedless = record.terms, record.seedless
     evolve = record.game.evolve
@@ -101,6 +105,7 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
         elif isinstance(event, SeatJoined):
             names[event.seat] = event.name
             contributions[event.seat] = event.contribution
+            users[event.seat] = event.user
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
         elif not isinstance(event, MatchCreated):
@@ -113,7 +118,7 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
             state = evolve(state, event)
     return MatchRecord(record.match_id, record.game, record.created, tuple(names),
                        tuple(contributions), state, version, head, revealed, terms,
-                       seedless)
+                       seedless, tuple(users))
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",

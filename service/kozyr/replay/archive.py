@@ -29,6 +29,8 @@ FORMAT_VERSION = 2  # 2: an entry line may carry the server's signed receipt of 
 ENTRY_FIELDS = ("version", "seat", "command_id", "command", "time_ms", "events", "prev", "schema")
 ENTRY_KEYS = frozenset(("kind", "hash", *ENTRY_FIELDS))
 RECEIPT_KEY = "receipt"  # not covered by the hash: the server's signature over it
+# Members an entry has only when they are set (the user id behind a seat ticket).
+OPTIONAL_FIELDS = ("actor",)
 
 
 class Unreadable(Exception):
@@ -118,7 +120,7 @@ def read(path: str | Path) -> ReplayFile:
 
 def hashed_text(line: dict[str, Any]) -> str:
     """The canonical text an entry line's hash covers: the line without ``kind`` and ``hash``."""
-    return canonical_json({k: line[k] for k in ENTRY_FIELDS})
+    return canonical_json({k: line[k] for k in (*ENTRY_FIELDS, *OPTIONAL_FIELDS) if k in line})
 
 
 def entry_of(line: dict[str, Any]) -> Entry:
@@ -132,6 +134,7 @@ def entry_of(line: dict[str, Any]) -> Entry:
         time_ms=line["time_ms"],
         prev=line["prev"],
         schema=line["schema"],
+        actor=line.get("actor", ""),
     )
 
 
@@ -149,7 +152,7 @@ def entry_line(raw: RawEntry) -> dict[str, Any]:
     """The file line of one log entry."""
     data = json.loads(raw.canonical)
     line: dict[str, Any] = {"kind": "entry"}
-    line.update((k, data[k]) for k in ENTRY_FIELDS if k in data)
+    line.update((k, data[k]) for k in (*ENTRY_FIELDS, *OPTIONAL_FIELDS) if k in data)
     line.update((k, v) for k, v in data.items() if k not in line)  # keep anything unexpected
     line["hash"] = raw.hash
     if raw.receipt is not None:

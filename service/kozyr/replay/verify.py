@@ -49,7 +49,7 @@ from kozyr.match.log import (
 )
 from kozyr.match.record import MatchRecord, advance, new_record
 from kozyr.receipts import KeyRing, Receipt
-from kozyr.replay import verify_clock
+from kozyr.replay import archive, verify_clock
 from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, RECEIPT_KEY, ReplayFile
 from kozyr.replay.draws import Draws
 from kozyr.replay.envelope import (
@@ -131,9 +131,10 @@ class _Walk:
     def _chain(self, i: int, line: dict[str, Any]) -> None:
         """Version, link and hash of entry i (docs/replay-format.md §3)."""
         where = f"entry {i}"
-        if set(line) - {RECEIPT_KEY} != ENTRY_KEYS:
+        skipped = {RECEIPT_KEY, *archive.OPTIONAL_FIELDS}
+        if set(line) - skipped != ENTRY_KEYS:
             missing = sorted(ENTRY_KEYS - set(line))
-            extra = sorted(set(line) - ENTRY_KEYS - {RECEIPT_KEY})
+            extra = sorted(set(line) - ENTRY_KEYS - skipped)
             raise Bad(Problem(where, "the entry line does not have the entry's fields",
                                expected=", ".join(sorted(ENTRY_KEYS)),
                                found=f"missing {missing or 'none'}, extra {extra or 'none'}",
@@ -144,6 +145,8 @@ class _Walk:
             if type(line[name]) is not kind:
                 raise Bad(Problem(where, f"field {name!r} is not a JSON {kind.__name__}",
                                    found=short(line[name]), entry=i))
+        if "actor" in line and (type(line["actor"]) is not str or not line["actor"]):
+            raise Bad(Problem(where, "field 'actor' is no user id", found=short(line), entry=i))
         if line["command"] is not None and not isinstance(line["command"], dict):
             raise Bad(Problem(where, "the command is neither null nor an object", entry=i))
         if not all(isinstance(e, dict) for e in line["events"]):
@@ -156,7 +159,7 @@ class _Walk:
             raise Bad(Problem(where, "the link to the previous entry is broken (prev is not "
                                       "the previous entry's hash)",
                                expected=self.prev, found=line["prev"], entry=i))
-        fields = {k: line[k] for k in ENTRY_FIELDS}
+        fields = {k: line[k] for k in (*ENTRY_FIELDS, *archive.OPTIONAL_FIELDS) if k in line}
         text = canonical_json(fields)
         digest = entry_hash(text)
         if digest != line["hash"]:

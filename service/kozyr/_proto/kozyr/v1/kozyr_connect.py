@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -117,6 +117,22 @@ class KozyrService(Protocol):
         sees it: a stored match (finished, or any with the arbiter token) or an exported replay
         file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
         seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def list_matches(self, request: ListMatchesRequest, ctx: RequestContext[ListMatchesRequest, ListMatchesResponse], /) -> ListMatchesResponse:
+        """
+        --- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def watch_events(self, request: WatchEventsRequest, ctx: RequestContext[WatchEventsRequest, TenantEvent], /) -> AsyncIterator[TenantEvent]:
+        """
+        The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -254,6 +270,28 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.inspect_replay,
+                ),
+                "/kozyr.v1.KozyrService/ListMatches": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListMatches",
+                        service_name="kozyr.v1.KozyrService",
+                        input=ListMatchesRequest,
+                        output=ListMatchesResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_matches,
+                ),
+                "/kozyr.v1.KozyrService/WatchEvents": Endpoint.server_stream(
+                    method=MethodInfo(
+                        name="WatchEvents",
+                        service_name="kozyr.v1.KozyrService",
+                        input=WatchEventsRequest,
+                        output=TenantEvent,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=svc.watch_events,
                 ),
             },
             interceptors=interceptors,
@@ -562,6 +600,56 @@ class KozyrServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def list_matches(
+        self,
+        request: ListMatchesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ListMatchesResponse:
+        """
+        --- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMatches",
+                service_name="kozyr.v1.KozyrService",
+                input=ListMatchesRequest,
+                output=ListMatchesResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def watch_events(
+        self,
+        request: WatchEventsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[TenantEvent]:
+        """
+        The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="WatchEvents",
+                service_name="kozyr.v1.KozyrService",
+                input=WatchEventsRequest,
+                output=TenantEvent,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class KozyrServiceSync(Protocol):
     """
@@ -643,6 +731,22 @@ class KozyrServiceSync(Protocol):
         sees it: a stored match (finished, or any with the arbiter token) or an exported replay
         file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
         seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def list_matches(self, request: ListMatchesRequest, ctx: RequestContext[ListMatchesRequest, ListMatchesResponse], /) -> ListMatchesResponse:
+        """
+        --- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def watch_events(self, request: WatchEventsRequest, ctx: RequestContext[WatchEventsRequest, TenantEvent], /) -> Iterator[TenantEvent]:
+        """
+        The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -778,6 +882,28 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.inspect_replay,
+                ),
+                "/kozyr.v1.KozyrService/ListMatches": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListMatches",
+                        service_name="kozyr.v1.KozyrService",
+                        input=ListMatchesRequest,
+                        output=ListMatchesResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_matches,
+                ),
+                "/kozyr.v1.KozyrService/WatchEvents": EndpointSync.server_stream(
+                    method=MethodInfo(
+                        name="WatchEvents",
+                        service_name="kozyr.v1.KozyrService",
+                        input=WatchEventsRequest,
+                        output=TenantEvent,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=service.watch_events,
                 ),
             },
             interceptors=interceptors,
@@ -1082,6 +1208,56 @@ class KozyrServiceClientSync(ConnectClientSync):
                 output=InspectReplayResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def list_matches(
+        self,
+        request: ListMatchesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ListMatchesResponse:
+        """
+        --- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListMatches",
+                service_name="kozyr.v1.KozyrService",
+                input=ListMatchesRequest,
+                output=ListMatchesResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def watch_events(
+        self,
+        request: WatchEventsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> Iterator[TenantEvent]:
+        """
+        The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="WatchEvents",
+                service_name="kozyr.v1.KozyrService",
+                input=WatchEventsRequest,
+                output=TenantEvent,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

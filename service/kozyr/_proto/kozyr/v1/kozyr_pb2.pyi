@@ -8,7 +8,9 @@ Cards are written in their canonical short form everywhere: rank then suit lette
 
 Authentication: send `authorization: Bearer <token>` in the call metadata. A seat token (from
 CreateMatch or JoinMatch) acts for its seat; no token makes the caller a spectator; the
-arbiter token the server was started with sees everything.
+arbiter token the server was started with sees everything. Platforms (docs/platforms.md):
+`x-api-key: <tenant key>` on server-to-server calls, and a seat ticket (a JWT the platform
+signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
 `reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
@@ -249,6 +251,7 @@ class SeatRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     SEED_CONTRIBUTION_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The player's display name; empty leaves the seat open for JoinMatch."""
     seed_contribution: _builtins.bytes
@@ -257,16 +260,19 @@ class SeatRequest(_message.Message):
     """A server-side bot plays this seat (a bot spec: "random", "heuristic", "ismcts:iters=200");
     empty for a person. A bot's seat gets no token; name defaults to "<bot> (bot)".
     """
+    user: _builtins.str
+    """The platform's user id of a named seat (tenant calls; recorded in the log). Empty: none."""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         seed_contribution: _builtins.bytes = ...,
         bot: _builtins.str = ...,
+        user: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name", "seed_contribution", b"seed_contribution"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name", "seed_contribution", b"seed_contribution", "user", b"user"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -434,6 +440,7 @@ class JoinMatchRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     SEED_CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    LINK_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     name: _builtins.str
@@ -442,6 +449,8 @@ class JoinMatchRequest(_message.Message):
     """The seat wanted; unset takes the first open seat."""
     seed_contribution: _builtins.bytes
     """The seat's contribution to the match seed (at most 64 bytes)."""
+    link: _builtins.str
+    """A join link (MatchSummary.join_link) instead of match_id: the match id is read from it."""
     def __init__(
         self,
         *,
@@ -449,10 +458,11 @@ class JoinMatchRequest(_message.Message):
         name: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         seed_contribution: _builtins.bytes = ...,
+        link: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "match_id", b"match_id", "name", b"name", "seat", b"seat", "seed_contribution", b"seed_contribution"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "link", b"link", "match_id", b"match_id", "name", b"name", "seat", b"seat", "seed_contribution", b"seed_contribution"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -1866,3 +1876,228 @@ class InspectReplayResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___InspectReplayResponse: _TypeAlias = InspectReplayResponse  # noqa: Y015
+
+@_typing.final
+class ListMatchesRequest(_message.Message):
+    """--- platforms ---
+
+    Request of ListMatches: every filter set must hold.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """Only this game's matches (empty: all games)."""
+    status: Global___MatchStatus.ValueType
+    """Only matches in this state (unspecified: any)."""
+    open_seats: _builtins.bool
+    """Only matches with at least one open seat."""
+    user: _builtins.str
+    """Only matches in which this platform user holds a seat."""
+    page_size: _builtins.int
+    """At most this many matches (default 50, at most 500)."""
+    page_token: _builtins.str
+    """The next_page_token of the previous page (empty: the first page)."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        status: Global___MatchStatus.ValueType = ...,
+        open_seats: _builtins.bool = ...,
+        user: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "open_seats", b"open_seats", "page_size", b"page_size", "page_token", b"page_token", "status", b"status", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesRequest: _TypeAlias = ListMatchesRequest  # noqa: Y015
+
+@_typing.final
+class MatchSummary(_message.Message):
+    """One match of the lobby."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    NAMES_FIELD_NUMBER: _builtins.int
+    USERS_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    CREATED_MS_FIELD_NUMBER: _builtins.int
+    JOIN_LINK_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    game: _builtins.str
+    """Its game."""
+    status: Global___MatchStatus.ValueType
+    """Waiting, playing or finished."""
+    created_ms: _builtins.int
+    """When it was created, in milliseconds since the epoch."""
+    join_link: _builtins.str
+    """The link JoinMatch accepts (the tenant's join_link with the match id in it)."""
+    @_builtins.property
+    def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its seats' display names ("" for an open seat)."""
+
+    @_builtins.property
+    def users(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its seats' platform user ids ("" for none)."""
+
+    @_builtins.property
+    def open_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The open seats."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        status: Global___MatchStatus.ValueType = ...,
+        names: _abc.Iterable[_builtins.str] | None = ...,
+        users: _abc.Iterable[_builtins.str] | None = ...,
+        open_seats: _abc.Iterable[_builtins.int] | None = ...,
+        created_ms: _builtins.int = ...,
+        join_link: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_ms", b"created_ms", "game", b"game", "join_link", b"join_link", "match_id", b"match_id", "names", b"names", "open_seats", b"open_seats", "status", b"status", "users", b"users"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchSummary: _TypeAlias = MatchSummary  # noqa: Y015
+
+@_typing.final
+class ListMatchesResponse(_message.Message):
+    """Response of ListMatches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Where the next page starts; empty when there is none."""
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchSummary]:
+        """The page, newest first."""
+
+    def __init__(
+        self,
+        *,
+        matches: _abc.Iterable[Global___MatchSummary] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMatchesResponse: _TypeAlias = ListMatchesResponse  # noqa: Y015
+
+@_typing.final
+class WatchEventsRequest(_message.Message):
+    """Request of WatchEvents."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FROM_CURSOR_FIELD_NUMBER: _builtins.int
+    from_cursor: _builtins.str
+    """Send every event after this cursor (empty: from the feed's start)."""
+    def __init__(
+        self,
+        *,
+        from_cursor: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_cursor", b"from_cursor"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchEventsRequest: _TypeAlias = WatchEventsRequest  # noqa: Y015
+
+@_typing.final
+class TenantEvent(_message.Message):
+    """One lifecycle event of a tenant's match."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CURSOR_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    TIME_MS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    TERMINATION_FIELD_NUMBER: _builtins.int
+    HEAD_HASH_FIELD_NUMBER: _builtins.int
+    JSON_FIELD_NUMBER: _builtins.int
+    cursor: _builtins.str
+    """Where the event sits in the tenant's feed: resume from it."""
+    type: _builtins.str
+    """match.created, seat.joined, match.started or match.ended."""
+    match_id: _builtins.str
+    """The match."""
+    version: _builtins.int
+    """The match version of the entry behind the event."""
+    game: _builtins.str
+    """The game."""
+    time_ms: _builtins.int
+    """When the entry was written, in milliseconds since the epoch."""
+    seat: _builtins.int
+    """seat.joined: the seat."""
+    user: _builtins.str
+    """seat.joined: the platform's user id ("" for none)."""
+    name: _builtins.str
+    """seat.joined: the display name."""
+    termination: _builtins.str
+    """match.ended: how it ended ("" while the server records none)."""
+    head_hash: _builtins.str
+    """match.ended: the hash of the final entry, the head of the match's hash chain."""
+    json: _builtins.str
+    """The event as the webhook body carries it (JSON)."""
+    @_builtins.property
+    def outcome(self) -> Global___Outcome:
+        """match.ended: the outcome."""
+
+    def __init__(
+        self,
+        *,
+        cursor: _builtins.str = ...,
+        type: _builtins.str = ...,
+        match_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        game: _builtins.str = ...,
+        time_ms: _builtins.int = ...,
+        seat: _builtins.int | None = ...,
+        user: _builtins.str = ...,
+        name: _builtins.str = ...,
+        outcome: Global___Outcome | None = ...,
+        termination: _builtins.str = ...,
+        head_hash: _builtins.str = ...,
+        json: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "outcome", b"outcome", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "cursor", b"cursor", "game", b"game", "head_hash", b"head_hash", "json", b"json", "match_id", b"match_id", "name", b"name", "outcome", b"outcome", "seat", b"seat", "termination", b"termination", "time_ms", b"time_ms", "type", b"type", "user", b"user", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___TenantEvent: _TypeAlias = TenantEvent  # noqa: Y015

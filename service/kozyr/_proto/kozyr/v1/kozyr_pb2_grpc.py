@@ -90,6 +90,16 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.FromString,
                 _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/kozyr.v1.KozyrService/ListMatches',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
+        self.WatchEvents = channel.unary_stream(
+                '/kozyr.v1.KozyrService/WatchEvents',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.WatchEventsRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.TenantEvent.FromString,
+                _registered_method=True)
 
 
 class KozyrServiceServicer:
@@ -186,6 +196,24 @@ class KozyrServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMatches(self, request, context):
+        """--- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchEvents(self, request, context):
+        """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KozyrServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -243,6 +271,16 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.InspectReplay,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ListMatchesRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.ListMatchesResponse.SerializeToString,
+            ),
+            'WatchEvents': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchEvents,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.WatchEventsRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.TenantEvent.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -543,6 +581,60 @@ class KozyrService:
             '/kozyr.v1.KozyrService/InspectReplay',
             kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/ListMatches',
+            kozyr_dot_v1_dot_kozyr__pb2.ListMatchesRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.ListMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/WatchEvents',
+            kozyr_dot_v1_dot_kozyr__pb2.WatchEventsRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.TenantEvent.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,7 +8,9 @@ Cards are written in their canonical short form everywhere: rank then suit lette
 
 Authentication: send `authorization: Bearer <token>` in the call metadata. A seat token (from
 CreateMatch or JoinMatch) acts for its seat; no token makes the caller a spectator; the
-arbiter token the server was started with sees everything.
+arbiter token the server was started with sees everything. Platforms (docs/platforms.md):
+`x-api-key: <tenant key>` on server-to-server calls, and a seat ticket (a JWT the platform
+signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
 `reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
@@ -96,6 +98,16 @@ class KozyrServiceStub:
     file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
     seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
     """
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.ListMatchesRequest, _kozyr_pb2.ListMatchesResponse]
+    """--- platforms ---
+    The caller's tenant's matches, newest first, filtered and paged (the lobby).
+    Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+    """
+    WatchEvents: _grpc.UnaryStreamMultiCallable[_kozyr_pb2.WatchEventsRequest, _kozyr_pb2.TenantEvent]
+    """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+    happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+    UNAUTHENTICATED.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -143,6 +155,16 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     sees it: a stored match (finished, or any with the arbiter token) or an exported replay
     file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
     seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+    """
+    ListMatches: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ListMatchesRequest, _kozyr_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """--- platforms ---
+    The caller's tenant's matches, newest first, filtered and paged (the lobby).
+    Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+    """
+    WatchEvents: _aio.UnaryStreamMultiCallable[_kozyr_pb2.WatchEventsRequest, _kozyr_pb2.TenantEvent]  # type: ignore[assignment]
+    """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+    happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+    UNAUTHENTICATED.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -254,6 +276,28 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         sees it: a stored match (finished, or any with the arbiter token) or an exported replay
         file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
         seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMatches(
+        self,
+        request: _kozyr_pb2.ListMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.ListMatchesResponse, _abc.Awaitable[_kozyr_pb2.ListMatchesResponse]]:
+        """--- platforms ---
+        The caller's tenant's matches, newest first, filtered and paged (the lobby).
+        Errors: INVALID_ARGUMENT (bad filter or page token), UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchEvents(
+        self,
+        request: _kozyr_pb2.WatchEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.TenantEvent], _abc.AsyncIterator[_kozyr_pb2.TenantEvent]]:
+        """The caller's tenant's lifecycle events after from_cursor, then each new one as it
+        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
+        UNAUTHENTICATED.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,207 @@
+"""The tenants' results feed and lobby, kept up to date from the match logs.
+
+The engine calls `creating` before a match's first append (a write-ahead: the match is noted
+*live* in its tenant's keys) and `appended` after each lifecycle append (creation, a join, the
+finishing move); `appended` commits the entry's feed events and lobby entry in one script,
+idempotent by (match, phase) (kozyr.match.feed). A process that dies between the match append
+and the feed commit leaves the match live with its log ahead of its feed: the `sweep` every
+process runs (and any later lifecycle append, which finds the feed BEHIND) reads the log and
+commits what is missing, in order. So the feed has every event exactly once, in order per
+match, whoever wrote and whoever died; its cursor is the stream entry ID.
+
+Each lifecycle append also writes the match's phase into its meta hash (atomically with the
+entry), so a sweep or a lobby read sees in one cheap read whether the feed is behind a match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncGenerator, Callable, Sequence
+from typing import Any
+
+import structlog
+
+from kozyr.engine.platform_store import FeedItem, PlatformStore
+from kozyr.engine.store import Store, StoredEntry
+from kozyr.match import feed
+from kozyr.match.errors import MatchError
+from kozyr.match.lifecycle import Step
+from kozyr.match.log import Entry, decode_events, entry_hash
+from kozyr.match.record import MatchRecord, apply_entry
+
+log = structlog.get_logger("kozyr.platform")
+PHASE = "phase"  # the meta field holding a match's phase
+SWEEP_BATCH = 200
+READ_BATCH = 8  # concurrent meta reads of one lobby page
+
+
+class Platform:
+    """Feed and lobby writer of one process (any number of processes may run one)."""
+
+    def __init__(self, store: Store, platform_store: PlatformStore, *,
+                 clock: Callable[[], float] = time.time, grace_s: float = 5.0) -> None:
+        self.store = store
+        self.data = platform_store
+        self._clock = clock
+        self.grace_ms = int(grace_s * 1000)
+        self._bells: dict[str, asyncio.Event] = {}
+
+    async def close(self) -> None:
+        """Release the platform store's connections."""
+        close = getattr(self.data, "close", None)
+        if close is not None:
+            await close()
+
+    def _now(self) -> int:
+        return int(self._clock() * 1000)
+
+    # ------------------------------------------------------------------ writing
+
+    async def creating(self, tenant: str, match_id: str) -> None:
+        """Before a match's first append: note it live, so a crash right after is caught up."""
+        await self.data.live(tenant, match_id, self._now())
+
+    async def appended(self, tenant: str, before: MatchRecord | None, step: Step) -> None:
+        """After an append: commit the entry's feed events and lobby entry (a failure is left
+        to the sweep, never to the caller, whose append stands)."""
+        try:
+            await self._commit(tenant, before, step, step.digest or entry_hash(step.text))
+        except MatchError as e:
+            log.warning("feed_commit_deferred", match_id=step.record.match_id, error=e.code)
+
+    async def _commit(self, tenant: str, before: MatchRecord | None, step: Step, head: str
+                      ) -> bool:
+        """Commit one entry; False if the feed was behind (caught up instead)."""
+        after = step.record
+        start, end = feed.phase(before), feed.phase(after)
+        if end == start:
+            return True
+        events = [json.dumps(e.data(), sort_keys=True, separators=(",", ":"))
+                  for e in feed.events_of(before, step, head)]
+        entry = feed.summary(after)
+        lists = feed.filters(entry)
+        drop = sorted(feed.filters(feed.summary(before)) - lists) if before else []
+        status, _ = await self.data.commit(
+            tenant, after.match_id, start, end, events, json.dumps(entry, sort_keys=True),
+            drop, sorted(lists), step.entry.time_ms if before is None else 0, after.finished,
+            self._now())
+        if status == "OK":
+            self._ring(tenant)
+        if status == "BEHIND":
+            await self.catch_up(tenant, after.match_id)
+            return False
+        return True
+
+    async def catch_up(self, tenant: str, match_id: str) -> None:
+        """Commit every lifecycle entry of the match the feed does not hold yet, in order."""
+        stored = await self.store.read_after(match_id, 0)
+        if not stored:
+            await self.data.drop_live(tenant, match_id)  # its creation never landed
+            return
+        fed = await self.data.fed(tenant, match_id)
+        for before, step, digest in _steps(stored):
+            if feed.phase(step.record) > fed and not await self._commit(
+                    tenant, before, step, digest):
+                return  # another writer moved the feed on meanwhile; its catch-up goes on
+
+    # ------------------------------------------------------------------ sweeping
+
+    async def sweep(self, tenants: Sequence[str]) -> int:
+        """Catch up every live match not looked at for a while; how many were behind."""
+        behind = 0
+        now = self._now()
+        for tenant in tenants:
+            for match_id in await self.data.due(tenant, now - self.grace_ms, SWEEP_BATCH):
+                if await self.refresh(tenant, match_id):
+                    behind += 1
+                elif await self.store.version(match_id) > 0:
+                    await self.data.live(tenant, match_id, now)  # looked at: not due again soon
+        return behind
+
+    async def refresh(self, tenant: str, match_id: str) -> bool:
+        """Catch the match up if its log is ahead of the feed (one meta read when it is not)."""
+        written = await self.store.meta(match_id, PHASE)
+        if written is not None and int(written) <= await self.data.fed(tenant, match_id):
+            return False
+        await self.catch_up(tenant, match_id)
+        return True
+
+    async def sweep_forever(self, tenants: Callable[[], Sequence[str]], interval_s: float
+                            ) -> None:
+        """Sweep at once (a restarted process catches up what died with it), then every
+        `interval_s` seconds, until cancelled; a store that is away is tried again."""
+        grace, self.grace_ms = self.grace_ms, 0
+        while True:
+            try:
+                await self.sweep(tenants())
+                self.grace_ms = grace
+            except MatchError as e:
+                log.warning("feed_sweep_failed", error=e.code)
+            except Exception:  # a bug must not end the sweeping for good: log it, go on
+                log.exception("feed_sweep_crashed")
+            await asyncio.sleep(interval_s)
+
+    # ------------------------------------------------------------------ reading
+
+    async def events(self, tenant: str, cursor: str, *, poll_s: float = 0.5
+                     ) -> AsyncGenerator[FeedItem, None]:
+        """Every event after `cursor`, then each new one, until the caller stops. Commits of
+        this process ring at once; other processes' are seen within `poll_s`."""
+        while True:
+            bell = self._bells.setdefault(tenant, asyncio.Event())
+            items = await self.data.read_feed(tenant, cursor, 500)
+            for item in items:
+                cursor = item.cursor
+                yield item
+            if not items:
+                bell.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(bell.wait(), poll_s)
+
+    def _ring(self, tenant: str) -> None:
+        bell = self._bells.get(tenant)
+        if bell is not None:
+            bell.set()
+
+    async def summaries(self, tenant: str, match_ids: Sequence[str]
+                        ) -> list[dict[str, Any] | None]:
+        """The lobby entries of these matches, each caught up first if its log is ahead."""
+        found = await self.data.summaries(tenant, match_ids)
+        stale = [m for m, (text, _) in zip(match_ids, found, strict=True)
+                 if text is None or json.loads(text)["status"] != "finished"]
+        if stale:
+            written: list[str | None] = []
+            for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections
+                written += await asyncio.gather(*(self.store.meta(m, PHASE)
+                                                  for m in stale[at:at + READ_BATCH]))
+            behind = [m for m, w, (text, _) in zip(stale, written, (
+                found[match_ids.index(m)] for m in stale), strict=True)
+                if w is not None and (text is None or int(w) > json.loads(text)["phase"])]
+            for match_id in behind:
+                await self.catch_up(tenant, match_id)
+            if behind:
+                found = await self.data.summaries(tenant, match_ids)
+        out: list[dict[str, Any] | None] = []
+        for text, created_ms in found:
+            entry = None if text is None else json.loads(text)
+            if entry is not None:
+                entry["created_ms"] = created_ms
+            out.append(entry)
+        return out
+
+
+def _steps(stored: Sequence[StoredEntry]) -> list[tuple[MatchRecord | None, Step, str]]:
+    """(record before, the entry as a step, its hash) for every lifecycle entry of a log."""
+    out: list[tuple[MatchRecord | None, Step, str]] = []
+    record: MatchRecord | None = None
+    for item in stored:
+        entry = Entry.from_canonical(item.text)
+        after = apply_entry(record, entry, item.hash)
+        if feed.phase(after) != feed.phase(record):
+            out.append((record, Step(entry, tuple(decode_events(after.game, entry)), after),
+                        item.hash))
+        record = after
+    return out
