@@ -102,6 +102,9 @@ def _translated() -> Iterator[None]:
         raise
 
 
+BACKGROUND = 8  # connections of the moves' pool kept for background tasks
+
+
 class RedisStore:
     """The Store on one Redis (or Redis Cluster-compatible) server.
 
@@ -127,9 +130,11 @@ class RedisStore:
                  **kwargs: Any) -> RedisStore:
         """Connect lazily to the Redis at `url` (redis://, rediss://, unix:// or a Redis
         Cluster's redis+cluster://host:port,... - see kozyr.engine.redis_connect)."""
-        # The watchers' pool has room for their reads and the pub/sub listeners (ticks and
-        # token revocations, each holding a connection).
-        return cls(connect(url, max_connections=max_connections, **kwargs),
+        # Each pool has room beyond its gate: the watchers' for the ticks listener, the moves'
+        # for the service's background tasks (the revocation listener holds a connection for
+        # good; the feed sweep, webhook sender and timer loop take one now and then). A pool
+        # only as big as its gate gave false STORE_UNAVAILABLE with 64 moves in flight.
+        return cls(connect(url, max_connections=max_connections + BACKGROUND, **kwargs),
                    connect(url, max_connections=watch_connections + 4, **kwargs),
                    limit=max_connections, watch_limit=watch_connections)
 
