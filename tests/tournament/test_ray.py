@@ -24,8 +24,17 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
     """A local Ray with two CPUs, shared by the tests of this module."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             logging_level="WARNING")
+    # Ray gives its raylet a fixed 30 s to register; a busy 2-core machine can take longer, so
+    # a start that timed out is tried again (its own processes stopped first).
+    for attempt in range(3):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     logging_level="WARNING")
+            break
+        except Exception as e:
+            ray.shutdown()
+            if attempt == 2 or "timed out during startup" not in str(e):
+                raise
     try:
         yield
     finally:
