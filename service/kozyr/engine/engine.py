@@ -28,6 +28,7 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
+from kozyr.engine.owners import Owners
 from kozyr.engine.platform import PHASE, Platform
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
@@ -130,7 +131,7 @@ class Engine:
         # The tenants' feed and lobby (api/server.py sets it on a Redis store); a match created
         # with no tenant (in-process tools, engine tests) is in no feed.
         self.platform: Platform | None = None
-        self._tenants: dict[str, str] = {}
+        self.owners = Owners(store, cache_size)
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -192,7 +193,7 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
         self._tell(step.record)
-        await self._lifecycle(tenant, None, step)
+        await self._lifecycle(None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
@@ -234,7 +235,7 @@ class Engine:
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    await self._lifecycle(await self.tenant_of(match_id), record, step)
+                    await self._lifecycle(record, step)
                     return Joined(chosen, token, step.record.version, step.record.started,
                                   step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
@@ -280,7 +281,7 @@ class Engine:
                 if status == "OK":
                     self._appended(step)
                     if decision.finishes:
-                        await self._lifecycle(await self.tenant_of(match_id), record, step)
+                        await self._lifecycle(record, step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -453,24 +454,15 @@ class Engine:
             await self.feeds.wait(match_id, version)
             pending = await self.store.read_watched(match_id, version)
 
-    async def tenant_of(self, match_id: str) -> str:
-        """The tenant owning the match ("" for none); it never changes, so it is cached."""
-        tenant = self._tenants.get(match_id)
-        if tenant is None:
-            tenant = await self.store.meta(match_id, "tenant") or ""
-            if len(self._tenants) >= self.cache_size:
-                self._tenants.clear()
-            self._tenants[match_id] = tenant
-        return tenant
-
-    async def _lifecycle(self, tenant: str, before: MatchRecord | None, step: Step) -> None:
-        """Tell the tenant's feed and lobby about a lifecycle entry (creation, join, end)."""
-        if tenant and self.platform is not None:
-            await self.platform.appended(tenant, before, step)
+    async def _lifecycle(self, before: MatchRecord | None, step: Step, tenant: str = "") -> None:
+        """Tell the owner's feed and lobby about a lifecycle entry (creation, join, end)."""
+        if self.platform is not None:
+            owner = tenant or await self.owners.of(step.record.match_id)
+            if owner:
+                await self.platform.appended(owner, before, step)
 
     def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:
-        """Drop one token hash of a match (or, with no arguments, every one) from the token
-        cache, so the next call with it asks the store again (a revocation)."""
+        """Drop a revoked token hash of a match (no arguments: every one) from the cache."""
         if match_id is None or digest is None:
             self._tokens.clear()
         else:

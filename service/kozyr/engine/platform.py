@@ -170,20 +170,21 @@ class Platform:
                         ) -> list[dict[str, Any] | None]:
         """The lobby entries of these matches, each caught up first if its log is ahead."""
         found = await self.data.summaries(tenant, match_ids)
-        stale = [m for m, (text, _) in zip(match_ids, found, strict=True)
-                 if text is None or json.loads(text)["status"] != "finished"]
-        if stale:
-            written: list[str | None] = []
-            for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections
-                written += await asyncio.gather(*(self.store.meta(m, PHASE)
-                                                  for m in stale[at:at + READ_BATCH]))
-            behind = [m for m, w, (text, _) in zip(stale, written, (
-                found[match_ids.index(m)] for m in stale), strict=True)
-                if w is not None and (text is None or int(w) > json.loads(text)["phase"])]
-            for match_id in behind:
-                await self.catch_up(tenant, match_id)
-            if behind:
-                found = await self.data.summaries(tenant, match_ids)
+        # A finished entry is final; any other may be behind its log: compare the phases.
+        indexed = {m: -1 if text is None else json.loads(text)["phase"]
+                   for m, (text, _) in zip(match_ids, found, strict=True)
+                   if text is None or json.loads(text)["status"] != "finished"}
+        stale = list(indexed)
+        behind: list[str] = []
+        for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections at once
+            batch = stale[at:at + READ_BATCH]
+            written = await asyncio.gather(*(self.store.meta(m, PHASE) for m in batch))
+            behind += [m for m, w in zip(batch, written, strict=True)
+                       if w is not None and int(w) > indexed[m]]
+        for match_id in behind:
+            await self.catch_up(tenant, match_id)
+        if behind:
+            found = await self.data.summaries(tenant, match_ids)
         out: list[dict[str, Any] | None] = []
         for text, created_ms in found:
             entry = None if text is None else json.loads(text)
