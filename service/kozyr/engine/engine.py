@@ -28,8 +28,7 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
-from kozyr.engine.owners import Owners
-from kozyr.engine.platform import PHASE, Platform
+from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
@@ -55,6 +54,8 @@ from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
+
+RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,7 @@ class Engine:
     ) -> None:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
+        self._receipts: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -128,10 +130,7 @@ class Engine:
         self.feeds = Feeds(store)
         # Called with every record this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[MatchRecord], None]] = []
-        # The tenants' feed and lobby (api/server.py sets it on a Redis store); a match created
-        # with no tenant (in-process tools, engine tests) is in no feed.
-        self.platform: Platform | None = None
-        self.owners = Owners(store, cache_size)
+        self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -154,8 +153,6 @@ class Engine:
 
         With a `request_id` (unique within the caller's `scope`), the same request again
         answers the same match and tokens, and another request under that id is refused.
-        A `tenant` owns the match (its feed and lobby list it); `users` are the platform's
-        user ids of the seats.
         """
         try:
             game = get_game(game_name)
@@ -172,16 +169,13 @@ class Engine:
         bots = step.record.terms.bots or ("",) * len(seats)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name and not bots[i])
-        meta = {"game": game.NAME, PHASE: str(phase(step.record)),
+        meta = {"game": game.NAME, "tenant": tenant, PHASE: str(phase(step.record)),
                 **self._stored_seed(match_id, server_seed)}
-        if tenant:
-            meta["tenant"] = tenant
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = _fingerprint(created)
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
-        if tenant and self.platform is not None:
-            await self.platform.creating(tenant, match_id)
+        await creating(self.platform, tenant, match_id)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -193,7 +187,7 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
         self._tell(step.record)
-        await self._lifecycle(None, step, tenant)
+        await appended(self.platform, None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
@@ -212,14 +206,13 @@ class Engine:
         first = (await self.store.read_after(match_id, 0, upto=1))[0]
         promised = _commitment_of(first.text)
         return Created(match_id, unseal(request_id, match_id, record), 1, promised,
-                       self._sign(match_id, 1, first.hash, promised))
+                       self.sign_entry(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b"",
         user: str = "",
     ) -> Joined:
-        """Claim an open seat (the first open one when `seat` is None); `user` is the platform's
-        user id behind a seat ticket."""
+        """Claim an open seat (the first open one when `seat` is None) for a platform `user`."""
         limits.check_name(name, allow_empty=False)
         limits.check_contribution(contribution)
         token = new_token(self._random)
@@ -235,7 +228,7 @@ class Engine:
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    await self._lifecycle(record, step)
+                    await appended(self.platform, record, step)
                     return Joined(chosen, token, step.record.version, step.record.started,
                                   step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
@@ -248,8 +241,7 @@ class Engine:
         self, match_id: str, seat: int, command: Any, command_id: str,
         expected_version: int | None = None, actor: str = "",
     ) -> Step:
-        """Decide and append one command; the same (seat, command_id) again answers the same.
-        `actor` is the platform's user id behind the seat ticket that sent it."""
+        """Decide and append one command; the same (seat, command_id) again answers the same."""
         limits.check_command_id(command_id)
         key = command_key(seat, command_id)
         async with self._lock(match_id):
@@ -280,8 +272,7 @@ class Engine:
                     match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    if decision.finishes:
-                        await self._lifecycle(record, step)
+                    await appended(self.platform, record, step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -454,19 +445,10 @@ class Engine:
             await self.feeds.wait(match_id, version)
             pending = await self.store.read_watched(match_id, version)
 
-    async def _lifecycle(self, before: MatchRecord | None, step: Step, tenant: str = "") -> None:
-        """Tell the owner's feed and lobby about a lifecycle entry (creation, join, end)."""
-        if self.platform is not None:
-            owner = tenant or await self.owners.of(step.record.match_id)
-            if owner:
-                await self.platform.appended(owner, before, step)
-
     def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:
         """Drop a revoked token hash of a match (no arguments: every one) from the cache."""
-        if match_id is None or digest is None:
-            self._tokens.clear()
-        else:
-            self._tokens.pop((match_id, digest), None)
+        for key in [k for k in self._tokens if match_id is None or k == (match_id, digest)]:
+            del self._tokens[key]
 
     async def close(self) -> None:
         """Stop the feed readers."""
@@ -478,14 +460,25 @@ class Engine:
         """The signed receipt of a step's entry (None without a signer): every answer that
         appends, and every watched update, carries one (docs/fairness.md §6)."""
         record = step.record
-        return self._sign(record.match_id, step.entry.version, record.head,
+        return self.sign_entry(record.match_id, step.entry.version, record.head,
                           record.created.commitment)
 
-    def _sign(self, match_id: str, version: int, digest: str, commitment: str
-              ) -> Receipt | None:
+    def sign_entry(self, match_id: str, version: int, digest: str, commitment: str
+                   ) -> Receipt | None:
+        """The receipt of one entry by its match, version, hash and the match's commitment:
+        what any appender (a move, a join, a timeout) or reader of the log calls."""
         if self.signer is None:
             return None
-        return self.signer.receipt(match_id, version, digest, commitment)
+        # The mover's answer and every watcher's update carry the same receipt (Ed25519 is
+        # deterministic): sign each entry once.
+        key = (match_id, version, digest)
+        receipt = self._receipts.get(key)
+        if receipt is None or receipt.commitment != commitment:
+            receipt = self._receipts[key] = self.signer.receipt(match_id, version, digest,
+                                                                commitment)
+            if len(self._receipts) > RECEIPT_CACHE:
+                self._receipts.popitem(last=False)
+        return receipt
 
     # ------------------------------------------------------------------ helpers
 

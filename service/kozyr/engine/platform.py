@@ -38,6 +38,41 @@ SWEEP_BATCH = 200
 READ_BATCH = 8  # concurrent meta reads of one lobby page
 
 
+class Owners:
+    """The owning tenant of each match ("" for none: in-process tools, engine tests)."""
+
+    def __init__(self, store: Store, size: int = 10_000) -> None:
+        self.store = store
+        self.size = size
+        self._owners: dict[str, str] = {}
+
+    async def of(self, match_id: str) -> str:
+        """The match's tenant (the store answers once per match, then the cache)."""
+        tenant = self._owners.get(match_id)
+        if tenant is None:
+            tenant = await self.store.meta(match_id, "tenant") or ""
+            if len(self._owners) >= self.size:
+                self._owners.clear()  # a bounded cache; the store still knows
+            self._owners[match_id] = tenant
+        return tenant
+
+
+async def creating(platform: Platform | None, tenant: str, match_id: str) -> None:
+    """Before a match's first append (the engine's hook; nothing without a platform)."""
+    if platform is not None and tenant:
+        await platform.creating(tenant, match_id)
+
+
+async def appended(platform: Platform | None, before: MatchRecord | None, step: Step,
+                   tenant: str = "") -> None:
+    """After an append (the engine's hook): a lifecycle entry goes to its owner's feed."""
+    if platform is None or feed.phase(before) == feed.phase(step.record):
+        return  # a plain move: the feed has nothing to say (and no owner is looked up)
+    owner = tenant or await platform.owners.of(step.record.match_id)
+    if owner:
+        await platform.appended(owner, before, step)
+
+
 class Platform:
     """Feed and lobby writer of one process (any number of processes may run one)."""
 
@@ -45,6 +80,7 @@ class Platform:
                  clock: Callable[[], float] = time.time, grace_s: float = 5.0) -> None:
         self.store = store
         self.data = platform_store
+        self.owners = Owners(store)
         self._clock = clock
         self.grace_ms = int(grace_s * 1000)
         self._bells: dict[str, asyncio.Event] = {}
