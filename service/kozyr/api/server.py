@@ -149,7 +149,7 @@ async def _platform_tasks(engine: Engine, store: RedisStore, tenancy: Tenancy,
     """The tenants' feed and lobby on the store's Redis, with their catch-up sweep, and the
     webhook sender (primed before the server answers, so it misses no event)."""
     if engine.platform is None:
-        engine.platform = Platform(store, RedisPlatformStore.beside(store.redis),
+        engine.platform = Platform(store, RedisPlatformStore.sharing(store),
                                    grace_s=config.feed_sweep_interval_s)
     platform = engine.platform
     tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids,

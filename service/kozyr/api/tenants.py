@@ -123,7 +123,8 @@ class Access:
         """A key or ticket may touch only its own tenant's matches (and a ticket its match)."""
         if not (caller.keyed or caller.ticket):
             return
-        owner = await engine.tenant_of(match_id) or LOCAL_TENANT
+        platform = engine.platform
+        owner = (await platform.owners.of(match_id) if platform else "") or LOCAL_TENANT
         if owner != caller.tenant:
             await engine.record(match_id)  # an unknown match is NOT_FOUND first
             raise _denied("OTHER_TENANT", "this match belongs to another tenant", match_id)

@@ -28,7 +28,7 @@ import structlog
 
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
-from kozyr.engine.platform import PHASE, Platform
+from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
@@ -130,10 +130,7 @@ class Engine:
         self.feeds = Feeds(store)
         # Called with every record this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[MatchRecord], None]] = []
-        # The tenants' feed and lobby (api/server.py sets it on a Redis store); a match created
-        # with no tenant (in-process tools, engine tests) is in no feed.
-        self.platform: Platform | None = None
-        self._tenants: dict[str, str] = {}
+        self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -156,8 +153,6 @@ class Engine:
 
         With a `request_id` (unique within the caller's `scope`), the same request again
         answers the same match and tokens, and another request under that id is refused.
-        A `tenant` owns the match (its feed and lobby list it); `users` are the platform's
-        user ids of the seats.
         """
         try:
             game = get_game(game_name)
@@ -174,16 +169,13 @@ class Engine:
         bots = step.record.terms.bots or ("",) * len(seats)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name and not bots[i])
-        meta = {"game": game.NAME, PHASE: str(phase(step.record)),
+        meta = {"game": game.NAME, "tenant": tenant, PHASE: str(phase(step.record)),
                 **self._stored_seed(match_id, server_seed)}
-        if tenant:
-            meta["tenant"] = tenant
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = _fingerprint(created)
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
-        if tenant and self.platform is not None:
-            await self.platform.creating(tenant, match_id)
+        await creating(self.platform, tenant, match_id)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -195,7 +187,7 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
         self._tell(step.record)
-        await self._lifecycle(tenant, None, step)
+        await appended(self.platform, None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
@@ -220,8 +212,7 @@ class Engine:
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b"",
         user: str = "",
     ) -> Joined:
-        """Claim an open seat (the first open one when `seat` is None); `user` is the platform's
-        user id behind a seat ticket."""
+        """Claim an open seat (the first open one when `seat` is None) for a platform `user`."""
         limits.check_name(name, allow_empty=False)
         limits.check_contribution(contribution)
         token = new_token(self._random)
@@ -237,7 +228,7 @@ class Engine:
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    await self._lifecycle(await self.tenant_of(match_id), record, step)
+                    await appended(self.platform, record, step)
                     return Joined(chosen, token, step.record.version, step.record.started,
                                   step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
@@ -250,8 +241,7 @@ class Engine:
         self, match_id: str, seat: int, command: Any, command_id: str,
         expected_version: int | None = None, actor: str = "",
     ) -> Step:
-        """Decide and append one command; the same (seat, command_id) again answers the same.
-        `actor` is the platform's user id behind the seat ticket that sent it."""
+        """Decide and append one command; the same (seat, command_id) again answers the same."""
         limits.check_command_id(command_id)
         key = command_key(seat, command_id)
         async with self._lock(match_id):
@@ -282,8 +272,7 @@ class Engine:
                     match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    if decision.finishes:
-                        await self._lifecycle(await self.tenant_of(match_id), record, step)
+                    await appended(self.platform, record, step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -456,28 +445,10 @@ class Engine:
             await self.feeds.wait(match_id, version)
             pending = await self.store.read_watched(match_id, version)
 
-    async def tenant_of(self, match_id: str) -> str:
-        """The tenant owning the match ("" for none); it never changes, so it is cached."""
-        tenant = self._tenants.get(match_id)
-        if tenant is None:
-            tenant = await self.store.meta(match_id, "tenant") or ""
-            if len(self._tenants) >= self.cache_size:
-                self._tenants.clear()
-            self._tenants[match_id] = tenant
-        return tenant
-
-    async def _lifecycle(self, tenant: str, before: MatchRecord | None, step: Step) -> None:
-        """Tell the tenant's feed and lobby about a lifecycle entry (creation, join, end)."""
-        if tenant and self.platform is not None:
-            await self.platform.appended(tenant, before, step)
-
     def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:
-        """Drop one token hash of a match (or, with no arguments, every one) from the token
-        cache, so the next call with it asks the store again (a revocation)."""
-        if match_id is None or digest is None:
-            self._tokens.clear()
-        else:
-            self._tokens.pop((match_id, digest), None)
+        """Drop a revoked token hash of a match (no arguments: every one) from the cache."""
+        for key in [k for k in self._tokens if match_id is None or k == (match_id, digest)]:
+            del self._tokens[key]
 
     async def close(self) -> None:
         """Stop the feed readers."""

@@ -38,6 +38,41 @@ SWEEP_BATCH = 200
 READ_BATCH = 8  # concurrent meta reads of one lobby page
 
 
+class Owners:
+    """The owning tenant of each match ("" for none: in-process tools, engine tests)."""
+
+    def __init__(self, store: Store, size: int = 10_000) -> None:
+        self.store = store
+        self.size = size
+        self._owners: dict[str, str] = {}
+
+    async def of(self, match_id: str) -> str:
+        """The match's tenant (the store answers once per match, then the cache)."""
+        tenant = self._owners.get(match_id)
+        if tenant is None:
+            tenant = await self.store.meta(match_id, "tenant") or ""
+            if len(self._owners) >= self.size:
+                self._owners.clear()  # a bounded cache; the store still knows
+            self._owners[match_id] = tenant
+        return tenant
+
+
+async def creating(platform: Platform | None, tenant: str, match_id: str) -> None:
+    """Before a match's first append (the engine's hook; nothing without a platform)."""
+    if platform is not None and tenant:
+        await platform.creating(tenant, match_id)
+
+
+async def appended(platform: Platform | None, before: MatchRecord | None, step: Step,
+                   tenant: str = "") -> None:
+    """After an append (the engine's hook): a lifecycle entry goes to its owner's feed."""
+    if platform is None or feed.phase(before) == feed.phase(step.record):
+        return  # a plain move: the feed has nothing to say (and no owner is looked up)
+    owner = tenant or await platform.owners.of(step.record.match_id)
+    if owner:
+        await platform.appended(owner, before, step)
+
+
 class Platform:
     """Feed and lobby writer of one process (any number of processes may run one)."""
 
@@ -45,6 +80,7 @@ class Platform:
                  clock: Callable[[], float] = time.time, grace_s: float = 5.0) -> None:
         self.store = store
         self.data = platform_store
+        self.owners = Owners(store)
         self._clock = clock
         self.grace_ms = int(grace_s * 1000)
         self._bells: dict[str, asyncio.Event] = {}
@@ -170,20 +206,21 @@ class Platform:
                         ) -> list[dict[str, Any] | None]:
         """The lobby entries of these matches, each caught up first if its log is ahead."""
         found = await self.data.summaries(tenant, match_ids)
-        stale = [m for m, (text, _) in zip(match_ids, found, strict=True)
-                 if text is None or json.loads(text)["status"] != "finished"]
-        if stale:
-            written: list[str | None] = []
-            for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections
-                written += await asyncio.gather(*(self.store.meta(m, PHASE)
-                                                  for m in stale[at:at + READ_BATCH]))
-            behind = [m for m, w, (text, _) in zip(stale, written, (
-                found[match_ids.index(m)] for m in stale), strict=True)
-                if w is not None and (text is None or int(w) > json.loads(text)["phase"])]
-            for match_id in behind:
-                await self.catch_up(tenant, match_id)
-            if behind:
-                found = await self.data.summaries(tenant, match_ids)
+        # A finished entry is final; any other may be behind its log: compare the phases.
+        indexed = {m: -1 if text is None else json.loads(text)["phase"]
+                   for m, (text, _) in zip(match_ids, found, strict=True)
+                   if text is None or json.loads(text)["status"] != "finished"}
+        stale = list(indexed)
+        behind: list[str] = []
+        for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections at once
+            batch = stale[at:at + READ_BATCH]
+            written = await asyncio.gather(*(self.store.meta(m, PHASE) for m in batch))
+            behind += [m for m, w in zip(batch, written, strict=True)
+                       if w is not None and int(w) > indexed[m]]
+        for match_id in behind:
+            await self.catch_up(tenant, match_id)
+        if behind:
+            found = await self.data.summaries(tenant, match_ids)
         out: list[dict[str, Any] | None] = []
         for text, created_ms in found:
             entry = None if text is None else json.loads(text)

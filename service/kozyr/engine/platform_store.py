@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -20,7 +21,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 
 from kozyr.engine.redis_connect import AsyncClient
-from kozyr.engine.redis_store import _translated
+from kozyr.engine.redis_store import RedisStore, _translated
 from kozyr.engine.store import store_full
 
 CommitStatus = Literal["OK", "DUPLICATE", "BEHIND"]
@@ -112,19 +113,38 @@ return {'OK', tostring(after)}
 """
 
 
+def _semaphore(limit: int) -> Callable[[], AbstractAsyncContextManager[None]]:
+    gate = asyncio.Semaphore(limit)
+
+    @contextlib.asynccontextmanager
+    async def held() -> AsyncIterator[None]:
+        async with gate:
+            yield
+
+    return held
+
+
 def tenant_key(tenant: str, part: str) -> str:
     """A key of one tenant (all in the tenant's hash slot)."""
     return f"kozyr:{{t:{tenant}}}:{part}"
 
 
 class RedisPlatformStore:
-    """The PlatformStore on a Redis, through a bounded pool of its own (so feed, lobby and
-    webhook traffic never takes a connection a move needs)."""
+    """The PlatformStore on a Redis: on a pool of its own (`beside`, the webhook sender), or on
+    a RedisStore's pool behind that store's own gate (`sharing`: the feed and lobby add no
+    connection of their own, and the pool never serves more callers than its size)."""
 
-    def __init__(self, client: AsyncClient, limit: int = 16) -> None:
+    def __init__(self, client: AsyncClient, limit: int = 16,
+                 gate: Callable[[], AbstractAsyncContextManager[None]] | None = None) -> None:
         self.redis = client
         self._commit = client.register_script(COMMIT_LUA)
-        self._gate = asyncio.Semaphore(limit)
+        self._gate = gate or _semaphore(limit)
+        self._owned = gate is None
+
+    @classmethod
+    def sharing(cls, store: RedisStore) -> RedisPlatformStore:
+        """On `store`'s connections, each call taking a place at its gate like a move's."""
+        return cls(store.redis, gate=store._slot)  # the one gate of that pool, on purpose
 
     @classmethod
     def beside(cls, client: AsyncClient, limit: int = 16) -> RedisPlatformStore:
@@ -138,12 +158,13 @@ class RedisPlatformStore:
         return cls(aioredis.Redis(connection_pool=own), limit)
 
     async def close(self) -> None:
-        """Release the pool."""
-        await self.redis.aclose()
+        """Release the pool (if it is this store's own)."""
+        if self._owned:
+            await self.redis.aclose()
 
     @contextlib.asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
-        async with self._gate:
+        async with self._gate():
             try:
                 with _translated():
                     yield
