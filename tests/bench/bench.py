@@ -9,13 +9,17 @@ Sections (all by default, or pick with --only):
            every move re-decided, outcome) in entries/s over an archive of 1,000 matches
            recorded in-process in the engine's log format, beside the chain check alone and a
            plain fold of the same entries (what replaying without verifying costs);
+- scale, replicas, ray: `kozyr serve --workers 1|2|4`, Redis Cluster against one Redis, the
+           watch delay across replicas, tournaments on Ray (see tests/bench/scale.py);
 - receipts: the cost of signing: moves/s through the engine (on its in-memory store, each
            answer's receipt made as the servicer makes it) with and without a signing key,
            interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
            second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client, side by side.
+           bot is a gRPC client, side by side;
+- web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
+           on the web port of one process, side by side (tests/bench/bench_web.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -372,6 +376,24 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
     return out
 
 
+def scale_out(sections: list[str], matches: int, results: dict[str, Any]) -> None:
+    """The scale-out sections (tests/bench/scale.py)."""
+    from tests.bench import scale
+
+    if "scale" in sections:
+        print("scale: moves/s by service processes, cluster against single Redis, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["scale"] = scale.bench_scale(matches)
+    if "replicas" in sections:
+        print("replicas: three kozyr serve on one Redis, a watcher on another replica",
+              flush=True)
+        results["replicas"] = scale.bench_replicas()
+    if "ray" in sections:
+        print(f"ray: tournament matches/s, local Ray against the local runner, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["ray"] = scale.bench_ray(400)
+
+
 # ---------------------------------------------------------------------------- receipts
 
 
@@ -440,7 +462,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "receipts", "tournament"],
+                        choices=["games", "service", "verify", "receipts", "tournament",
+                                 "scale", "replicas", "ray", "web"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -448,7 +471,8 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "receipts", "tournament"]
+    sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
+                             "replicas", "ray"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -467,6 +491,13 @@ def main() -> int:
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    scale_out(sections, args.matches, results)
+    if "web" in sections:
+        from tests.bench.bench_web import CALLS, bench_web
+
+        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
+              flush=True)
+        results["web"] = bench_web()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
