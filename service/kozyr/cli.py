@@ -66,14 +66,16 @@ def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any, Any]:
         seed_box = load_or_create(Path(key_file))
     except (OSError, ValueError) as e:
         raise ServeError(f"cannot use the seed key {key_file}: {e}") from None
+    from kozyr.engine.signing import load_file
     from kozyr.engine.signing import load_or_create as load_signer
     from kozyr.keys_cli import signing_dir
 
-    folder = signing_dir(args)
+    given = args.signing_key_file or os.environ.get("KOZYR_SIGNING_KEY_FILE")
+    folder = Path(given) if given else signing_dir(args)
     try:
-        signer = load_signer(folder)
+        signer = load_file(folder) if given else load_signer(folder)
     except (OSError, ValueError) as e:
-        raise ServeError(f"cannot use the signing key in {folder}: {e}") from None
+        raise ServeError(f"cannot use the signing key {folder}: {e}") from None
     return config, tls, arbiter, seed_box, signer, tenancy
 
 
@@ -159,6 +161,10 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="folder of the Ed25519 key receipts are signed with (default: "
                             "$KOZYR_SIGNING_KEY_DIR, else <data-dir>/signing, made on first "
                             "start); `kozyr keys show` prints its public keys")
+    serve.add_argument("--signing-key-file", default=None,
+                       help="the Ed25519 private key (32 raw bytes) as a file, e.g. a mounted "
+                            "secret shared by every replica (default: $KOZYR_SIGNING_KEY_FILE, "
+                            "else the folder above); retired public keys in keys.txt beside it")
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key of --tls-cert")
     serve.add_argument("--tls-client-ca", default=None,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kozyr import cli
 from kozyr.engine import Engine, MemoryStore
-from kozyr.engine.signing import Signer, load_or_create, read_listing, rotate
+from kozyr.engine.signing import Signer, load_file, load_or_create, read_listing, rotate
 from kozyr.receipts import KeyRing, key_id
 
 
@@ -79,3 +79,17 @@ def test_every_appending_answer_of_the_engine_carries_a_receipt_that_verifies() 
         assert engine.receipt(step) == engine.receipt(again)  # a repeat: the same receipt
 
     asyncio.run(body())
+
+
+def test_a_given_key_file_in_a_read_only_folder_signs_and_lists_its_retired_keys(
+        tmp_path: Path) -> None:
+    old = load_or_create(tmp_path / "secret")
+    rotate(tmp_path / "secret")
+    given = tmp_path / "secret" / "current.key"
+    (tmp_path / "secret").chmod(0o500)  # a mounted secret: nothing may be written there
+    try:
+        signer = load_file(given)
+    finally:
+        (tmp_path / "secret").chmod(0o700)
+    assert old.key_id in {k.key_id for k in signer.keys if not k.current}
+    assert KeyRing([signer.public_key]).problem(signer.receipt("m", 1, "00" * 32, "")) is None

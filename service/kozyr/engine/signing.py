@@ -2,7 +2,8 @@
 
 The key lives in a folder of its own (by default ``<data-dir>/signing``):
 
-- ``current.key`` — the private key, 32 raw bytes, owner-only (0600), made on first start;
+- ``current.key`` — the private key, 32 raw bytes, owner-only (0600), made on first start
+  (or given as a file of its own, ``--signing-key-file``, e.g. a mounted secret);
 - ``keys.txt`` — every public key this server has signed with, one line each
   (``<key id> <public key hex> current|retired``). Rotation writes a new ``current.key`` and
   keeps the old public key listed as retired, so receipts and logs signed before still verify.
@@ -14,6 +15,7 @@ are in `kozyr.receipts` (pure).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,8 +73,18 @@ def load_or_create(folder: Path) -> Signer:
     if not private.exists():
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_private(private, os.urandom(32))
-    signer = Signer(_read_private(private), read_listing(folder))
-    _write_listing(folder, signer.keys)
+    return load_file(private)
+
+
+def load_file(private: Path) -> Signer:
+    """The signer of a given private-key file (32 raw bytes, e.g. a mounted secret); the public
+    keys listed beside it in ``keys.txt``, if any, stay listed. The listing is brought up to
+    date where the folder is writable; a read-only one (a secret volume) is left as it is."""
+    listed = read_listing(private.parent)
+    signer = Signer(_read_private(private), listed)
+    if {(k.key_id, k.current) for k in listed} != {(k.key_id, k.current) for k in signer.keys}:
+        with contextlib.suppress(OSError):  # read-only: GetSigningKeys still lists them
+            _write_listing(private.parent, signer.keys)
     return signer
 
 
