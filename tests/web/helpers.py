@@ -48,7 +48,9 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        # A first start on a busy machine (a cold disk cache, two loaded cores) can pass 30 s.
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True,
+                                     timeout=120_000)
         try:
             yield chromium
         finally:

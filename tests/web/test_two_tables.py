@@ -39,6 +39,7 @@ def _token(page: Any, match_id: str) -> str:
 def _open_table(chromium: Any, **options: Any) -> tuple[Any, Any, Traffic]:
     # bypass_csp: playwright evaluates its waits as strings, which the page's policy forbids
     context = chromium.new_context(bypass_csp=True, **options)
+    context.set_default_timeout(60_000)  # a loaded machine; every wait is still bounded
     page = context.new_page()
     return context, page, Traffic(page)
 

@@ -9,6 +9,9 @@ holder already holds all of it.
 
 from __future__ import annotations
 
+import asyncio
+import functools
+from dataclasses import dataclass
 from typing import Any
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
@@ -35,18 +38,46 @@ async def replay_text(servicer: Any, request: pb.InspectReplayRequest, context: 
     return archive.dumps(archive.build(raws))
 
 
-def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResponse:
-    """Verify the file and show the step asked for (INVALID_ARGUMENT for a bad step or seat)."""
+@dataclass(frozen=True, slots=True)
+class _Analysed:
+    """A replay read and verified once: its verdict and its steps (or why they cannot show)."""
+
+    status: str
+    report: str
+    versions: int
+    frames: tuple[show.Frame, ...] = ()
+
+
+@functools.lru_cache(maxsize=8)
+def _analyse(text: str) -> _Analysed:
+    # Cached by the text: a viewer stepping through one replay asks for every step of it, and
+    # verifying a long file costs far more than showing one step.
     try:
         replay = archive.parse(text)
     except archive.Unreadable as e:
-        return pb.InspectReplayResponse(status="UNREADABLE", report=f"UNREADABLE\nfile: {e}")
+        return _Analysed("UNREADABLE", f"UNREADABLE\nfile: {e}", 0)
     report = verify(replay)
     try:
         frames = show.frames(replay)
     except ValueError as e:
-        return pb.InspectReplayResponse(status=report.status, report=f"{report.text()}\n{e}",
-                                        versions=len(replay.entries))
+        return _Analysed(report.status, f"{report.text()}\n{e}", len(replay.entries))
+    return _Analysed(report.status, report.text(), len(frames), tuple(frames))
+
+
+async def inspect_async(text: str, request: pb.InspectReplayRequest
+                        ) -> pb.InspectReplayResponse:
+    """`inspect` in a worker thread: a long file must not hold up the event loop's matches."""
+    return await asyncio.to_thread(inspect, text, request)
+
+
+def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResponse:
+    """Verify the file and show the step asked for (INVALID_ARGUMENT for a bad step or seat)."""
+    analysed = _analyse(text)
+    frames = analysed.frames
+    if not frames:
+        return pb.InspectReplayResponse(status=analysed.status, report=analysed.report,
+                                        versions=analysed.versions)
+    report = analysed
     total = len(frames)
     step = request.version or total
     if not 1 <= step <= total:
@@ -60,7 +91,7 @@ def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResp
         show.SPECTATOR if request.spectator else show.FULL)
     full = seat is None and not request.spectator
     return pb.InspectReplayResponse(
-        status=report.status, report=report.text(), versions=total, version=step,
+        status=report.status, report=report.report, versions=total, version=step,
         view=convert.match_view(record, seat),
         text=show.table_text(record, viewer),
         events=convert.events_for(record.game, step, frame.events, seat, arbiter=full))

@@ -403,7 +403,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     async def InspectReplay(self, request: pb.InspectReplayRequest,
                             context: Context) -> pb.InspectReplayResponse:
         """The verdict and one step of a stored match's replay or of a replay file (web)."""
-        return replays.inspect(await replays.replay_text(self, request, context), request)
+        return await replays.inspect_async(await replays.replay_text(self, request, context),
+                                           request)
 
     async def _replayable(self, match_id: str, context: Context) -> MatchRecord:
         """The match's record if the caller may read its history: the arbiter, or all once over."""
