@@ -22,6 +22,7 @@ from kozyr.api.auth import Arbiter, ArbiterTokenError, listen_for_revocations
 from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
+from kozyr.api.movelog import MoveLog
 from kozyr.api.servicer import KozyrServicer
 from kozyr.config import ServerConfig
 from kozyr.engine import Engine, RedisStore
@@ -99,7 +100,9 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     """Build and start a server on `address` ("127.0.0.1:0" picks a free port)."""
     config = config or ServerConfig()
     server = grpc.aio.server(options=config.grpc_options())
-    servicer = KozyrServicer(engine, arbiter=arbiter)
+    servicer = KozyrServicer(engine, arbiter=arbiter,
+                             move_log=MoveLog(config.move_log_interval_s),
+                             session_moves=config.session_moves_in_flight)
     guard = Guard(config)
     server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
     health_servicer = health.aio.HealthServicer()

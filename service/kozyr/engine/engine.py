@@ -317,6 +317,15 @@ class Engine:
         stored = await self.log(match_id)
         return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
 
+    async def current(self, match_id: str) -> MatchRecord:
+        """The record, without reading the log when the cache holds the newest version this
+        process heard of for a match it listens to (else as `record`)."""
+        cached = self._cache.get(match_id)
+        if cached is not None and self.feeds.current(match_id, cached.version):
+            self._cache.move_to_end(match_id)
+            return cached
+        return await self.record(match_id)
+
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
         if not stored:
@@ -397,6 +406,14 @@ class Engine:
                 if record.finished:
                     return
             await self.feeds.wait(match_id, version)
+            # The steps this process appended itself: no read of the log, no fold.
+            while (kept := self.feeds.steps_after(match_id, version)) is not None:
+                for step in kept:
+                    record, version = step.record, step.record.version
+                    yield step
+                    if record.finished:
+                        return
+                await self.feeds.wait(match_id, version)
             pending = await self.store.read_watched(match_id, version)
 
     async def close(self) -> None:
@@ -439,7 +456,7 @@ class Engine:
 
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))
-        self.feeds.wake(step.record.match_id, step.record.version)
+        self.feeds.appended(step)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:

@@ -16,6 +16,7 @@ from kozyr_client.client import (
     bearer,
 )
 from kozyr_client.errors import KozyrError, error_info
+from kozyr_client.session import PlaySession, SessionSeat
 
 __all__ = [
     "Backoff",
@@ -23,7 +24,9 @@ __all__ = [
     "Joined",
     "KozyrClient",
     "KozyrError",
+    "PlaySession",
     "SeatClient",
+    "SessionSeat",
     "Watch",
     "bearer",
     "error_info",

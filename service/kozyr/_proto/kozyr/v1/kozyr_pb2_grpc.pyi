@@ -84,6 +84,17 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
+    PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPush]
+    """--- speed ---
+    A bidirectional play session for bots: the client adds seats (each authenticated once, by
+    its token, for the life of the stream), the server pushes every decision a seat must take
+    (its view, its legal moves, the events it saw since its last push) and the client answers
+    each with a move carrying a command id. One session carries any number of seats across
+    matches. A dropped stream resumes: add the seats again with the last version seen; a move
+    in flight is answered once (command ids and the decision's version make a repeat
+    harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
+    Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -119,6 +130,17 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     ReplayMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ReplayMatchRequest, _kozyr_pb2.ReplayMatchResponse]  # type: ignore[assignment]
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+    """
+    PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPush]  # type: ignore[assignment]
+    """--- speed ---
+    A bidirectional play session for bots: the client adds seats (each authenticated once, by
+    its token, for the life of the stream), the server pushes every decision a seat must take
+    (its view, its legal moves, the events it saw since its last push) and the client answers
+    each with a move carrying a command id. One session carries any number of seats across
+    matches. A dropped stream resumes: add the seats again with the last version seen; a move
+    in flight is answered once (command ids and the decision's version make a repeat
+    harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
+    Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -206,6 +228,23 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kozyr_pb2.ReplayMatchResponse, _abc.Awaitable[_kozyr_pb2.ReplayMatchResponse]]:
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def PlaySession(
+        self,
+        request_iterator: _MaybeAsyncIterator[_kozyr_pb2.SessionRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.SessionPush], _abc.AsyncIterator[_kozyr_pb2.SessionPush]]:
+        """--- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
+        Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
