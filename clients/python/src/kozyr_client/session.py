@@ -15,6 +15,7 @@ refuses it at any other) and a command id made from it (a repeat gets the record
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ class SessionSeat:
     moves: int = 0
     finished: pb.SeatFinished | None = None
     answered: tuple[int, pb.Move] | None = None  # the last decision's version and our move
+    retries: int = 0  # the last move's resends after UNAVAILABLE
 
 
 class PlaySession:
@@ -155,11 +157,9 @@ class PlaySession:
                 move = state.answered[1]
             else:
                 move = self.choose(decision)
-                state.answered = (decision.version, move)
+                state.answered, state.retries = (decision.version, move), 0
                 state.moves += 1
-            outbox.put(pb.SessionRequest(move=pb.SessionMove(
-                match_id=decision.match_id, seat=decision.seat, move=move,
-                command_id=f"ps-v{decision.version}", version=decision.version)))
+            outbox.put(_move_request(state))
         elif kind == "finished":
             done = push.finished
             state = self.seats.get((done.match_id, done.seat))
@@ -172,9 +172,28 @@ class PlaySession:
             if refusal.reason in STALE:
                 self.stale += 1
                 return
+            state = self.seats.get((refusal.match_id, refusal.seat))
+            if (refusal.code == grpc.StatusCode.UNAVAILABLE.value[0] and state is not None
+                    and state.answered is not None and refusal.command_id
+                    and state.retries < self.backoff.attempts):
+                # The store was briefly away: the same move, same id, after a pause.
+                delay = list(self.backoff.delays())[state.retries]
+                state.retries += 1
+                timer = threading.Timer(delay, outbox.put, (_move_request(state),))
+                timer.daemon = True
+                timer.start()
+                return
             raise KozyrError(_status(refusal.code), refusal.reason, refusal.message,
                              {"match_id": refusal.match_id, "seat": str(refusal.seat),
                               "command_id": refusal.command_id})
+
+
+def _move_request(state: SessionSeat) -> pb.SessionRequest:
+    assert state.answered is not None
+    version, move = state.answered
+    return pb.SessionRequest(move=pb.SessionMove(
+        match_id=state.match_id, seat=state.seat, move=move, command_id=f"ps-v{version}",
+        version=version))
 
 
 def _status(code: int) -> grpc.StatusCode:
