@@ -29,6 +29,7 @@ import structlog
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
     SeatToken,
@@ -94,6 +95,7 @@ class Engine:
         random_bytes: Callable[[int], bytes] = os.urandom,
         request_ttl_s: float = 24 * 3600,
         seed_box: SeedBox | None = None,
+        snapshot_every: int = 64,
     ) -> None:
         self.store = store
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
@@ -115,6 +117,7 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
+        self.snapshots = Snapshots(store, every=snapshot_every, on_disagreement=self._forget)
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -314,6 +317,9 @@ class Engine:
         if cached is not None:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
+        loaded = await self.snapshots.cold_load(match_id)  # a snapshot and the tail after it
+        if loaded is not None:
+            return self._remember(loaded[0], loaded[1], fresh=True)
         stored = await self.log(match_id)
         return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
 
@@ -417,8 +423,9 @@ class Engine:
             pending = await self.store.read_watched(match_id, version)
 
     async def close(self) -> None:
-        """Stop the feed readers."""
+        """Stop the feed readers; let the snapshot writes in flight finish."""
         self.feeds.close()
+        await self.snapshots.settle()
 
     # ------------------------------------------------------------------ helpers
 
@@ -457,6 +464,7 @@ class Engine:
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))
         self.feeds.appended(step)
+        self.snapshots.maybe_take(step.record)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:

@@ -71,6 +71,22 @@ def fence_key(match_id: str) -> str:
     return f"kozyr:{{{match_id}}}:fence"
 
 
+def snapshot_key(match_id: str) -> str:
+    """The kept snapshot of a match's record (kozyr.engine.snapshots): fields v and s."""
+    return f"kozyr:{{{match_id}}}:snap"
+
+
+# Only a newer snapshot replaces the kept one; a drop removes only the one it names.
+PUT_SNAPSHOT_LUA = """
+local kept = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if tonumber(ARGV[1]) > kept then redis.call('HSET', KEYS[1], 'v', ARGV[1], 's', ARGV[2]) end
+return 0
+"""
+DROP_SNAPSHOT_LUA = """
+if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 REPAIR_LUA = """
 local current = 0
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -126,6 +142,8 @@ class RedisStore:
         self.watch_redis = watch_client or client
         self._append: AsyncScript = client.register_script(APPEND_LUA)
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
+        self._put_snapshot: AsyncScript = client.register_script(PUT_SNAPSHOT_LUA)
+        self._drop_snapshot: AsyncScript = client.register_script(DROP_SNAPSHOT_LUA)
         self._gate = asyncio.Semaphore(limit)
         self._watch_gate = asyncio.Semaphore(watch_limit)
 
@@ -225,6 +243,28 @@ class RedisStore:
         async with self._slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
+
+
+    # --- speed: snapshots ---
+
+    async def put_snapshot(self, match_id: str, version: int, text: str) -> None:
+        """See Store.put_snapshot."""
+        async with self._slot():
+            await self._put_snapshot(keys=[snapshot_key(match_id)], args=[version, text])
+
+    async def snapshot(self, match_id: str) -> tuple[int, str] | None:
+        """See Store.snapshot."""
+        async with self._slot():
+            kept: dict[str, str] = await self.redis.hgetall(  # type: ignore[assignment]
+                snapshot_key(match_id))
+        if "v" not in kept or "s" not in kept:
+            return None
+        return int(kept["v"]), kept["s"]
+
+    async def drop_snapshot(self, match_id: str, version: int) -> None:
+        """See Store.drop_snapshot."""
+        async with self._slot():
+            await self._drop_snapshot(keys=[snapshot_key(match_id)], args=[version])
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:
