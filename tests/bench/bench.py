@@ -11,7 +11,11 @@ Sections (all by default, or pick with --only):
            plain fold of the same entries (what replaying without verifying costs);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client, side by side.
+           bot is a gRPC client over PlaySession, side by side;
+- cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
+           fold without a snapshot) beside the raw XRANGE of its stream.
+The service section also runs the same matches over PlaySession, interleaved with the unary
+moves and the health checks, and times the v10 and v1000 latency bands alternately.
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -39,6 +43,7 @@ from kozyr.cards import deck  # noqa: E402
 from kozyr.fairness import RandomStream, deal_label  # noqa: E402
 from kozyr.games import GAMES, Game, fold  # noqa: E402
 from kozyr.games.base import Setup  # noqa: E402
+from tests.bench import speed  # noqa: E402
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 RUNS = 5
@@ -118,7 +123,7 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     """
     game = GAMES["dix"]
     decks = [RandomStream(seed, deal_label(h + 1)).shuffle(deck(53)) for h in range(hands)]
-    options = {"target": 100_000, "max_hands": hands}
+    options = {"target": 10_000, "max_hands": hands}
     config = game.make_config(options, 2)
     setup = Setup(first_dealer=0, decks=tuple(decks))
     state = fold(game, game.start(config, ["a", "b"], b"\x00" * 32, setup))
@@ -165,7 +170,7 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
 
     async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
         r = await stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", options={"target": "100000", "max_hands": str(len(decks))},
+            game="dix", options={"target": "10000", "max_hands": str(len(decks))},
             seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
             prearranged_decks=decks))
         return r.match_id, [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
@@ -203,36 +208,33 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
         await asyncio.gather(*(run(i) for i in range(matches)))
         return matches * per_task / (time.perf_counter() - start)
 
-    moves_samples, health_samples = [], []
-    for _ in range(RUNS):  # interleaved, so both see the same machine load
+    async def session_moves_rate() -> float:
+        scripts = [dix_script(f"s{i}-{uuid.uuid4().hex}".encode(), 1) for i in range(matches)]
+        created = await asyncio.gather(*(new_match(stubs[i % 4], s[0])
+                                         for i, s in enumerate(scripts)))
+        return await speed.session_rate(stubs[0], list(created), scripts)
+
+    moves_samples, health_samples, session_samples = [], [], []
+    for _ in range(RUNS):  # interleaved, so all three see the same machine load
         moves_samples.append(await moves_rate())
         health_samples.append(await health_rate())
+        session_samples.append(await session_moves_rate())
 
-    decks, script = dix_script(b"long", hands)
-    match_id, tokens = await new_match(stubs[0], decks)
-    latencies: dict[int, float] = {}
-    for version, (seat, card) in enumerate(script, start=2):
-        start = time.perf_counter()
-        await stubs[0].SubmitMove(move(match_id, card),
-                                  metadata=[("authorization", f"Bearer {tokens[seat]}")])
-        latencies[version] = time.perf_counter() - start
-    top = max(latencies)
-    early = [latencies[v] for v in range(5, 26)]
-    late_band = range(min(990, top - 21), min(1011, top + 1))
-    late = [latencies[v] for v in late_band]
+    bands = await speed.alternating_latency(stubs[0], new_match, dix_script, move, hands)
     for c in channels:
         await c.close()
-    moves_per_s, checks_per_s = (statistics.median(moves_samples),
-                                 statistics.median(health_samples))
+    moves_per_s, checks_per_s, session_per_s = (statistics.median(x) for x in (
+        moves_samples, health_samples, session_samples))
     return {
         "concurrent_matches": matches,
         "moves_per_s": round(moves_per_s),
+        "session_moves_per_s": round(session_per_s),
         "health_checks_per_s": round(checks_per_s),
         "moves_to_noop_ratio": round(moves_per_s / checks_per_s, 2),
-        "latency_ms_at_v10": round(statistics.median(early) * 1e3, 3),
-        f"latency_ms_at_v{late_band.start + 10}": round(statistics.median(late) * 1e3, 3),
-        "latency_ratio_late_to_early": round(statistics.median(late) / statistics.median(early),
-                                             2),
+        "session_moves_to_noop_ratio": round(session_per_s / checks_per_s, 2),
+        "latency_ms_at_v10": round(bands["early"] * 1e3, 3),
+        f"latency_ms_at_v{int(bands['late_version'])}": round(bands["late"] * 1e3, 3),
+        "latency_ratio_late_to_early": round(bands["late"] / bands["early"], 2),
     }
 
 
@@ -373,7 +375,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "tournament"],
+                        choices=["games", "service", "verify", "tournament", "cold"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -381,7 +383,7 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "tournament"]
+    sections = args.only or ["games", "service", "verify", "tournament", "cold"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -396,6 +398,10 @@ def main() -> int:
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    if "cold" in sections:
+        print(f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
+              flush=True)
+        results["cold"] = speed.bench_cold()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
