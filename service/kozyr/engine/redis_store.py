@@ -156,9 +156,11 @@ class RedisStore:
                                            **kwargs)
 
         # The watchers' pool has room for their reads and the pub/sub listeners (ticks and
-        # token revocations, each holding a connection).
-        return cls(pool(max_connections), pool(watch_connections + 4), limit=max_connections,
-                   watch_limit=watch_connections)
+        # token revocations, each holding a connection); the moves' pool for the revocation
+        # listener besides its gated commands (64 moves in flight plus that listener ran out
+        # of connections: "Too many connections", reported as STORE_UNAVAILABLE).
+        return cls(pool(max_connections + 2), pool(watch_connections + 4),
+                   limit=max_connections, watch_limit=watch_connections)
 
     @contextlib.asynccontextmanager
     async def _slot(self, watch: bool = False) -> AsyncIterator[None]:
