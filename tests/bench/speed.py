@@ -20,9 +20,9 @@ async def session_rate(stub: Any, created: list[tuple[str, list[str]]],
     from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 
     outbox: asyncio.Queue[pb.SessionRequest | None] = asyncio.Queue()
-    seats = [pb.SessionSeat(match_id=m, seat=s, token=t)
+    seats = [pb.SessionSeat(match_id=m, seat=s, token=t, skip_events=True)
              for m, tokens in created for s, t in enumerate(tokens)]
-    await outbox.put(pb.SessionRequest(seats=pb.SessionSeats(seats=seats)))
+    await outbox.put(pb.SessionRequest(seats=seats))
     script = {m: moves for (m, _), (_, moves) in zip(created, scripts, strict=True)}
     left = len(seats)
 
@@ -33,21 +33,25 @@ async def session_rate(stub: Any, created: list[tuple[str, list[str]]],
     start = time.perf_counter()
     call = stub.PlaySession(requests())
     total = 0
-    async for push in call:
-        kind = push.WhichOneof("kind")
-        if kind == "decision":
-            d = push.decision
-            _, card = script[d.match_id][d.version - 1]  # version 1 is the creation
-            await outbox.put(pb.SessionRequest(move=pb.SessionMove(
-                match_id=d.match_id, seat=d.seat, command_id=f"v{d.version}", version=d.version,
-                move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))))))
-            total += 1
-        elif kind == "finished":
-            left -= 1
-            if left == 0:
-                break
-        else:
-            raise RuntimeError(f"refused: {push.refusal}")
+    async for message in call:
+        moves = []
+        for push in message.pushes:
+            kind = push.WhichOneof("kind")
+            if kind == "decision":
+                d = push.decision
+                _, card = script[d.match_id][d.version - 1]  # version 1 is the creation
+                moves.append(pb.SessionMove(
+                    match_id=d.match_id, seat=d.seat, command_id=f"v{d.version}",
+                    version=d.version, move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card)))))
+                total += 1
+            elif kind == "finished":
+                left -= 1
+            else:
+                raise RuntimeError(f"refused: {push.refusal}")
+        if moves:
+            await outbox.put(pb.SessionRequest(moves=moves))
+        if left == 0:
+            break
     elapsed = time.perf_counter() - start
     await outbox.put(None)
     call.cancel()

@@ -136,14 +136,15 @@ def test_refusals_are_pushes_with_the_reason(server: ServerThread) -> None:
         done = threading.Event()
 
         def requests() -> Iterator[pb.SessionRequest]:
-            yield pb.SessionRequest(seats=pb.SessionSeats(seats=seats))
-            yield pb.SessionRequest(move=bad)
+            yield pb.SessionRequest(seats=seats)
+            yield pb.SessionRequest(moves=[bad])
             done.wait(60)  # keep our side open: a closed side ends the session
 
         call = stub.PlaySession(requests())
         kinds = {}
-        for push in call:
-            kinds[push.WhichOneof("kind")] = push
+        for message in call:
+            for push in message.pushes:
+                kinds[push.WhichOneof("kind")] = push
             if "refusal" in kinds and "decision" in kinds:
                 break
         done.set()

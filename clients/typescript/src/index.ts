@@ -225,43 +225,46 @@ export async function playSession(
   const key = (matchId: string, seat: number) => `${matchId}/${seat}`;
   const state = new Map(seats.map((s) => [key(s.matchId, s.seat), { ...s, version: 0n, answered: undefined as [bigint, Move] | undefined }]));
   const finished = new Map<string, SeatFinished>();
-  const moveRequest = (s: { matchId: string; seat: number; answered?: [bigint, Move] }): SessionRequest =>
-    create(SessionRequestSchema, {
-      kind: { case: "move", value: { matchId: s.matchId, seat: s.seat, move: s.answered![1], commandId: `ps-v${s.answered![0]}`, version: s.answered![0] } },
-    });
+  const moveOf = (s: { matchId: string; seat: number; answered?: [bigint, Move] }) =>
+    ({ matchId: s.matchId, seat: s.seat, move: s.answered![1], commandId: `ps-v${s.answered![0]}`, version: s.answered![0] });
   let failures = 0;
   while (finished.size < state.size) {
     const outbox = new Outbox<SessionRequest>();
     const open = [...state.values()].filter((s) => !finished.has(key(s.matchId, s.seat)));
     outbox.push(create(SessionRequestSchema, {
-      kind: { case: "seats", value: { seats: open.map((s) => ({ matchId: s.matchId, seat: s.seat, token: s.token, fromVersion: s.version })) } },
+      seats: open.map((s) => ({ matchId: s.matchId, seat: s.seat, token: s.token, fromVersion: s.version })),
     }));
     try {
-      for await (const push of client.playSession(outbox)) {
+      for await (const message of client.playSession(outbox)) {
         failures = 0;
-        if (push.kind.case === "decision") {
-          const d = push.kind.value;
-          const s = state.get(key(d.matchId, d.seat));
-          if (s === undefined || d.version < s.version) continue;
-          s.version = d.version;
-          if (s.answered === undefined || s.answered[0] !== d.version) s.answered = [d.version, choose(d)];
-          outbox.push(moveRequest(s));
-        } else if (push.kind.case === "finished") {
-          const f = push.kind.value;
-          const s = state.get(key(f.matchId, f.seat));
-          if (s !== undefined) s.version = f.version;
-          finished.set(key(f.matchId, f.seat), f);
-          if (finished.size === state.size) break;
-        } else if (push.kind.case === "refusal") {
-          const r = push.kind.value;
-          if (STALE.has(r.reason)) continue;
-          const s = state.get(key(r.matchId, r.seat));
-          if (r.code === Code.Unavailable && s?.answered !== undefined && r.commandId) {
-            setTimeout(() => outbox.push(moveRequest(s)), 100); // the store was briefly away
-            continue;
+        const moves = []; // this message's answers, sent as one request
+        for (const push of message.pushes) {
+          if (push.kind.case === "decision") {
+            const d = push.kind.value;
+            const s = state.get(key(d.matchId, d.seat));
+            if (s === undefined || d.version < s.version) continue;
+            s.version = d.version;
+            if (s.answered === undefined || s.answered[0] !== d.version) s.answered = [d.version, choose(d)];
+            moves.push(moveOf(s));
+          } else if (push.kind.case === "finished") {
+            const f = push.kind.value;
+            const s = state.get(key(f.matchId, f.seat));
+            if (s !== undefined) s.version = f.version;
+            finished.set(key(f.matchId, f.seat), f);
+          } else if (push.kind.case === "refusal") {
+            const r = push.kind.value;
+            if (STALE.has(r.reason)) continue;
+            const s = state.get(key(r.matchId, r.seat));
+            if (r.code === Code.Unavailable && s?.answered !== undefined && r.commandId) {
+              // The store was briefly away: the same move, same id, after a pause.
+              setTimeout(() => outbox.push(create(SessionRequestSchema, { moves: [moveOf(s)] })), 100);
+              continue;
+            }
+            throw new KozyrError(r.code as Code, r.reason, r.message, { matchId: r.matchId, seat: String(r.seat) });
           }
-          throw new KozyrError(r.code as Code, r.reason, r.message, { matchId: r.matchId, seat: String(r.seat) });
         }
+        if (moves.length > 0) outbox.push(create(SessionRequestSchema, { moves }));
+        if (finished.size === state.size) break;
       }
     } catch (error) {
       const e = KozyrError.from(error);

@@ -322,7 +322,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     @_stream_rpc
     async def PlaySession(self, requests: AsyncIterator[Any],
-                          context: Context) -> AsyncGenerator[pb.SessionPush, None]:
+                          context: Context) -> AsyncGenerator[pb.SessionPushes, None]:
         """A bot's seats over one stream (kozyr.api.session)."""
         session = Session(self.engine, self.closing, in_flight=self.session_moves,
                           move_log=self.move_log)

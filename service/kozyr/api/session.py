@@ -36,7 +36,9 @@ from kozyr.match.errors import Kind, MatchError, bad_request
 log = structlog.get_logger("kozyr.api")
 
 MAX_SEATS_PER_MESSAGE = 1_000
+MAX_MOVES_PER_MESSAGE = 1_000
 MAX_SESSION_SEATS = 10_000
+MAX_PUSHES_PER_MESSAGE = 512  # pushes ready at once go out in one message, up to this many
 _END = None  # the sentinel that ends the push loop
 
 
@@ -54,13 +56,26 @@ class Session:
         self.in_flight = asyncio.Semaphore(in_flight)
         self.failure: BaseException | None = None
 
-    async def run(self, requests: AsyncIterator[Any]) -> AsyncGenerator[pb.SessionPush, None]:
-        """The pushes of the session until the client closes its side or the server stops."""
+    async def run(self, requests: AsyncIterator[Any]) -> AsyncGenerator[pb.SessionPushes, None]:
+        """The pushes of the session until the client closes its side or the server stops;
+        what is ready at once goes out as one message."""
         reader = asyncio.create_task(self._read(requests))
         closing = asyncio.create_task(self._close_on(self.closing))
+        pushes = self.pushes
         try:
-            while (push := await self.pushes.get()) is not _END:
-                yield push
+            ended = False
+            while not ended:
+                push = await pushes.get()
+                if push is _END:
+                    break
+                batch = [push]
+                while not pushes.empty() and len(batch) < MAX_PUSHES_PER_MESSAGE:
+                    more = pushes.get_nowait()
+                    if more is _END:
+                        ended = True
+                        break
+                    batch.append(more)
+                yield pb.SessionPushes(pushes=batch)
             if self.failure is not None:
                 raise self.failure
         finally:
@@ -79,12 +94,14 @@ class Session:
                 if not isinstance(request, pb.SessionRequest):  # undecodable bytes
                     raise bad_request("BAD_REQUEST_BYTES", "the message is not a valid "
                                                            f"SessionRequest ({request.why})")
-                kind = request.WhichOneof("kind")
-                if kind == "seats":
-                    await self._add(request.seats.seats)
-                elif kind == "move":
+                if request.seats:
+                    await self._add(request.seats)
+                if len(request.moves) > MAX_MOVES_PER_MESSAGE:
+                    raise bad_request("TOO_MANY_MOVES",
+                                      f"send at most {MAX_MOVES_PER_MESSAGE} moves per message")
+                for move in request.moves:
                     await self.in_flight.acquire()
-                    task = asyncio.create_task(self._move(request.move))
+                    task = asyncio.create_task(self._move(move))
                     self.moves.add(task)
                     task.add_done_callback(self.moves.discard)
         except MatchError as e:
@@ -124,9 +141,11 @@ class Session:
                              wanted.match_id, viewer.seat, "")
                 continue
             self.seats[key] = asyncio.create_task(
-                self._follow(wanted.match_id, viewer.seat, wanted.from_version))
+                self._follow(wanted.match_id, viewer.seat, wanted.from_version,
+                             wanted.skip_events))
 
-    async def _follow(self, match_id: str, seat: int, from_version: int) -> None:
+    async def _follow(self, match_id: str, seat: int, from_version: int,
+                      skip_events: bool = False) -> None:
         """Push the seat's decisions from `from_version` on, until its match ends."""
         events: list[pb.Event] = []
         lean = False
@@ -135,7 +154,7 @@ class Session:
                     self.engine.updates(match_id, max(from_version - 1, 0))) as updates:
                 async for step in updates:
                     record, version = step.record, step.record.version
-                    if version > from_version:  # the client has the events up to from_version
+                    if version > from_version and not skip_events:  # it has those up to there
                         events += convert.events_for(record.game, version, step.events, seat)
                     if record.finished:
                         self.pushes.put_nowait(pb.SessionPush(finished=pb.SeatFinished(

@@ -110,9 +110,9 @@ class PlaySession:
         return [s for s in self.seats.values() if s.finished is None]
 
     def _seats_message(self, seats: list[SessionSeat]) -> pb.SessionRequest:
-        return pb.SessionRequest(seats=pb.SessionSeats(seats=[
+        return pb.SessionRequest(seats=[
             pb.SessionSeat(match_id=s.match_id, seat=s.seat, token=s.token,
-                           from_version=s.version) for s in seats]))
+                           from_version=s.version) for s in seats])
 
     def _requests(self, outbox: queue.SimpleQueue[pb.SessionRequest | None]
                   ) -> Iterator[pb.SessionRequest]:
@@ -129,9 +129,13 @@ class PlaySession:
         call = self._call = self.client.stub.PlaySession(self._requests(outbox))
         progressed = False
         try:
-            for push in call:
+            for message in call:
                 progressed = True
-                self._handle(push, outbox)
+                moves: list[pb.SessionMove] = []  # the answers to this message, sent as one
+                for push in message.pushes:
+                    self._handle(push, moves, outbox)
+                if moves:
+                    outbox.put(pb.SessionRequest(moves=moves))
                 if not self._open_seats():
                     break
         finally:
@@ -140,7 +144,7 @@ class PlaySession:
             call.cancel()
         return progressed
 
-    def _handle(self, push: pb.SessionPush,
+    def _handle(self, push: pb.SessionPush, moves: list[pb.SessionMove],
                 outbox: queue.SimpleQueue[pb.SessionRequest | None]) -> None:
         kind = push.WhichOneof("kind")
         if kind == "decision":
@@ -159,7 +163,7 @@ class PlaySession:
                 move = self.choose(decision)
                 state.answered, state.retries = (decision.version, move), 0
                 state.moves += 1
-            outbox.put(_move_request(state))
+            moves.append(_move(state))
         elif kind == "finished":
             done = push.finished
             state = self.seats.get((done.match_id, done.seat))
@@ -179,7 +183,8 @@ class PlaySession:
                 # The store was briefly away: the same move, same id, after a pause.
                 delay = list(self.backoff.delays())[state.retries]
                 state.retries += 1
-                timer = threading.Timer(delay, outbox.put, (_move_request(state),))
+                timer = threading.Timer(delay, outbox.put,
+                                        (pb.SessionRequest(moves=[_move(state)]),))
                 timer.daemon = True
                 timer.start()
                 return
@@ -188,12 +193,11 @@ class PlaySession:
                               "command_id": refusal.command_id})
 
 
-def _move_request(state: SessionSeat) -> pb.SessionRequest:
+def _move(state: SessionSeat) -> pb.SessionMove:
     assert state.answered is not None
     version, move = state.answered
-    return pb.SessionRequest(move=pb.SessionMove(
-        match_id=state.match_id, seat=state.seat, move=move, command_id=f"ps-v{version}",
-        version=version))
+    return pb.SessionMove(match_id=state.match_id, seat=state.seat, move=move,
+                          command_id=f"ps-v{version}", version=version)
 
 
 def _status(code: int) -> grpc.StatusCode:

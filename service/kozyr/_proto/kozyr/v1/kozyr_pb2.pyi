@@ -1613,6 +1613,7 @@ class SessionSeat(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    SKIP_EVENTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     token: _builtins.str
@@ -1623,6 +1624,8 @@ class SessionSeat(_message.Message):
     """
     seat: _builtins.int
     """The seat the token is for (refused with WRONG_SEAT when it is another's)."""
+    skip_events: _builtins.bool
+    """True: pushes for this seat carry no events (a bot that needs only the view and its moves)."""
     def __init__(
         self,
         *,
@@ -1630,10 +1633,11 @@ class SessionSeat(_message.Message):
         token: _builtins.str = ...,
         from_version: _builtins.int = ...,
         seat: _builtins.int = ...,
+        skip_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "match_id", b"match_id", "seat", b"seat", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "match_id", b"match_id", "seat", b"seat", "skip_events", b"skip_events", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1681,59 +1685,33 @@ Global___SessionMove: _TypeAlias = SessionMove  # noqa: Y015
 
 @_typing.final
 class SessionRequest(_message.Message):
-    """What a client sends on a play session."""
+    """What a client sends on a play session: seats to add, moves answering decisions, or both."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEATS_FIELD_NUMBER: _builtins.int
-    MOVE_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def seats(self) -> Global___SessionSeats:
-        """Seats to act for from now on (each token authenticated once)."""
-
-    @_builtins.property
-    def move(self) -> Global___SessionMove:
-        """A move answering a Decision."""
-
-    def __init__(
-        self,
-        *,
-        seats: Global___SessionSeats | None = ...,
-        move: Global___SessionMove | None = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "seats", b"seats"]  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "seats", b"seats"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seats", "move"]  # noqa: Y015
-    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
-
-Global___SessionRequest: _TypeAlias = SessionRequest  # noqa: Y015
-
-@_typing.final
-class SessionSeats(_message.Message):
-    """Seats added to a play session."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    SEATS_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionSeat]:
-        """At most 1,000 per message; send several messages for more."""
+        """Seats to act for from now on (each token authenticated once); at most 1,000 per message."""
+
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionMove]:
+        """Moves answering Decisions, at most 1,000 per message."""
 
     def __init__(
         self,
         *,
         seats: _abc.Iterable[Global___SessionSeat] | None = ...,
+        moves: _abc.Iterable[Global___SessionMove] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___SessionSeats: _TypeAlias = SessionSeats  # noqa: Y015
+Global___SessionRequest: _TypeAlias = SessionRequest  # noqa: Y015
 
 @_typing.final
 class Decision(_message.Message):
@@ -1868,8 +1846,32 @@ class SessionRefusal(_message.Message):
 Global___SessionRefusal: _TypeAlias = SessionRefusal  # noqa: Y015
 
 @_typing.final
+class SessionPushes(_message.Message):
+    """What the server pushes on a play session: every push that was ready, in order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PUSHES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def pushes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionPush]:
+        """One or more pushes."""
+
+    def __init__(
+        self,
+        *,
+        pushes: _abc.Iterable[Global___SessionPush] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pushes", b"pushes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionPushes: _TypeAlias = SessionPushes  # noqa: Y015
+
+@_typing.final
 class SessionPush(_message.Message):
-    """What the server pushes on a play session."""
+    """One push of a play session."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

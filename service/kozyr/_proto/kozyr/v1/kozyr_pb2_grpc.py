@@ -83,7 +83,7 @@ class KozyrServiceStub:
         self.PlaySession = channel.stream_stream(
                 '/kozyr.v1.KozyrService/PlaySession',
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.SerializeToString,
-                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.SessionPush.FromString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.SessionPushes.FromString,
                 _registered_method=True)
 
 
@@ -169,8 +169,9 @@ class KozyrServiceServicer:
         each with a move carrying a command id. One session carries any number of seats across
         matches. A dropped stream resumes: add the seats again with the last version seen; a move
         in flight is answered once (command ids and the decision's version make a repeat
-        harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
-        Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -227,7 +228,7 @@ def add_KozyrServiceServicer_to_server(servicer, server):
             'PlaySession': grpc.stream_stream_rpc_method_handler(
                     servicer.PlaySession,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.FromString,
-                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.SessionPush.SerializeToString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.SessionPushes.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -500,7 +501,7 @@ class KozyrService:
             target,
             '/kozyr.v1.KozyrService/PlaySession',
             kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.SerializeToString,
-            kozyr_dot_v1_dot_kozyr__pb2.SessionPush.FromString,
+            kozyr_dot_v1_dot_kozyr__pb2.SessionPushes.FromString,
             options,
             channel_credentials,
             insecure,

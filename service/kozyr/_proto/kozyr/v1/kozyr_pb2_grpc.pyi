@@ -84,7 +84,7 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
-    PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPush]
+    PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]
     """--- speed ---
     A bidirectional play session for bots: the client adds seats (each authenticated once, by
     its token, for the life of the stream), the server pushes every decision a seat must take
@@ -92,8 +92,9 @@ class KozyrServiceStub:
     each with a move carrying a command id. One session carries any number of seats across
     matches. A dropped stream resumes: add the seats again with the last version seen; a move
     in flight is answered once (command ids and the decision's version make a repeat
-    harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
-    Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
+    harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+    carry several seats, moves and pushes at once: a bot serving many seats pays one message
+    for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
     """
 
 @_typing.type_check_only
@@ -131,7 +132,7 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
-    PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPush]  # type: ignore[assignment]
+    PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]  # type: ignore[assignment]
     """--- speed ---
     A bidirectional play session for bots: the client adds seats (each authenticated once, by
     its token, for the life of the stream), the server pushes every decision a seat must take
@@ -139,8 +140,9 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     each with a move carrying a command id. One session carries any number of seats across
     matches. A dropped stream resumes: add the seats again with the last version seen; a move
     in flight is answered once (command ids and the decision's version make a repeat
-    harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
-    Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
+    harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+    carry several seats, moves and pushes at once: a bot serving many seats pays one message
+    for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -235,7 +237,7 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request_iterator: _MaybeAsyncIterator[_kozyr_pb2.SessionRequest],
         context: _ServicerContext,
-    ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.SessionPush], _abc.AsyncIterator[_kozyr_pb2.SessionPush]]:
+    ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.SessionPushes], _abc.AsyncIterator[_kozyr_pb2.SessionPushes]]:
         """--- speed ---
         A bidirectional play session for bots: the client adds seats (each authenticated once, by
         its token, for the life of the stream), the server pushes every decision a seat must take
@@ -243,8 +245,9 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         each with a move carrying a command id. One session carries any number of seats across
         matches. A dropped stream resumes: add the seats again with the last version seen; a move
         in flight is answered once (command ids and the decision's version make a repeat
-        harmless). A refused seat or move is a SessionRefusal push, the stream goes on.
-        Errors ending the stream: UNAVAILABLE (server stopping), RESOURCE_EXHAUSTED.
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
