@@ -4,7 +4,7 @@ the ratios, which are what another machine can compare (never part of `make test
 
 The anchors live in their own folders: OpenSpiel (pip `open-spiel`, pinned in the Makefile) in
 .anchors/venv, boardgame.io (npm, pinned with its lock file) in .anchors/bgio. The boardgame.io
-games are small ports of Dix's and Six Dozens' shapes (tests/bench/anchors/bgio_playout.mjs);
+games are small ports of Dix's and Six Dozens' shapes (tests/bench/peers/bgio_playout.mjs);
 OpenSpiel's is its own hearts, the trick-taking game closest to Dix.
 """
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from kozyr.games import GAMES  # noqa: E402
 from tests.bench.bench import PLAYERS, playout  # noqa: E402
 
-HERE = Path(__file__).resolve().parent / "anchors"
+HERE = Path(__file__).resolve().parent / "peers"
 ANCHORS = ROOT / ".anchors"
 RUNS = 5
 # Which anchor each Kozyr game is set beside.
