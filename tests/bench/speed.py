@@ -145,3 +145,30 @@ async def _long_match(engine: Any, entries: int) -> str:
         await engine.submit(match_id, seat, rng.choice(legal), uuid.uuid4().hex[:8] + str(n))
     await engine.snapshots.settle()
     return str(match_id)
+
+
+def server_bots_rate(address: str, matches: int) -> float:
+    """Matches/s of Dix single-hand matches whose two seats are server-side bots (heuristic and
+    random, as the tournament's): created from 2 client threads, each match followed by a
+    spectator's watch until it ends. No move crosses the network."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+    from kozyr_client import KozyrClient
+
+    def one(client: Any) -> None:
+        response = client.stub.CreateMatch(pb.CreateMatchRequest(
+            game="dix", options={"single_hand": "true"}, request_id=uuid.uuid4().hex,
+            seats=[pb.SeatRequest(bot="heuristic"), pb.SeatRequest(bot="random")]))
+        for update in client.spectate(response.match_id).watch(0):
+            if update.view.status == pb.MATCH_STATUS_FINISHED:
+                return
+
+    clients = [KozyrClient(address) for _ in range(2)]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: one(clients[i % 2]), range(matches)))
+    elapsed = time.perf_counter() - start
+    for c in clients:
+        c.close()
+    return matches / elapsed

@@ -36,7 +36,7 @@ def test_reflection_lists_the_services_and_methods(server: ServerThread) -> None
     assert methods.returncode == 0, methods.stderr
     assert {f"kozyr.v1.KozyrService/{m}" for m in (
         "ListGames", "CreateMatch", "JoinMatch", "GetMatch", "ListLegalMoves", "SubmitMove",
-        "WatchMatch", "GetMatchLog", "ReplayMatch")} == set(methods.stdout.split())
+        "WatchMatch", "GetMatchLog", "ReplayMatch", "InspectReplay")} == set(methods.stdout.split())
     described = protodial("describe", "--plaintext", server.address,
                           "kozyr.v1.KozyrService.SubmitMove")
     assert "returns (.kozyr.v1.SubmitMoveResponse)" in described.stdout, described.stderr

@@ -4,6 +4,7 @@ damaged or foreign snapshot is discarded, reported and never trusted (in-memory 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import random
@@ -13,6 +14,7 @@ import pytest
 
 from kozyr.engine import Engine, MemoryStore
 from kozyr.engine.snapshots import SnapshotError, dump, load, same_record
+from kozyr.fairness import match_seed
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, fold_entries
 
@@ -29,8 +31,17 @@ def engine(store: MemoryStore, every: int = 5) -> Engine:
                   random_bytes=random.Random(7).randbytes, snapshot_every=every)
 
 
+async def server_seed(store: MemoryStore, match_id: str) -> bytes:
+    value = await store.meta(match_id, "server_seed")
+    assert value is not None
+    return bytes.fromhex(value)
+
+
 async def full_fold(store: MemoryStore, match_id: str) -> MatchRecord:
-    return fold_entries(Entry.from_canonical(r.text) for r in await store.read_after(match_id, 0))
+    """The fold a server makes: the withheld match seed restored from the server seed."""
+    return fold_entries((Entry.from_canonical(r.text)
+                         for r in await store.read_after(match_id, 0)),
+                        server_seed=await server_seed(store, match_id))
 
 
 async def play(eng: Engine, game: str, moves: int, seed: int = 1) -> str:
@@ -56,16 +67,22 @@ def test_snapshot_and_tail_equal_the_full_fold_at_every_version(game: str) -> No
         match_id = await play(engine(store), game, 300)
         stored = await store.read_after(match_id, 0)
         entries = [Entry.from_canonical(r.text) for r in stored]
-        full = fold_entries(entries)
+        seed = await server_seed(store, match_id)
+        full = fold_entries(entries, server_seed=seed)
         record: MatchRecord | None = None
         for entry in entries:  # a snapshot at every 7th version (and the last), then the tail
-            record = fold_entries([entry], record)
+            record = fold_entries([entry], record, server_seed=seed)
             if entry.version % 7 and entry.version != len(entries):
                 continue
-            snap = load(match_id, dump(record)).record
+            text = dump(record)
+            if record.started:  # the snapshot withholds the match seed, as the log does
+                contributions = [bytes.fromhex(c) for c in record.contributions]
+                assert match_seed(seed, contributions).hex() not in text
+            snap = load(match_id, text, seed).record
             assert same_record(snap, record)
             rest = entries[entry.version:]
-            assert same_record(fold_entries(rest, snap) if rest else snap, full)
+            assert same_record(fold_entries(rest, snap, server_seed=seed) if rest else snap,
+                               full)
 
     run(body)
 
@@ -80,7 +97,10 @@ def test_a_cold_engine_loads_from_the_kept_snapshot(game: str) -> None:
         record = await cold.record(match_id)
         assert same_record(record, await full_fold(store, match_id))
         assert cold.snapshots.loads == 1 and cold.snapshots.discarded == 0
-        assert await cold.snapshots.audit(match_id, load(match_id, kept[1]).record)
+        seed = await server_seed(store, match_id)
+        assert await cold.snapshots.audit(match_id, load(match_id, kept[1], seed).record, seed)
+        # Without the server seed a snapshot loads as a fold without it does: seedless.
+        assert load(match_id, kept[1]).record.seedless
 
     run(body)
 
@@ -128,11 +148,9 @@ def test_a_snapshot_that_differs_from_the_fold_is_discarded_by_the_audit() -> No
         match_id = await play(engine(store), "dix", 12)
         kept = await store.snapshot(match_id)
         assert kept is not None
-        good = load(match_id, kept[1]).record
+        good = load(match_id, kept[1], await server_seed(store, match_id)).record
         # Intact and chained to the stream, yet not what the entries fold to.
-        lying = MatchRecord(good.match_id, good.game, good.created, ("x", "y"),
-                            good.contributions, good.state, good.version, good.head,
-                            good.revealed_seed)
+        lying = dataclasses.replace(good, names=("x", "y"))
         store._logs[match_id].snapshot = (kept[0], dump(lying))
         cold = engine(store)
         cold.snapshots.audit_every = 1

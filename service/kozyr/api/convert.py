@@ -21,6 +21,7 @@ from kozyr.cards import Card, Suit, parse_card
 from kozyr.games import Game
 from kozyr.games.base import OptionSpec
 from kozyr.games.codec import encode
+from kozyr.match import clock
 from kozyr.match.errors import bad_request
 from kozyr.match.limits import MAX_CARD_TEXT
 from kozyr.match.log import LIFECYCLE_EVENTS, MatchCreated, SeatJoined, SeedRevealed
@@ -49,6 +50,8 @@ def _option(spec: OptionSpec) -> pb.OptionSpec:
     )
     if spec.minimum is not None:
         msg.minimum = spec.minimum
+    if spec.maximum is not None:
+        msg.maximum = spec.maximum
     return msg
 
 
@@ -248,5 +251,7 @@ def _describe(game: Game, event: Any) -> str:
         return f"{event.name} takes seat {event.seat}"
     if isinstance(event, SeedRevealed):
         return "the match is over; the server seed is revealed"
+    if (text := clock.describe(event)) is not None:
+        return text
     describe = getattr(game, "describe", None)
     return str(describe(event)) if describe is not None else type(event).__name__

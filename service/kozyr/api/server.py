@@ -27,7 +27,9 @@ from kozyr.api.servicer import KozyrServicer
 from kozyr.config import ServerConfig
 from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
+from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
            "start_server"]
@@ -61,6 +63,7 @@ class Running:
     health: health.aio.HealthServicer
     engine: Engine
     guard: Guard
+    seatbots: SeatBots | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -75,6 +78,8 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.servicer.closing.set()
         await self.server.stop(grace)
+        if self.seatbots is not None:
+            await self.seatbots.close()
         await self.engine.close()
         await self.engine.store.close()
 
@@ -96,10 +101,14 @@ async def _cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
 
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                        config: ServerConfig | None = None, tls: Tls | None = None,
-                       reflection_on: bool = True, arbiter: Arbiter | None = None) -> Running:
-    """Build and start a server on `address` ("127.0.0.1:0" picks a free port)."""
+                       reflection_on: bool = True, arbiter: Arbiter | None = None,
+                       reuse_port: bool = False) -> Running:
+    """Build and start a server on `address` ("127.0.0.1:0" picks a free port); with
+    `reuse_port`, one of several processes on that port (kozyr serve --workers)."""
     config = config or ServerConfig()
-    server = grpc.aio.server(options=config.grpc_options())
+    options = [(k, int(reuse_port) if k == "grpc.so_reuseport" else v)
+               for k, v in config.grpc_options()]
+    server = grpc.aio.server(options=options)
     servicer = KozyrServicer(engine, arbiter=arbiter,
                              move_log=MoveLog(config.move_log_interval_s),
                              session_moves=config.session_moves_in_flight)
@@ -120,7 +129,8 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
         check_address(address)  # names the holder if it is a port in use
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
-    running = Running(server, port, servicer, health_servicer, engine, guard)
+    running = Running(server, port, servicer, health_servicer, engine, guard,
+                      seatbots=SeatBots(engine))
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     if hasattr(engine.store, "watch_redis"):  # a RedisStore
@@ -198,11 +208,13 @@ def _reload(arbiter: Arbiter) -> None:
 
 
 async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
-                seed_box: SeedBox | None = None, config: ServerConfig | None = None,
+                seed_box: SeedBox | None = None, signer: Signer | None = None,
+                config: ServerConfig | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
-                supervised: EmbeddedRedis | None = None) -> None:
+                supervised: EmbeddedRedis | None = None, reuse_port: bool = False,
+                web_port: int | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
@@ -213,15 +225,24 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         watch_connections=config.redis_watch_connections,
         socket_timeout=config.redis_socket_timeout_s,
         socket_connect_timeout=config.redis_connect_timeout_s)
-    await store.redis.ping()
-    engine = Engine(store, seed_box=seed_box)
+    await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
+    engine = Engine(store, seed_box=seed_box, signer=signer)
     running = await start_server(engine, address, config=config, tls=tls,
-                                 reflection_on=reflection_on, arbiter=arbiter)
+                                 reflection_on=reflection_on, arbiter=arbiter,
+                                 reuse_port=reuse_port)
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
                           registry=METRICS.registry)
     bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
+    web = None
+    if web_port is not None:  # the browser's port, same host, same servicer and guard
+        from kozyr.api.web import start_web
+
+        host = address.rsplit(":", 1)[0]
+        web = await start_web(running.servicer, running.guard, host, web_port,
+                              reuse_port=reuse_port)
+        print(f"kozyr: web table on http://{host}:{web.port}/", file=sys.stderr, flush=True)
     if supervised is not None:  # its supervisor tells health the moment Redis dies
         supervised.on_death = running.report_store_lost
     if on_serving is not None:
@@ -238,5 +259,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
             loop.add_signal_handler(signal.SIGHUP, _reload, arbiter)
     await stop.wait()
     log.info("stopping", grace_s=grace)
+    if web is not None:
+        running.servicer.closing.set()  # ends the browsers' watches, so the port closes at once
+        await web.stop()
     await running.stop(grace)
     log.info("stopped")

@@ -19,7 +19,8 @@ import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import convert
+from kozyr.api import convert, replays, terms
+from kozyr.api import receipts as wire_receipts
 from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
@@ -188,10 +189,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             except ValueError:
                 raise bad_request("BAD_DICE", "write die rolls as numbers 1..6 separated by "
                                               "spaces") from None
+        match_terms, names = terms.terms_of(request)
         created = await self.engine.create(
             request.game,
             dict(request.options),
-            [(s.name, s.seed_contribution) for s in request.seats],
+            [(name, s.seed_contribution) for name, s in zip(names, request.seats, strict=True)],
+            terms=match_terms,
             request_id=request.request_id,
             first_dealer=request.first_dealer if request.HasField("first_dealer") else None,
             decks=decks,
@@ -204,6 +207,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             version=created.version,
             tokens=[pb.SeatToken(seat=t.seat, name=t.name, token=t.token)
                     for t in created.tokens],
+            receipt=wire_receipts.to_pb(created.receipt),
+            seed_commitment=created.commitment,
         )
 
     @_rpc
@@ -220,7 +225,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         log.info("seat_joined", match_id=request.match_id, seat=joined.seat,
                  version=joined.version, started=joined.started)
         return pb.JoinMatchResponse(seat=joined.seat, token=joined.token,
-                                    version=joined.version, started=joined.started)
+                                    version=joined.version, started=joined.started,
+                                    receipt=wire_receipts.to_pb(joined.receipt),
+                                    seed_commitment=joined.commitment)
 
     @_rpc
     async def GetMatch(self, request: pb.GetMatchRequest,
@@ -280,7 +287,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         METRICS.latency.observe(elapsed)
         self.move_log.record("OK", elapsed * 1e3, match_id=match_id, seat=seat,
                              command_id=request.command_id, version=applied.entry.version)
-        return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view)
+        return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view,
+                                     receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
 
     @_stream_rpc
     async def WatchMatch(self, request: pb.WatchMatchRequest,
@@ -293,7 +301,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                     self.engine.updates(request.match_id, request.from_version)) as updates:
                 while (applied := await self._next_update(updates)) is not None:
                     events, view = self._update(applied, viewer)
-                    yield pb.MatchUpdate(version=applied.entry.version, events=events, view=view)
+                    yield pb.MatchUpdate(
+                        version=applied.entry.version, events=events, view=view,
+                        receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
         finally:
             METRICS.watchers.dec()
 
@@ -338,9 +348,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=[pb.LogEntry(version=e.version, canonical_json=e.text, hash=e.hash)
-                     for e in entries],
-        )
+            entries=wire_receipts.log_entries(record, entries, self.engine.signer))
+
+    @_rpc
+    async def GetSigningKeys(self, request: pb.GetSigningKeysRequest,
+                             context: Context) -> pb.GetSigningKeysResponse:
+        """The public keys receipts are signed with."""
+        return wire_receipts.signing_keys(self.engine.signer)
 
     @_rpc
     async def ReplayMatch(self, request: pb.ReplayMatchRequest,
@@ -359,6 +373,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         shown = seat if seat is not None else (
             replay_show.SPECTATOR if request.spectator else replay_show.FULL)
         return pb.ReplayMatchResponse(view=view, text=replay_show.table_text(record, shown))
+
+    @_rpc
+    async def InspectReplay(self, request: pb.InspectReplayRequest,
+                            context: Context) -> pb.InspectReplayResponse:
+        """The verdict and one step of a stored match's replay or of a replay file (web)."""
+        return replays.inspect(await replays.replay_text(self, request, context), request)
 
     async def _replayable(self, match_id: str, context: Context) -> MatchRecord:
         """The match's record if the caller may read its history: the arbiter, or all once over."""

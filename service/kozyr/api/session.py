@@ -25,7 +25,7 @@ from typing import Any
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api import convert
+from kozyr.api import convert, receipts
 from kozyr.api.errors import STATUS, bounded
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
@@ -159,7 +159,8 @@ class Session:
                     if record.finished:
                         self.pushes.put_nowait(pb.SessionPush(finished=pb.SeatFinished(
                             match_id=match_id, seat=seat, version=version, events=events,
-                            view=convert.match_view(record, seat))))
+                            view=convert.match_view(record, seat),
+                            receipt=receipts.to_pb(self.engine.receipt(step)))))
                         break
                     if version < from_version or not record.started:
                         continue
@@ -170,7 +171,8 @@ class Session:
                     self.pushes.put_nowait(pb.SessionPush(decision=pb.Decision(
                         match_id=match_id, seat=seat, version=version, events=events,
                         view=convert.match_view(record, seat, lean=lean),
-                        moves=[convert.move_from_command(game, c) for c in legal])))
+                        moves=[convert.move_from_command(game, c) for c in legal],
+                        receipt=receipts.to_pb(self.engine.receipt(step)))))
                     events, lean = [], True
         except MatchError as e:
             self._refuse(e, match_id, seat, "")

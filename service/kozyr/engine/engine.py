@@ -29,6 +29,7 @@ import structlog
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
@@ -47,8 +48,9 @@ from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
-from kozyr.match.log import Entry, command_key, decode_events
+from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -60,6 +62,8 @@ class Created:
     match_id: str
     tokens: tuple[SeatToken, ...]
     version: int
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +74,8 @@ class Joined:
     token: str
     version: int
     started: bool
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +102,10 @@ class Engine:
         request_ttl_s: float = 24 * 3600,
         seed_box: SeedBox | None = None,
         snapshot_every: int = 64,
+        signer: Signer | None = None,
     ) -> None:
         self.store = store
+        self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -117,7 +125,10 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
-        self.snapshots = Snapshots(store, every=snapshot_every, on_disagreement=self._forget)
+        self.snapshots = Snapshots(store, every=snapshot_every, on_disagreement=self._forget,
+                                   server_seed=self._server_seed)
+        # Called with every record this process appended (seat bots, timers): never blocks.
+        self.listeners: list[Callable[[MatchRecord], None]] = []
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -132,6 +143,7 @@ class Engine:
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] = (),
         dice: Sequence[Sequence[int]] = (),
+        terms: MatchTerms | None = None,
     ) -> Created:
         """Create a match; start it at once when every seat is named.
 
@@ -149,9 +161,10 @@ class Engine:
         server_seed, now = self._random(32), self._now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
                                           server_seed=server_seed)
-        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now)
+        step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
+        bots = step.record.terms.bots or ("",) * len(seats)
         tokens = tuple(SeatToken(i, name, new_token(self._random))
-                       for i, (name, _) in enumerate(seats) if name)
+                       for i, (name, _) in enumerate(seats) if name and not bots[i])
         meta = {"game": game.NAME, **self._stored_seed(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = _fingerprint(created)
@@ -167,7 +180,8 @@ class Engine:
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
-        return Created(match_id, tokens, 1)
+        self._tell(step.record)
+        return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
                                now: int) -> Created:
@@ -182,7 +196,10 @@ class Engine:
                              f"request_id {request_id!r} created match {match_id} more than "
                              f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
                              "longer handed out again", match_id)
-        return Created(match_id, unseal(request_id, match_id, record), 1)
+        first = (await self.store.read_after(match_id, 0, upto=1))[0]
+        promised = _commitment_of(first.text)
+        return Created(match_id, unseal(request_id, match_id, record), 1, promised,
+                       self._sign(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
@@ -203,7 +220,8 @@ class Engine:
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    return Joined(chosen, token, step.record.version, step.record.started)
+                    return Joined(chosen, token, step.record.version, step.record.started,
+                                  step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "the match is busy; try joining again", match_id)
@@ -303,7 +321,9 @@ class Engine:
         if fence is None or record.version >= fence:
             return record
         repaired = await self.store.meta(record.match_id, "repaired")
-        if repaired is not None and int(repaired) == record.version:
+        # A repair below what this process saw, that the log has reached: the operator
+        # accepted the loss (another server may have played on from it since).
+        if repaired is not None and int(repaired) < fence and int(repaired) <= record.version:
             del self._fences[record.match_id]
             return record
         raise _behind(record.match_id, record.version, f"this server saw version {fence}")
@@ -321,7 +341,8 @@ class Engine:
         if loaded is not None:
             return self._remember(loaded[0], loaded[1], fresh=True)
         stored = await self.log(match_id)
-        return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
+        return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
+                              fresh=True)
 
     async def current(self, match_id: str) -> MatchRecord:
         """The record, without reading the log when the cache holds the newest version this
@@ -336,7 +357,18 @@ class Engine:
         stored = await self.store.read_after(record.match_id, record.version)
         if not stored:
             return record
-        return self._remember(_fold_stored(record, stored), _text_bytes(stored))
+        return self._remember(await self._fold(record.match_id, record, stored),
+                              _text_bytes(stored))
+
+    async def _fold(self, match_id: str, record: MatchRecord | None,
+                    stored: Sequence[StoredEntry]) -> MatchRecord:
+        """Fold entries into a record this process may decide on: the log withholds the match
+        seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
+        sealed server seed."""
+        seed = None
+        if (record is None or not record.started) and any(_STARTS in s.text for s in stored):
+            seed = await self._server_seed(match_id)
+        return _fold_stored(record, stored, seed)
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -427,6 +459,21 @@ class Engine:
         self.feeds.close()
         await self.snapshots.settle()
 
+    # ------------------------------------------------------------------ receipts
+
+    def receipt(self, step: Step) -> Receipt | None:
+        """The signed receipt of a step's entry (None without a signer): every answer that
+        appends, and every watched update, carries one (docs/fairness.md §6)."""
+        record = step.record
+        return self._sign(record.match_id, step.entry.version, record.head,
+                          record.created.commitment)
+
+    def _sign(self, match_id: str, version: int, digest: str, commitment: str
+              ) -> Receipt | None:
+        if self.signer is None:
+            return None
+        return self.signer.receipt(match_id, version, digest, commitment)
+
     # ------------------------------------------------------------------ helpers
 
     def _now_ms(self) -> int:
@@ -465,6 +512,14 @@ class Engine:
         self._remember(step.record, len(step.text))
         self.feeds.appended(step)
         self.snapshots.maybe_take(step.record)
+        self._tell(step.record)
+
+    def _tell(self, record: MatchRecord) -> None:
+        for listener in self.listeners:
+            try:
+                listener(record)
+            except Exception:  # a listener's bug must not fail the move that was appended
+                log.exception("listener_failed", match_id=record.match_id)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:
@@ -493,6 +548,11 @@ def _fingerprint(created: Any) -> str:
     return fingerprint({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
 
 
+def _commitment_of(first_entry: str) -> str:
+    """The seed commitment recorded in a match's entry 1."""
+    return str(Entry.from_canonical(first_entry).events[0]["commitment"])
+
+
 def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:
     if expected is None or expected == record.version:
         return
@@ -505,9 +565,15 @@ def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> Non
                      record.match_id, seat)
 
 
-def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> MatchRecord:
+# How the entry that starts a match shows in its canonical text (no spaces; a name holding this
+# text would have its quotes escaped).
+_STARTS = '"type":"MatchStarted"'
+
+
+def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
+                 server_seed: bytes | None = None) -> MatchRecord:
     for item in stored:
-        record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
+        record = apply_entry(record, Entry.from_canonical(item.text), item.hash, server_seed)
     assert record is not None
     return record
 

@@ -11,7 +11,9 @@ that entry, so a snapshot is used only if its body is intact, it decodes, and it
 stream's own hash at its version. Anything else is discarded (deleted) and reported (log line
 `snapshot_discarded`, and the `discarded` count), and the match is folded from the start.
 A sampled audit (`audit_every`: one cold load in that many) also folds the full stream in
-the background and discards a snapshot whose record differs. `kozyr replay
+the background and discards a snapshot whose record differs. The log withholds the match seed
+(schema 3), and so does a snapshot: the seed is cut out of the state it keeps (the paths are
+noted) and put back at load from the sealed server seed, as the fold itself does. `kozyr replay
 verify` and the offline verifier never read snapshots.
 """
 
@@ -20,17 +22,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from kozyr.engine.store import Store
+from kozyr.fairness import match_seed
 from kozyr.games import get_game
 from kozyr.games.codec import decode_as, encode
 from kozyr.match.errors import MatchError
-from kozyr.match.log import Entry, registry_for
+from kozyr.match.log import Entry, MatchTerms, registry_for
 from kozyr.match.record import MatchRecord, apply_entry
 
 log = structlog.get_logger("kozyr.snapshots")
@@ -49,18 +52,45 @@ class Snapshot:
 
 
 def dump(record: MatchRecord) -> str:
-    """The snapshot text of a record (a started or waiting match; JSON with a checksum)."""
+    """The snapshot text of a record (JSON with a checksum), the match seed cut out."""
+    state = encode(record.state) if record.state is not None else None
+    withheld: list[list[str | int]] = []
+    _cut_seeds(state, [], withheld)
     body = json.dumps({
         "format": FORMAT, "game": record.game.NAME, "version": record.version,
         "head": record.head, "created": encode(record.created), "names": list(record.names),
         "contributions": list(record.contributions), "revealed_seed": record.revealed_seed,
-        "state": encode(record.state) if record.state is not None else None,
+        "terms": encode(record.terms), "seedless": record.seedless, "state": state,
+        "withheld": withheld,
     }, separators=(",", ":"), sort_keys=True)
     return f"{_digest(body)}:{body}"
 
 
-def load(match_id: str, text: str) -> Snapshot:
-    """The snapshot in `text`; SnapshotError unless intact and decodable."""
+def _cut_seeds(data: Any, path: list[str | int], found: list[list[str | int]]) -> None:
+    """Blank every non-empty "seed" field of encoded data in place, noting where."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "seed" and isinstance(value, str) and value:
+                data[key] = ""
+                found.append([*path, key])
+            else:
+                _cut_seeds(value, [*path, key], found)
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            _cut_seeds(value, [*path, i], found)
+
+
+def _put_seeds(data: Any, paths: list[list[str | int]], seed: str) -> None:
+    for path in paths:
+        node = data
+        for step in path[:-1]:
+            node = node[step]
+        node[path[-1]] = seed
+
+
+def load(match_id: str, text: str, server_seed: bytes | None = None) -> Snapshot:
+    """The snapshot in `text`, the match seed put back from `server_seed` (without it the
+    record is seedless, as a fold without it is); SnapshotError unless intact and decodable."""
     digest, _, body = text.partition(":")
     if not body or _digest(body) != digest:
         raise SnapshotError("the checksum does not match the body")
@@ -70,12 +100,21 @@ def load(match_id: str, text: str) -> Snapshot:
             raise SnapshotError(f"unknown format {data['format']!r}")
         game = get_game(data["game"])
         created = registry_for(game).decode(data["created"])
+        contributions = tuple(data["contributions"])
+        seedless = bool(data["seedless"])
+        if data["withheld"]:
+            if server_seed is None:
+                seedless = True
+            else:
+                seed = match_seed(server_seed, [bytes.fromhex(c) for c in contributions])
+                _put_seeds(data["state"], data["withheld"], seed.hex())
         state: Any = None
         if data["state"] is not None:  # every game's state is its package's State
             state = decode_as(game.State, data["state"])  # type: ignore[attr-defined]
-        record = MatchRecord(match_id, game, created, tuple(data["names"]),
-                             tuple(data["contributions"]), state, int(data["version"]),
-                             str(data["head"]), str(data["revealed_seed"]))
+        record = MatchRecord(match_id, game, created, tuple(data["names"]), contributions,
+                             state, int(data["version"]), str(data["head"]),
+                             str(data["revealed_seed"]), decode_as(MatchTerms, data["terms"]),
+                             seedless)
     except SnapshotError:
         raise
     except Exception as e:  # any damage below the checksum: unusable, never fatal
@@ -98,8 +137,9 @@ def discard_reason(snapshot: Snapshot, stream_hash: str | None) -> str | None:
 def same_record(a: MatchRecord, b: MatchRecord) -> bool:
     """Whether two records agree on everything a fold determines."""
     return (a.version, a.head, a.names, a.contributions, a.revealed_seed, a.state,
-            a.created) == (b.version, b.head, b.names, b.contributions, b.revealed_seed,
-                           b.state, b.created)
+            a.created, a.terms, a.seedless) == (
+        b.version, b.head, b.names, b.contributions, b.revealed_seed, b.state, b.created,
+        b.terms, b.seedless)
 
 
 def report(match_id: str, version: int, why: str) -> None:
@@ -116,8 +156,10 @@ class Snapshots:
     one, audit one cold load in `audit_every` against the full fold (0: never)."""
 
     def __init__(self, store: Store, *, every: int = 64, audit_every: int = 16,
-                 on_disagreement: Callable[[str], None] | None = None) -> None:
+                 on_disagreement: Callable[[str], None] | None = None,
+                 server_seed: Callable[[str], Awaitable[bytes]] | None = None) -> None:
         self.store = store
+        self.server_seed = server_seed  # the sealed seed, to put the match seed back
         self.every = every
         self.audit_every = audit_every
         self.on_disagreement = on_disagreement
@@ -145,8 +187,9 @@ class Snapshots:
         if kept is None:
             return None
         version, text = kept
+        seed = await self.server_seed(match_id) if self.server_seed is not None else None
         try:
-            snap = load(match_id, text)
+            snap = load(match_id, text, seed)
             if snap.record.version != version:
                 raise SnapshotError("the snapshot's version is not the one it is kept under")
         except SnapshotError as e:
@@ -163,16 +206,17 @@ class Snapshots:
             record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
         self.loads += 1
         if self.audit_every > 0 and self.loads % self.audit_every == 0:
-            self._spawn(self.audit(match_id, snap.record))
+            self._spawn(self.audit(match_id, snap.record, seed))
         return record, len(text) + sum(len(item.text) for item in tail)
 
-    async def audit(self, match_id: str, snapshot: MatchRecord) -> bool:
+    async def audit(self, match_id: str, snapshot: MatchRecord,
+                    server_seed: bytes | None = None) -> bool:
         """Fold the stream up to the snapshot's version and compare; a snapshot that differs
         is discarded, reported, and the engine told to forget the record (True: it agreed)."""
         stored = await self.store.read_after(match_id, 0, upto=snapshot.version)
         full: MatchRecord | None = None
         for item in stored:
-            full = apply_entry(full, Entry.from_canonical(item.text), item.hash)
+            full = apply_entry(full, Entry.from_canonical(item.text), item.hash, server_seed)
         if full is not None and same_record(full, snapshot):
             return True
         await self._discard(match_id, snapshot.version, "the record differs from the fold")

@@ -11,12 +11,12 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kozyr.fairness import commitment, match_seed
 from kozyr.games import Game, IllegalMove, InvalidOptions
-from kozyr.games.base import Setup
+from kozyr.games.base import MatchStarted, Setup
 from kozyr.games.codec import encode
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -24,6 +24,7 @@ from kozyr.match.log import (
     SYSTEM_SEAT,
     Entry,
     MatchCreated,
+    MatchTerms,
     SeatJoined,
     SeedRevealed,
     encode_events,
@@ -100,14 +101,31 @@ def check_created(game: Game, created: MatchCreated) -> None:
         raise MatchError(Kind.BAD_REQUEST, e.code, e.message, rule=e.rule) from None
 
 
-def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int) -> Step:
-    """Entry 1: MatchCreated, and the game's opening when every seat is named."""
+def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int,
+           terms: MatchTerms | None = None) -> Step:
+    """Entry 1: MatchCreated (with its MatchTerms unless they are the defaults), and the game's
+    opening when every seat is named."""
     check_created(game, created)
     record = new_record(game, created)
     events: list[Any] = [created]
+    if terms is not None and terms != MatchTerms():
+        check_terms(created, terms)
+        events.append(terms)
+        record = advance(record, [terms], 0, record.head)
     if not record.open_seats:
         events += opening(record, seed_of(record, server_seed))
     return _seal(record, SYSTEM_SEAT, "", None, events, time_ms)
+
+
+def check_terms(created: MatchCreated, terms: MatchTerms) -> None:
+    """Refuse terms that do not fit the match (the bots' names are the engine's to check)."""
+    if terms.bots and len(terms.bots) != len(created.seats):
+        raise bad_request("BAD_BOTS", "name a bot (or none) for every seat")
+    for seat, bot in enumerate(terms.bots):
+        if bot and not created.seats[seat]:
+            raise bad_request("BOT_SEAT_OPEN", f"seat {seat} is a bot's, so it needs a name")
+    if terms.bots and all(terms.bots):
+        raise bad_request("ONLY_BOTS", "a match needs at least one seat for a person")
 
 
 # ---------------------------------------------------------------------- joining and starting
@@ -168,6 +186,9 @@ def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
     if not record.started:
         raise MatchError(Kind.RULES, "NOT_STARTED", "the match waits for players to join",
                          record.match_id, seat)
+    if record.seedless:  # a programming error: the engine folds with the server seed
+        raise MatchError(Kind.INTERNAL, "SEED_WITHHELD", "the match seed is not known here",
+                         record.match_id, seat)
     game = record.game
     try:
         events = tuple(game.decide(record.state, seat, command))
@@ -198,11 +219,17 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
     # The game's events are folded already: build the record from the decided state.
     after = MatchRecord(record.match_id, record.game, record.created, record.names,
                         record.contributions, decision.state, entry.version, digest,
-                        revealed or record.revealed_seed)
+                        revealed or record.revealed_seed, record.terms, record.seedless)
     return Step(entry, events, after, text, digest)
 
 
 # ---------------------------------------------------------------------- sealing
+
+
+def withheld(events: Sequence[Any]) -> tuple[Any, ...]:
+    """The events as the log holds them: MatchStarted without the match seed, which would
+    predict every later deal (docs/fairness.md §1); SeedRevealed makes it public at the end."""
+    return tuple(replace(e, seed=b"") if isinstance(e, MatchStarted) else e for e in events)
 
 
 def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
@@ -213,11 +240,13 @@ def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
 
 def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
           events: Sequence[Any], time_ms: int) -> Step:
-    entry = _entry(record, seat, command_id, command, events, time_ms)
+    """The entry logs the withheld events; the record keeps the seed to deal later hands."""
+    logged = withheld(events)
+    entry = _entry(record, seat, command_id, command, logged, time_ms)
     text = entry.canonical()
     digest = entry_hash(text)
     after = advance(record, events, entry.version, digest)
-    return Step(entry, tuple(events), after, text, digest)
+    return Step(entry, logged, after, text, digest)
 
 
 def _unhex(text: str) -> bytes:

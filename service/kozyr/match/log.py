@@ -22,7 +22,12 @@ from kozyr.cards import Card
 from kozyr.games import Game
 from kozyr.games.codec import Registry, encode
 
-SCHEMA_VERSION = 2  # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt
+# 2: the games' shared MatchStarted/FirstDealerChosen/Dealt; 3: MatchStarted in the log holds no
+# match seed (it is withheld until SeedRevealed, docs/fairness.md §1), so nothing in a running
+# match's log predicts a later deal. Schema-2 logs still read and verify.
+SCHEMA_VERSION = 3
+READABLE_SCHEMAS = (2, 3)
+WITHHELD_SEED_SCHEMA = 3
 GENESIS_HASH = "0" * 64
 SYSTEM_SEAT = -1
 
@@ -65,7 +70,74 @@ class SeedRevealed:
     head: str = ""
 
 
-LIFECYCLE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed)
+@dataclass(frozen=True, slots=True)
+class MatchTerms:
+    """How the match is run beyond the game's options (docs/rules.md R-7 … R-9), recorded in
+    entry 1 right after MatchCreated, only when anything differs from the defaults.
+
+    `bots` names the bot (a kozyr.bots spec such as ``heuristic``) that plays each seat, "" for
+    a person. `clock` is NONE, DECISION (`limit_ms` per decision), FISCHER (a bank of
+    `bank_ms` per seat, `increment_ms` added after each of its decisions) or CORRESPONDENCE
+    (`limit_ms` is a number of days in ms). `policy` (FORFEIT, AUTO_MOVE, BOT) says what a
+    timeout does; `policy_bot` is the bot of BOT. `grace_ms` is the abandonment grace,
+    `expire_ms` how long an open match waits for its seats.
+    """
+
+    bots: tuple[str, ...] = ()
+    clock: str = "NONE"
+    limit_ms: int = 0
+    bank_ms: int = 0
+    increment_ms: int = 0
+    policy: str = "FORFEIT"
+    policy_bot: str = ""
+    grace_ms: int = 0
+    expire_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """R-7: a seat gave the match up (the same ending as a forfeit)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """R-7: a seat called the match off before every seat had made its first decision."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    """R-8, R-9: the seat's time for its decision ran out at `deadline_ms`; `policy` is what
+    followed (FORFEIT ends the match; AUTO_MOVE and BOT are followed by the game's events of
+    the decision made for the seat)."""
+
+    seat: int
+    deadline_ms: int
+    policy: str
+
+
+@dataclass(frozen=True, slots=True)
+class Abandoned:
+    """R-7: `seat` left the table (no decision, no watcher for the grace period) and `claimant`
+    claimed the win."""
+
+    seat: int
+    claimant: int
+
+
+@dataclass(frozen=True, slots=True)
+class Expired:
+    """R-7: the open seats were never filled before the match's expiry."""
+
+    seats: tuple[int, ...]
+
+
+ENDING_EVENTS: tuple[type, ...] = (Resigned, Aborted, TimedOut, Abandoned, Expired)
+LIFECYCLE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed, MatchTerms,
+                                      *ENDING_EVENTS)
 
 
 @dataclass(frozen=True, slots=True)

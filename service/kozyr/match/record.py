@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from kozyr.fairness import match_seed
 from kozyr.games import Game, get_game
-from kozyr.games.base import Outcome, Setup
+from kozyr.games.base import MatchStarted, Outcome, Setup
 from kozyr.match.log import (
     GENESIS_HASH,
     Entry,
     MatchCreated,
+    MatchTerms,
     SeatJoined,
     SeedRevealed,
     decode_events,
     entry_hash,
     registry_for,
 )
+
+NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,10 @@ class MatchRecord:
     version: int = 0
     head: str = GENESIS_HASH
     revealed_seed: str = ""
+    terms: MatchTerms = NO_TERMS
+    # True when the state was folded from a log that withholds the match seed (schema 3) and
+    # no server seed was given: it can be shown, but no later hand can be dealt from it.
+    seedless: bool = False
 
     @property
     def players(self) -> int:
@@ -75,27 +83,45 @@ def new_record(game: Game, created: MatchCreated) -> MatchRecord:
     return MatchRecord(created.match_id, game, created, created.seats, created.contributions)
 
 
-def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str) -> MatchRecord:
-    """The record after one entry's decoded events (MatchCreated itself excluded). Pure."""
+def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
+            server_seed: bytes | None = None) -> MatchRecord:
+    """The record after one entry's decoded events (MatchCreated itself excluded). Pure.
+
+    A MatchStarted whose seed was withheld from the log gets the match seed back from
+    `server_seed` and the contributions (docs/fairness.md §1); without it the record is
+    `seedless`.
+    """
     names, contributions = list(record.names), list(record.contributions)
     state, revealed = record.state, record.revealed_seed
+    terms, seedless = record.terms, record.seedless
     evolve = record.game.evolve
     for event in events:
-        if isinstance(event, SeatJoined):
+        if isinstance(event, MatchTerms):
+            terms = event
+        elif isinstance(event, SeatJoined):
             names[event.seat] = event.name
             contributions[event.seat] = event.contribution
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
         elif not isinstance(event, MatchCreated):
+            if isinstance(event, MatchStarted) and not event.seed:
+                if server_seed is None:
+                    seedless = True
+                else:
+                    event = replace(event, seed=match_seed(
+                        server_seed, [bytes.fromhex(c) for c in contributions]))
             state = evolve(state, event)
     return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed)
+                       tuple(contributions), state, version, head, revealed, terms,
+                       seedless)
 
 
-def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
+def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",
+                server_seed: bytes | None = None) -> MatchRecord:
     """Fold one entry into the record (None before the first entry). Pure.
 
-    `digest` is the entry's hash when the caller has it already (saves re-serializing).
+    `digest` is the entry's hash when the caller has it already (saves re-serializing);
+    `server_seed` restores the withheld match seed (see `advance`).
     """
     if record is None:
         first = entry.events[0]
@@ -107,13 +133,32 @@ def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> M
         events: Sequence[Any] = decode_events(game, entry)[1:]
     else:
         events = decode_events(record.game, entry)
-    return advance(record, events, entry.version, digest or entry_hash(entry.canonical()))
+    return advance(record, events, entry.version, digest or entry_hash(entry.canonical()),
+                   server_seed)
 
 
-def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None) -> MatchRecord:
-    """Apply entries in order."""
+def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None,
+                 server_seed: bytes | None = None) -> MatchRecord:
+    """Apply entries in order; a finished log's own revealed seed restores the match seed."""
+    entries = list(entries)
+    if server_seed is None:
+        server_seed = revealed_in(entries)
     for entry in entries:
-        record = apply_entry(record, entry)
+        record = apply_entry(record, entry, server_seed=server_seed)
     if record is None:
         raise ValueError("an empty log")
     return record
+
+
+def revealed_in(entries: Sequence[Entry]) -> bytes | None:
+    """The server seed a finished log reveals in its last entry (None while it runs). Not
+    checked against the commitment: that is the verifier's job."""
+    if not entries:
+        return None
+    for event in entries[-1].events:
+        if event.get("type") == "SeedRevealed":
+            try:
+                return bytes.fromhex(str(event.get("server_seed", "")))
+            except ValueError:
+                return None
+    return None

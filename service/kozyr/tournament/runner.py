@@ -28,6 +28,7 @@ from concurrent.futures import (
     FIRST_COMPLETED,
     Future,
     ProcessPoolExecutor,
+    ThreadPoolExecutor,
     wait,
 )
 from dataclasses import dataclass
@@ -61,8 +62,13 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
     """Play some fixtures in this process (the unit of work a worker receives)."""
     if server is None:
         return [play_local(t, f) for f in fixtures]
-    from kozyr.tournament.served import play_served  # grpc only where it is needed
+    # grpc only where it is needed
+    from kozyr.tournament.remote import play_remote
+    from kozyr.tournament.served import play_served
 
+    if t.keep:  # each seat keeps the receipts of its own answers: the unary path
+        with ThreadPoolExecutor(len(fixtures)) as threads:
+            return list(threads.map(lambda f: play_remote(t, f, server), fixtures))
     # Served matches wait on the network most of the time: the chunk's matches play at once,
     # every seat of them over one PlaySession stream.
     return play_served(t, fixtures, server)

@@ -16,6 +16,7 @@ from kozyr_client.client import (
     bearer,
 )
 from kozyr_client.errors import KozyrError, error_info
+from kozyr_client.receipts import Receipts
 from kozyr_client.session import PlaySession, SessionSeat
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "KozyrClient",
     "KozyrError",
     "PlaySession",
+    "Receipts",
     "SeatClient",
     "SessionSeat",
     "Watch",

@@ -80,6 +80,16 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchResponse.FromString,
                 _registered_method=True)
+        self.GetSigningKeys = channel.unary_unary(
+                '/kozyr.v1.KozyrService/GetSigningKeys',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
+                _registered_method=True)
+        self.InspectReplay = channel.unary_unary(
+                '/kozyr.v1.KozyrService/InspectReplay',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.FromString,
+                _registered_method=True)
         self.PlaySession = channel.stream_stream(
                 '/kozyr.v1.KozyrService/PlaySession',
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.SerializeToString,
@@ -161,6 +171,26 @@ class KozyrServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSigningKeys(self, request, context):
+        """--- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def InspectReplay(self, request, context):
+        """--- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def PlaySession(self, request_iterator, context):
         """--- speed ---
         A bidirectional play session for bots: the client adds seats (each authenticated once, by
@@ -224,6 +254,16 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.ReplayMatch,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchResponse.SerializeToString,
+            ),
+            'GetSigningKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSigningKeys,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.SerializeToString,
+            ),
+            'InspectReplay': grpc.unary_unary_rpc_method_handler(
+                    servicer.InspectReplay,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.SerializeToString,
             ),
             'PlaySession': grpc.stream_stream_rpc_method_handler(
                     servicer.PlaySession,
@@ -475,6 +515,60 @@ class KozyrService:
             '/kozyr.v1.KozyrService/ReplayMatch',
             kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSigningKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/GetSigningKeys',
+            kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InspectReplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/InspectReplay',
+            kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -84,6 +84,18 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
+    GetSigningKeys: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
+    """
+    InspectReplay: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]
+    """--- web ---
+    Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+    sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+    file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+    seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+    """
     PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]
     """--- speed ---
     A bidirectional play session for bots: the client adds seats (each authenticated once, by
@@ -131,6 +143,18 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     ReplayMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ReplayMatchRequest, _kozyr_pb2.ReplayMatchResponse]  # type: ignore[assignment]
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+    """
+    GetSigningKeys: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]  # type: ignore[assignment]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
+    """
+    InspectReplay: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]  # type: ignore[assignment]
+    """--- web ---
+    Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+    sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+    file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+    seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
     """
     PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]  # type: ignore[assignment]
     """--- speed ---
@@ -230,6 +254,30 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kozyr_pb2.ReplayMatchResponse, _abc.Awaitable[_kozyr_pb2.ReplayMatchResponse]]:
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def GetSigningKeys(
+        self,
+        request: _kozyr_pb2.GetSigningKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetSigningKeysResponse, _abc.Awaitable[_kozyr_pb2.GetSigningKeysResponse]]:
+        """--- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
+        """
+
+    @_abc_1.abstractmethod
+    def InspectReplay(
+        self,
+        request: _kozyr_pb2.InspectReplayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.InspectReplayResponse, _abc.Awaitable[_kozyr_pb2.InspectReplayResponse]]:
+        """--- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
         """
 
     @_abc_1.abstractmethod

@@ -1,0 +1,146 @@
+"""Server-side seat bots: a named bot of kozyr.bots plays a seat through the engine directly.
+
+A seat is a bot's when CreateMatch named one for it (MatchTerms.bots). After every append this
+process makes, the engine tells `SeatBots`; when a bot's seat is to act, one task per match
+plays that seat's decisions (and any bot seat after it) until a person is to act or the match
+is over. The bot sees only what the seat may see (kozyr.bots.base.Seat: its view, its own
+redacted history, its legal commands), exactly as a remote bot would.
+
+The move goes through `Engine.submit` with the expected version and a command id derived from
+that version (``bot-<version>``), so a second process playing the same decision at the same
+time gets DUPLICATE or CONFLICT and nothing is played twice. The timer loop
+(kozyr.engine.timers) plays a bot's decision too when the process that should have played it
+died first: the bot's decision is due at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import OrderedDict
+from typing import Any
+
+import structlog
+
+from kozyr.bots import Bot, Seat, check_spec, make_bot
+from kozyr.bots.base import BadBotSpec, parse_spec
+from kozyr.engine.engine import Engine
+from kozyr.match.errors import MatchError, bad_request
+from kozyr.match.log import LIFECYCLE_EVENTS, Entry, decode_events
+from kozyr.match.record import MatchRecord, apply_entry
+
+log = structlog.get_logger("kozyr.seatbots")
+
+MAX_MOVES_PER_RUN = 2_000  # a bot run stops there and leaves the rest to the next poke
+
+
+def check_bot(spec: str) -> str:
+    """The bot spec if kozyr.bots knows it; BAD_REQUEST (BAD_BOT) otherwise."""
+    try:
+        check_spec(parse_spec(spec))
+    except BadBotSpec as e:
+        raise bad_request("BAD_BOT", str(e)) from None
+    return spec
+
+
+def bot_to_act(record: MatchRecord) -> tuple[int, str] | None:
+    """The seat to act and its bot when a bot named at creation plays it; else None."""
+    bots = record.terms.bots
+    if not bots or not record.started or record.finished:
+        return None
+    seat = record.game.to_act(record.state)
+    if seat is None or not bots[seat]:
+        return None
+    return seat, bots[seat]
+
+
+def bot_seed(match_id: str, seat: int) -> int:
+    """The seed of a seat's bot: fixed per match and seat, so any process makes the same bot."""
+    return int.from_bytes(hashlib.sha256(f"{match_id}:{seat}".encode()).digest()[:8], "big")
+
+
+class SeatBots:
+    """Plays the bots' seats of matches this process appends to (see the module docstring)."""
+
+    def __init__(self, engine: Engine, *, cache_size: int = 10_000) -> None:
+        self.engine = engine
+        self.cache_size = cache_size
+        self._bots: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
+        self._running: dict[str, asyncio.Task[int]] = {}
+        engine.listeners.append(self.poke)
+
+    def poke(self, record: MatchRecord) -> None:
+        """Start playing the match's bot seat if a bot is to act and nobody plays it yet."""
+        if bot_to_act(record) is None or record.match_id in self._running:
+            return
+        task = asyncio.get_running_loop().create_task(self.play(record.match_id))
+        self._running[record.match_id] = task
+        task.add_done_callback(lambda _: self._running.pop(record.match_id, None))
+
+    async def play(self, match_id: str) -> int:
+        """Play bot decisions of the match until a person is to act; the number played."""
+        played = 0
+        while played < MAX_MOVES_PER_RUN:
+            record = await self.engine.record(match_id)
+            turn = bot_to_act(record)
+            if turn is None:
+                break
+            seat, spec = turn
+            try:
+                command = await self.choose(record, seat, spec)
+                await self.engine.submit(match_id, seat, command, f"bot-{record.version}",
+                                         expected_version=record.version)
+            except MatchError as e:  # another process moved first, or the store is away
+                log.info("seat_bot_refused", match_id=match_id, seat=seat, code=e.code)
+                break
+            played += 1
+        return played
+
+    async def wait(self) -> None:
+        """Wait for every bot run in progress (tests, shutdown)."""
+        while self._running:
+            await asyncio.wait(list(self._running.values()))
+
+    async def close(self) -> None:
+        """Stop every bot run in progress."""
+        for task in list(self._running.values()):
+            task.cancel()
+        if self._running:
+            await asyncio.wait(list(self._running.values()))
+
+    async def choose(self, record: MatchRecord, seat: int, spec: str) -> Any:
+        """The bot's command for `seat` from what that seat may see (its Seat observation)."""
+        game = record.game
+        history = await self.history(record.match_id, seat, record.version)
+        observation = Seat(game, seat, game.view(record.state, seat), history,
+                           game.legal_commands(record.state, seat))
+        bot = self._bot(record, seat, spec)
+        # A searching bot computes for its whole budget: off the event loop.
+        return await asyncio.to_thread(bot.choose, observation)
+
+    async def history(self, match_id: str, seat: int, upto: int) -> tuple[Any, ...]:
+        """The game's events up to `upto` as `seat` may see them, in order."""
+        record: MatchRecord | None = None
+        shown: list[Any] = []
+        for item in await self.engine.store.read_after(match_id, 0, upto=upto):
+            entry = Entry.from_canonical(item.text)
+            if record is None:
+                record = apply_entry(None, entry, item.hash)
+            game = record.game
+            for event in decode_events(game, entry):
+                if not isinstance(event, LIFECYCLE_EVENTS):
+                    redacted = game.redact(event, seat)
+                    if redacted is not None:
+                        shown.append(redacted)
+        return tuple(shown)
+
+    def _bot(self, record: MatchRecord, seat: int, spec: str) -> Bot:
+        key = (record.match_id, seat, spec)
+        bot = self._bots.get(key)
+        if bot is None:
+            bot = self._bots[key] = make_bot(spec, record.game, seat,
+                                             bot_seed(record.match_id, seat))
+            while len(self._bots) > self.cache_size:
+                self._bots.popitem(last=False)
+        self._bots.move_to_end(key)
+        return bot
