@@ -148,27 +148,26 @@ async def _long_match(engine: Any, entries: int) -> str:
 
 
 def server_bots_rate(address: str, matches: int) -> float:
-    """Matches/s of Dix single-hand matches whose two seats are server-side bots (heuristic and
-    random, as the tournament's): created from 2 client threads, each match followed by a
-    spectator's watch until it ends. No move crosses the network."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Matches/s of Dix single-hand matches where the heuristic is a server-side bot
+    (SeatRequest.bot: it plays through the engine, no network) and its random opponent a
+    person's seat (the service wants one per match) played over one PlaySession."""
+    import random
 
     from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-    from kozyr_client import KozyrClient
+    from kozyr_client import KozyrClient, PlaySession
 
-    def one(client: Any) -> None:
-        response = client.stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", options={"single_hand": "true"}, request_id=uuid.uuid4().hex,
-            seats=[pb.SeatRequest(bot="heuristic"), pb.SeatRequest(bot="random")]))
-        for update in client.spectate(response.match_id).watch(0):
-            if update.view.status == pb.MATCH_STATUS_FINISHED:
-                return
-
-    clients = [KozyrClient(address) for _ in range(2)]
-    start = time.perf_counter()
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda i: one(clients[i % 2]), range(matches)))
-    elapsed = time.perf_counter() - start
-    for c in clients:
-        c.close()
+    rng = random.Random(matches)
+    with KozyrClient(address) as client:
+        start = time.perf_counter()
+        session = PlaySession(client, lambda d: rng.choice(list(d.moves)))
+        for _ in range(matches):
+            response = client.stub.CreateMatch(pb.CreateMatchRequest(
+                game="dix", options={"single_hand": "true"}, request_id=uuid.uuid4().hex,
+                seats=[pb.SeatRequest(bot="heuristic"), pb.SeatRequest(name="random")]))
+            token = next(t.token for t in response.tokens if t.seat == 1)
+            session.add(response.match_id, 1, token)
+        finished = session.run()
+        elapsed = time.perf_counter() - start
+    if len(finished) != matches:
+        raise RuntimeError(f"{len(finished)} of {matches} matches finished")
     return matches / elapsed
