@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
 .PHONY: venv proto proto-check run test test-fast test-cluster lint bench bench-anchors clean \
-        ts-client web chromium
+        ts-client web chromium screenshots
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -71,6 +71,11 @@ chromium:
 ## toolchain: stubs from protos/ by protoc-gen-es, a strict type check, the esbuild bundle.
 web:
 	cd web && npm ci --no-audit --no-fund && npm run build
+
+## Retake the web page's screenshots in docs/ (the browser tests write there only then, so
+## `make test` leaves the working tree as it was).
+screenshots: $(STAMP) chromium
+	KOZYR_WEB_SHOTS=docs $(PYTEST) tests/web -p no:randomly
 
 ## Install the pinned TypeScript toolchain and build clients/typescript (node and npm needed).
 ts-client:

@@ -18,6 +18,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
     "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.keys_cli",
+    "kozyr.api.health_cli",
 ]
 
 

@@ -9,10 +9,18 @@ Sections (all by default, or pick with --only):
            every move re-decided, outcome) in entries/s over an archive of 1,000 matches
            recorded in-process in the engine's log format, beside the chain check alone and a
            plain fold of the same entries (what replaying without verifying costs);
+- scale, replicas, ray: `kozyr serve --workers 1|2|4`, Redis Cluster against one Redis, the
+           watch delay across replicas, tournaments on Ray (see tests/bench/scale.py);
+- receipts: the cost of signing: moves/s through the engine (on its in-memory store, each
+           answer's receipt made as the servicer makes it) with and without a signing key,
+           interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
+           second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client over PlaySession, and with both seats server-side bots
+           bot is a gRPC client over PlaySession, and with the heuristic a server-side bot
            (SeatRequest.bot), side by side;
+- web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
+           on the web port of one process, side by side (tests/bench/bench_web.py);
 - cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
            fold without a snapshot) beside the raw XRANGE of its stream.
 The service section also runs the same matches over PlaySession, interleaved with the unary
@@ -374,12 +382,94 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
     return out
 
 
+def scale_out(sections: list[str], matches: int, results: dict[str, Any]) -> None:
+    """The scale-out sections (tests/bench/scale.py)."""
+    from tests.bench import scale
+
+    if "scale" in sections:
+        print("scale: moves/s by service processes, cluster against single Redis, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["scale"] = scale.bench_scale(matches)
+    if "replicas" in sections:
+        print("replicas: three kozyr serve on one Redis, a watcher on another replica",
+              flush=True)
+        results["replicas"] = scale.bench_replicas()
+    if "ray" in sections:
+        print(f"ray: tournament matches/s, local Ray against the local runner, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["ray"] = scale.bench_ray(400)
+
+
+# ---------------------------------------------------------------------------- receipts
+
+
+def bench_receipts(matches: int) -> dict[str, Any]:
+    """Moves/s with and without receipts, side by side (interleaved runs, the same matches)."""
+    from kozyr.cards import parse_cards
+    from kozyr.engine import Engine, MemoryStore
+    from kozyr.engine.signing import Signer
+    from kozyr.match.log import registry_for
+    from kozyr.receipts import KeyRing
+
+    game = GAMES["dix"]
+    registry = registry_for(game)
+    scripts = [dix_script(f"r{i}".encode(), 1) for i in range(matches)]
+    signer = Signer.generate()
+
+    async def rate(signed: bool) -> float:
+        engine = Engine(MemoryStore(), signer=signer if signed else None)
+        ids = [(await engine.create("dix", {"target": "10000", "max_hands": "1"},
+                                    [("a", b""), ("b", b"")], first_dealer=0,
+                                    decks=[parse_cards(d) for d in decks])).match_id
+               for decks, _ in scripts]
+        commands = [[(seat, registry.decode({"type": "Play", "card": card}))
+                     for seat, card in script] for _, script in scripts]
+        start = time.perf_counter()
+        total = 0
+        for match_id, moves in zip(ids, commands, strict=True):
+            for n, (seat, command) in enumerate(moves):
+                step = await engine.submit(match_id, seat, command, f"c{n}")
+                engine.receipt(step)  # what every SubmitMove answer carries
+                total += 1
+        return total / (time.perf_counter() - start)
+
+    with_r, without = [], []
+    for _ in range(RUNS):  # interleaved, so both see the same machine load
+        without.append(asyncio.run(rate(False)))
+        with_r.append(asyncio.run(rate(True)))
+    ring = KeyRing([signer.public_key])
+    receipt = signer.receipt("m", 1, "00" * 32, "11" * 32)
+
+    def per_second(action: Callable[[], object], n: int = 2000) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            action()
+        return n / (time.perf_counter() - start)
+
+    signs = median_of(RUNS, lambda: per_second(lambda: signer.receipt("m", 1, "00" * 32,
+                                                                       "11" * 32)))
+    checks = median_of(RUNS, lambda: per_second(lambda: ring.problem(receipt)))
+    a, b = statistics.median(with_r), statistics.median(without)
+    result = {
+        "engine_moves_per_s_without_receipts": round(b),
+        "engine_moves_per_s_with_receipts": round(a),
+        "with_to_without_ratio": round(a / b, 3),
+        "signing_us_per_move": round((1 / a - 1 / b) * 1e6, 1),
+        "receipts_signed_per_s": round(signs),
+        "receipts_checked_per_s": round(checks),
+    }
+    for k, v in result.items():
+        print(f"  {k:40} {v}", flush=True)
+    return result
+
+
 def main() -> int:
     """Run the chosen sections and print (and optionally save) the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "tournament", "cold"],
+                        choices=["games", "service", "verify", "receipts", "tournament",
+                                 "scale", "replicas", "ray", "web", "cold"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -387,7 +477,8 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "tournament", "cold"]
+    sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
+                             "replicas", "ray", "cold"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -399,9 +490,20 @@ def main() -> int:
         print(f"verify: offline replay verification, {args.archive} matches, median of {RUNS} "
               "runs", flush=True)
         results["verify"] = bench_verify(args.archive)
+    if "receipts" in sections:
+        print(f"receipts: engine moves/s with and without signing, median of {RUNS} "
+              "interleaved runs", flush=True)
+        results["receipts"] = bench_receipts(args.matches)
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    scale_out(sections, args.matches, results)
+    if "web" in sections:
+        from tests.bench.bench_web import CALLS, bench_web
+
+        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
+              flush=True)
+        results["web"] = bench_web()
     if "cold" in sections:
         print(f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
               flush=True)

@@ -4,8 +4,10 @@ Python while the page plays another, and the page's Connect traffic as text."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from tests.api.helpers import Stub, auth, forbidden_by_version
+from tests.conftest import repo_root
 
 CHROMIUM = Path("/usr/bin/chromium")
 # The probe's flags: headless, as root, and no calls to the outside (this machine has none).
@@ -25,6 +28,16 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 SERVICE = "/kozyr.v1.KozyrService/"
 # A finished match's log is public: its replay may show every card.
 PUBLIC_AFTER_END = {"InspectReplay", "GetMatchLog", "ReplayMatch"}
+
+
+def shots() -> Path:
+    """Where screenshots go: docs/ with KOZYR_WEB_SHOTS=docs (`make screenshots`), else a
+    scratch folder, so a test run leaves the working tree as it was."""
+    if os.environ.get("KOZYR_WEB_SHOTS") == "docs":
+        return repo_root() / "docs"
+    folder = Path(tempfile.gettempdir()) / "kozyr-web-shots"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def browser() -> Iterator[Any]:
@@ -162,6 +175,16 @@ def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, b
 STATUS = "[data-testid=status]"
 
 
+def _wait(page: Any, condition: str, arg: Any) -> None:
+    """Wait for a condition of the page (30 s); on a timeout, fail with what the page shows."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    try:
+        page.wait_for_function(condition, arg=arg, timeout=30_000)
+    except Timeout:
+        raise AssertionError(f"the page did not move on:\n{page.inner_text('main')}") from None
+
+
 def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
                      until_hand: int | None = None) -> int:
     """Click a legal card whenever the page offers one, until it says the match is finished
@@ -171,15 +194,16 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
         hand = page.get_attribute("section.board", "data-hand") if until_hand else None
         if hand is not None and until_hand is not None and int(hand) >= until_hand:
             return played
-        page.wait_for_function(
-            "h => document.querySelector('button.card.legal, button.action') || "
-            "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
-            " || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
-            arg=until_hand or 0, timeout=30_000)
+        _wait(page, "h => document.querySelector('button.card.legal, button.action') || "
+              "document.querySelector('[data-testid=status]').textContent.startsWith("
+              "'Finished') || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
+              until_hand or 0)
         if page.inner_text("[data-testid=status]").startswith("Finished"):
             return played
         if played == 8 and shot is not None:
             page.screenshot(path=str(shot))
+        # Only the legal cards can be played: every other card of the hand is disabled.
+        assert page.locator("button.card:not(.legal):not([disabled])").count() == 0
         before = page.get_attribute(STATUS, "data-version")
         target = page.locator("button.card.legal, button.action").first
         if played % 2:
@@ -187,8 +211,6 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
             page.keyboard.press("Enter")
         else:
             target.click()
-        page.wait_for_function(
-            "v => document.querySelector('[data-testid=status]').dataset.version !== v || "
-            "document.querySelector('[data-testid=message]').textContent", arg=before,
-            timeout=30_000)
+        _wait(page, "v => document.querySelector('[data-testid=status]').dataset.version !== v"
+              " || document.querySelector('[data-testid=message]').textContent", before)
     raise AssertionError(f"the match did not finish in {moves} moves")

@@ -209,3 +209,28 @@ def test_kozyr_serve_web_port_prints_its_address_and_stops_with_open_watches(
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(60)
     assert code == 0
+
+
+def test_the_web_port_socket_is_tcp_so_answers_go_out_without_delay(web: Web) -> None:
+    # asyncio turns TCP_NODELAY on only for sockets that name IPPROTO_TCP; with proto 0 every
+    # answer written in two parts waited for the client's delayed ACK (~40 ms a call).
+    import socket
+
+    listening = [s for server in web.port.server.servers for s in server.sockets]
+    assert listening and all(s.proto == socket.IPPROTO_TCP for s in listening)
+
+
+def test_undecodable_bodies_are_refused_as_on_the_grpc_port(web: Web) -> None:
+    for body, kind in ((b"{nope", "application/json"), (b'{"matchId": 5}', "application/json"),
+                       (b"\xff\xff\xff", "application/proto")):
+        request = urllib.request.Request(web.url + SERVICE + "GetMatch", body,
+                                         {"content-type": kind})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 400
+        text = refused.value.read()
+        if kind == "application/json":
+            error = json.loads(text)
+            assert error["code"] == "invalid_argument"
+            assert "GetMatch request" in error["message"] and "nope" not in error["message"]
+            assert error["details"][0]["type"] == "google.rpc.ErrorInfo"

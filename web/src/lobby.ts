@@ -5,6 +5,11 @@ import { auth, kozyr, refusal, refusalText, remember, seats } from "./api";
 import { h, mount } from "./dom";
 import { MatchStatus, type GameInfo, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
 
+// The server's seat bots (SeatRequest.bot): the server plays such a seat as an ordinary one.
+const BOTS: [string, string][] = [
+  ["heuristic", "bot: heuristic"], ["random", "bot: random"], ["ismcts:iters=200", "bot: ISMCTS (200 iterations)"],
+];
+
 function optionInput(game: string, o: OptionSpec): HTMLElement {
   const id = `opt-${game}-${o.name}`;
   const common = { id, name: o.name, "data-option": o.name };
@@ -86,6 +91,7 @@ export class Lobby {
     const drawSeats = () => mount(seatsBox, Array.from({ length: Math.max(0, Number(count.value) - 1) }, (_, i) =>
       h("div", { class: "field" }, h("label", {}, `seat ${i + 1}`),
         h("select", { "data-seat": i + 1, "aria-label": `seat ${i + 1}` },
+          BOTS.map(([spec, label]) => h("option", { value: spec }, label)),
           h("option", { value: "open" }, "open seat (join link)")))));
     count.addEventListener("input", drawSeats);
     drawSeats();
@@ -109,10 +115,10 @@ export class Lobby {
       const value = el ? valueOf(el) : "";
       if (value !== "" && value !== o.defaultValue) options[o.name] = value;
     }
-    const seatRequests = [{ name: me }];
+    const seatRequests: { name: string; bot?: string }[] = [{ name: me }];
     for (let i = 1; i < players; i++) {
       const kind = form.querySelector<HTMLSelectElement>(`[data-seat="${i}"]`)?.value ?? "open";
-      seatRequests.push({ name: kind === "open" ? "" : kind });
+      seatRequests.push(kind === "open" ? { name: "" } : { name: "", bot: kind });
     }
     try {
       const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, requestId: crypto.randomUUID() });

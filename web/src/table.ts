@@ -9,6 +9,7 @@ import { h, mount } from "./dom";
 import { MatchStatus, MoveSchema, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
 import { board, handOf, nameOf, seatFacts } from "./panels";
 
+const TITLES: Record<string, string> = { dix: "Dix", "six-dozens": "Six Dozens", "durak-dice": "Durak with dice" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The card a move plays, if it plays one. */
@@ -168,7 +169,7 @@ export class Table {
     const open = view.players.some((p) => !p.joined);
     mount(this.root,
       h("header", { class: "match-head" },
-        h("h2", {}, `${view.game} · `, h("code", {}, view.matchId)),
+        h("h2", {}, `${TITLES[view.game] ?? view.game} · `, h("code", {}, view.matchId)),
         h("p", { class: "status", "data-testid": "status", "data-version": String(view.version), "aria-live": "polite" }, this.status(view)),
         h("p", { class: "meta" }, `version ${view.version}`, this.dropped ? " · reconnecting…" : " · live",
           view.prearranged ? " · prearranged deal" : "")),

@@ -348,7 +348,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=wire_receipts.log_entries(record, entries, self.engine.signer))
+            entries=wire_receipts.log_entries(record, entries, self.engine.sign_entry))
 
     @_rpc
     async def GetSigningKeys(self, request: pb.GetSigningKeysRequest,

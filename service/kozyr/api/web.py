@@ -15,24 +15,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import structlog
 import uvicorn
 from connectrpc.code import Code
+from connectrpc.codec import Codec
+from connectrpc.compat import google_protobuf_codecs
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 from google.rpc import status_pb2
 from protobuf.wkt import Any as AnyDetail
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr._proto.kozyr.v1.kozyr_connect import KozyrServiceASGIApplication
-from kozyr.api.guard import Guard, guarded
+from kozyr._proto.kozyr.v1.kozyr_connect import KozyrService, KozyrServiceASGIApplication
+from kozyr.api.guard import Guard, guarded, undecodable_status
 from kozyr.api.servicer import KozyrServicer
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
@@ -46,6 +49,7 @@ HEADERS = [(b"content-security-policy",
            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
            (b"cache-control", b"no-cache")]
 DETAILS_KEY = "grpc-status-details-bin"
+SERVICE = pb.DESCRIPTOR.services_by_name["KozyrService"]
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -91,12 +95,16 @@ def connect_error(status: grpc.Status) -> ConnectError:
 
 
 class WebService:
-    """KozyrService for connectrpc: every method is the guarded servicer method."""
+    """KozyrService for connectrpc: every method is the guarded servicer method.
+
+    The methods are made from the service descriptor (see `_bind`), so an RPC added to the
+    proto is served here with no wrapper to write.
+    """
 
     def __init__(self, servicer: KozyrServicer, guard: Guard) -> None:
         self._calls = {m.name: guarded(m.name, getattr(servicer, m.name), guard,
                                        streaming=m.server_streaming)
-                       for m in pb.DESCRIPTOR.services_by_name["KozyrService"].methods}
+                       for m in SERVICE.methods if not m.client_streaming}
 
     async def _unary(self, name: str, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
@@ -104,73 +112,63 @@ class WebService:
         except _Aborted as e:
             raise connect_error(e.status) from None
 
-    async def list_games(self, request: pb.ListGamesRequest,
-                         ctx: RequestContext[Any, Any]) -> pb.ListGamesResponse:
-        """ListGames."""
-        return await self._unary("ListGames", request, ctx)  # type: ignore[no-any-return]
-
-    async def create_match(self, request: pb.CreateMatchRequest,
-                           ctx: RequestContext[Any, Any]) -> pb.CreateMatchResponse:
-        """CreateMatch."""
-        return await self._unary("CreateMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def join_match(self, request: pb.JoinMatchRequest,
-                         ctx: RequestContext[Any, Any]) -> pb.JoinMatchResponse:
-        """JoinMatch."""
-        return await self._unary("JoinMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def get_match(self, request: pb.GetMatchRequest,
-                        ctx: RequestContext[Any, Any]) -> pb.GetMatchResponse:
-        """GetMatch."""
-        return await self._unary("GetMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def list_legal_moves(self, request: pb.ListLegalMovesRequest,
-                               ctx: RequestContext[Any, Any]) -> pb.ListLegalMovesResponse:
-        """ListLegalMoves."""
-        return await self._unary("ListLegalMoves", request, ctx)  # type: ignore[no-any-return]
-
-    async def submit_move(self, request: pb.SubmitMoveRequest,
-                          ctx: RequestContext[Any, Any]) -> pb.SubmitMoveResponse:
-        """SubmitMove."""
-        return await self._unary("SubmitMove", request, ctx)  # type: ignore[no-any-return]
-
-    async def get_match_log(self, request: pb.GetMatchLogRequest,
-                            ctx: RequestContext[Any, Any]) -> pb.GetMatchLogResponse:
-        """GetMatchLog."""
-        return await self._unary("GetMatchLog", request, ctx)  # type: ignore[no-any-return]
-
-    async def replay_match(self, request: pb.ReplayMatchRequest,
-                           ctx: RequestContext[Any, Any]) -> pb.ReplayMatchResponse:
-        """ReplayMatch."""
-        return await self._unary("ReplayMatch", request, ctx)  # type: ignore[no-any-return]
-
-    async def inspect_replay(self, request: pb.InspectReplayRequest,
-                             ctx: RequestContext[Any, Any]) -> pb.InspectReplayResponse:
-        """InspectReplay."""
-        return await self._unary("InspectReplay", request, ctx)  # type: ignore[no-any-return]
-
-    async def get_signing_keys(self, request: pb.GetSigningKeysRequest,
-                               ctx: RequestContext[Any, Any]) -> pb.GetSigningKeysResponse:
-        """GetSigningKeys."""
-        return await self._unary("GetSigningKeys", request, ctx)  # type: ignore[no-any-return]
-
-    async def play_session(self, request: AsyncIterator[pb.SessionRequest],
-                           ctx: RequestContext[Any, Any]) -> AsyncIterator[pb.SessionPushes]:
-        """PlaySession is for bots on the gRPC port: browsers cannot hold a bidirectional
-        stream over Connect, so the web port says so (UNIMPLEMENTED) instead of hanging."""
-        raise ConnectError(Code.UNIMPLEMENTED, "PlaySession is served on the gRPC port only")
-        yield pb.SessionPushes()  # pragma: no cover - makes this an async generator
-
-    async def watch_match(self, request: pb.WatchMatchRequest,
-                          ctx: RequestContext[Any, Any]) -> AsyncIterator[pb.MatchUpdate]:
-        """WatchMatch: the servicer's stream, closed as soon as the browser goes away."""
+    async def _stream(self, name: str, request: Any, ctx: RequestContext[Any, Any]
+                      ) -> AsyncIterator[Any]:
+        """A server stream, closed as soon as the browser goes away."""
         try:
-            async with contextlib.aclosing(self._calls["WatchMatch"](request, _Context(ctx))
-                                           ) as updates:
-                async for update in updates:
-                    yield update
+            async with contextlib.aclosing(self._calls[name](request, _Context(ctx))) as items:
+                async for item in items:
+                    yield item
         except _Aborted as e:
             raise connect_error(e.status) from None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _bind(name: str, streaming: bool) -> Callable[..., Any]:
+    if streaming:
+        def stream(self: WebService, request: Any, ctx: RequestContext[Any, Any]
+                   ) -> AsyncIterator[Any]:
+            return self._stream(name, request, ctx)
+        method: Callable[..., Any] = stream
+    else:
+        async def unary(self: WebService, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+            return await self._unary(name, request, ctx)
+        method = unary
+    method.__name__, method.__doc__ = _snake(name), f"{name} (the guarded servicer's)."
+    return method
+
+
+# Browsers cannot send a client stream (fetch has no full duplex): those RPCs stay gRPC-only.
+for _m in SERVICE.methods:
+    if not _m.client_streaming:
+        setattr(WebService, _snake(_m.name), _bind(_m.name, _m.server_streaming))
+
+
+class _Strict(Codec[Any, Any]):
+    """A codec whose refusal is the gRPC port's: INVALID_ARGUMENT, BAD_REQUEST_BYTES, ErrorInfo,
+    naming the error's type only (a hostile body is never echoed)."""
+
+    def __init__(self, inner: Codec[Any, Any]) -> None:
+        self.inner = inner
+
+    def name(self) -> str:
+        """The codec's name ("proto", "json")."""
+        return self.inner.name()
+
+    def encode(self, message: Any) -> bytes:
+        """The message's bytes."""
+        return self.inner.encode(message)
+
+    def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
+        """The request, or the gRPC port's refusal of undecodable bytes."""
+        try:
+            return self.inner.decode(data, message_class)
+        except Exception as e:  # DecodeError, ParseError, recursion limits
+            method = message_class.__name__.removesuffix("Request")
+            raise connect_error(undecodable_status(method, type(e).__name__)) from None
 
 
 def _static_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:
@@ -188,9 +186,10 @@ def _static_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:
 def web_app(servicer: KozyrServicer, guard: Guard, static: Path = STATIC
             ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """The ASGI application of the web port: Connect under /kozyr.v1.KozyrService/, else files."""
-    api = KozyrServiceASGIApplication(WebService(servicer, guard))
+    api = KozyrServiceASGIApplication(cast(KozyrService, WebService(servicer, guard)),
+                                      codecs=[_Strict(c) for c in google_protobuf_codecs()])
     files = _static_files(static)
-    prefix = "/" + pb.DESCRIPTOR.services_by_name["KozyrService"].full_name + "/"
+    prefix = "/" + SERVICE.full_name + "/"
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(prefix):
@@ -238,7 +237,9 @@ async def start_web(servicer: KozyrServicer, guard: Guard, host: str, port: int,
     """Serve the web port on host:port (0 picks a free port) in this event loop; with
     `reuse_port`, one of several worker processes on that port, as for gRPC."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP,
+    # and without it every response written in two parts waited ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if reuse_port:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
