@@ -280,6 +280,8 @@ export async function playSession(
     }
   }
   return finished;
+}
+
 // ---------------------------------------------------------------------------- receipts
 
 /** A receipt as a receipts file holds it (docs/fairness.md §6): what `kozyr replay verify
