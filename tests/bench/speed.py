@@ -102,8 +102,10 @@ def bench_cold(entries: int = 1000) -> dict[str, Any]:
 
     async def main(url: str) -> dict[str, Any]:
         store = RedisStore.from_url(url)
-        match_id = await _long_match(Engine(store, snapshot_every=64), entries)
-        bare_id = await _long_match(Engine(store, snapshot_every=0), entries)
+        match_id = await _long_match(Engine(store), entries)  # a snapshot every 64 entries
+        bare = Engine(store)
+        bare.snapshots.every = 0  # none
+        bare_id = await _long_match(bare, entries)
         raw, warm, bare = [], [], []
 
         async def timed(coro: Any) -> float:

@@ -27,8 +27,9 @@ def run(body: Callable[[MemoryStore], Awaitable[None]]) -> None:
 
 def engine(store: MemoryStore, every: int = 5) -> Engine:
     ticks = itertools.count(1_767_225_600)
-    return Engine(store, clock=lambda: float(next(ticks)),
-                  random_bytes=random.Random(7).randbytes, snapshot_every=every)
+    eng = Engine(store, clock=lambda: float(next(ticks)), random_bytes=random.Random(7).randbytes)
+    eng.snapshots.every = every
+    return eng
 
 
 async def server_seed(store: MemoryStore, match_id: str) -> bytes:

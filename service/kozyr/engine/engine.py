@@ -103,7 +103,6 @@ class Engine:
         random_bytes: Callable[[int], bytes] = os.urandom,
         request_ttl_s: float = 24 * 3600,
         seed_box: SeedBox | None = None,
-        snapshot_every: int = 64,
         signer: Signer | None = None,
     ) -> None:
         self.store = store
@@ -128,8 +127,7 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
-        self.snapshots = Snapshots(store, every=snapshot_every, on_disagreement=self._forget,
-                                   server_seed=self._server_seed)
+        self.snapshots = Snapshots(store, self._forget, self._server_seed)  # see snapshots.py
         # Called with every record this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[MatchRecord], None]] = []
 
@@ -340,19 +338,15 @@ class Engine:
         if cached is not None:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
-        loaded = await self.snapshots.cold_load(match_id)  # a snapshot and the tail after it
-        if loaded is not None:
+        if (loaded := await self.snapshots.cold_load(match_id)) is not None:  # snapshot + tail
             return self._remember(loaded[0], loaded[1], fresh=True)
         stored = await self.log(match_id)
         return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
                               fresh=True)
 
     async def current(self, match_id: str) -> MatchRecord:
-        """The record, without reading the log when the cache holds the newest version this
-        process heard of for a match it listens to (else as `record`)."""
-        cached = self._cache.get(match_id)
-        if cached is not None and self.feeds.current(match_id, cached.version):
-            self._cache.move_to_end(match_id)
+        """The record, with no read of the log when the cache is the newest version heard."""
+        if (cached := self._cache.get(match_id)) and self.feeds.current(match_id, cached.version):
             return cached
         return await self.record(match_id)
 
@@ -447,14 +441,11 @@ class Engine:
                 if record.finished:
                     return
             await self.feeds.wait(match_id, version)
-            # The steps this process appended itself: no read of the log, no fold.
-            while (kept := self.feeds.steps_after(match_id, version)) is not None:
-                for step in kept:
-                    record, version = step.record, step.record.version
-                    yield step
-                    if record.finished:
-                        return
-                await self.feeds.wait(match_id, version)
+            async for step in self.feeds.own_steps(match_id, version):  # no read, no fold
+                record, version = step.record, step.record.version
+                yield step
+                if record.finished:
+                    return
             pending = await self.store.read_watched(match_id, version)
 
     async def close(self) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import AsyncGenerator
 
 import structlog
 
@@ -112,6 +113,15 @@ class Feeds:
         if not first <= version + 1 <= last or feed.top > last:
             return None
         return [s for s in feed.steps if s.record.version > version]
+
+    async def own_steps(self, match_id: str, version: int) -> AsyncGenerator[Step, None]:
+        """The steps after `version` this process appended itself, waiting for more while they
+        follow on; it ends where the log must be read (a step kept no longer, another writer)."""
+        while (kept := self.steps_after(match_id, version)) is not None:
+            for step in kept:
+                version = step.record.version
+                yield step
+            await self.wait(match_id, version)
 
     def current(self, match_id: str, version: int) -> bool:
         """True when `version` is the newest this process has heard of for a subscribed match

@@ -155,9 +155,9 @@ class Snapshots:
     """The engine's side of snapshots: take one every `every` entries, load cold matches from
     one, audit one cold load in `audit_every` against the full fold (0: never)."""
 
-    def __init__(self, store: Store, *, every: int = 64, audit_every: int = 16,
-                 on_disagreement: Callable[[str], None] | None = None,
-                 server_seed: Callable[[str], Awaitable[bytes]] | None = None) -> None:
+    def __init__(self, store: Store, on_disagreement: Callable[[str], None] | None = None,
+                 server_seed: Callable[[str], Awaitable[bytes]] | None = None, *,
+                 every: int = 64, audit_every: int = 16) -> None:
         self.store = store
         self.server_seed = server_seed  # the sealed seed, to put the match seed back
         self.every = every
