@@ -5,8 +5,8 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test test-fast test-cluster lint bench clean ts-client web \
-        chromium screenshots
+.PHONY: venv proto proto-check run test test-fast test-cluster lint bench bench-anchors clean \
+        ts-client web chromium screenshots
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -83,6 +83,17 @@ ts-client:
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/bench.py
+
+## Kozyr's playouts beside OpenSpiel (pip, into .anchors/venv) and boardgame.io (npm, pinned by
+## .anchors/bgio/package-lock.json), interleaved, printing ratios. Never part of `make test`.
+ANCHORS := .anchors
+OPEN_SPIEL := open-spiel==2.0.2
+bench-anchors: $(STAMP)
+	test -x $(ANCHORS)/venv/bin/python || $(PY) -m venv $(ANCHORS)/venv
+	$(ANCHORS)/venv/bin/python -c "import pyspiel" 2>/dev/null || \
+	  $(ANCHORS)/venv/bin/pip install -q $(OPEN_SPIEL)
+	cd $(ANCHORS)/bgio && npm ci --no-audit --no-fund --prefer-offline
+	$(BIN)/python tests/bench/anchors.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

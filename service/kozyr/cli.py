@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -105,7 +106,7 @@ def _serve(args: argparse.Namespace) -> int:
         config, tls, arbiter, seed_box, signer, tenancy = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
 
-        configure_logging(json_logs=args.json_logs)
+        configure_logging(json_logs=args.json_logs, level=getattr(logging, args.log_level.upper()))
         if lock is not None:
             embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync,
                                      lock=lock).start(supervise=True)
@@ -178,6 +179,8 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                             "(same host as --address; `make run` uses 8080)")
     serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
                        help="JSON log lines (default: when stderr is not a terminal)")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"],
+                       help="debug writes one line per command (info: a summary of moves)")
     limits = serve.add_argument_group("limits (also in --config; a flag wins over the file)")
     for name, default in ((n, getattr(ServerConfig(), n)) for n in ServerConfig.__slots__):
         limits.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=None,

@@ -70,6 +70,10 @@ class ServerConfig:
     webhook_retry_for_s: float = 24 * 3600.0
     webhook_backoff_s: float = 1.0
     webhook_backoff_max_s: float = 3600.0
+    # Speed: the `moves` summary line's interval (each move's own line is at DEBUG, see
+    # api/movelog.py) and the moves one play session may have in flight at once.
+    move_log_interval_s: float = 10.0
+    session_moves_in_flight: int = 256
 
     def grpc_options(self) -> list[tuple[str, int]]:
         """The grpc server options these settings stand for."""

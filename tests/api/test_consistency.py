@@ -110,7 +110,7 @@ def two_processes(redis_url: str, tmp_path: Path) -> Iterator[Processes]:
         metrics = ["--metrics-port", str(out.metrics_port)] if n == 0 else []
         proc = subprocess.Popen(
             [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-             "--redis-url", redis_url, "--json-logs", *metrics],
+             "--redis-url", redis_url, "--json-logs", "--log-level", "debug", *metrics],
             stderr=subprocess.PIPE, text=True, env=env)
         procs.append(proc)
         assert proc.stderr is not None

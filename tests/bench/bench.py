@@ -17,9 +17,14 @@ Sections (all by default, or pick with --only):
            second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client, side by side;
+           bot is a gRPC client over PlaySession, and with the heuristic a server-side bot
+           (SeatRequest.bot), side by side;
 - web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
-           on the web port of one process, side by side (tests/bench/bench_web.py).
+           on the web port of one process, side by side (tests/bench/bench_web.py);
+- cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
+           fold without a snapshot) beside the raw XRANGE of its stream.
+The service section also runs the same matches over PlaySession, interleaved with the unary
+moves and the health checks, and times the v10 and v1000 latency bands alternately.
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -47,6 +52,7 @@ from kozyr.cards import deck  # noqa: E402
 from kozyr.fairness import RandomStream, deal_label  # noqa: E402
 from kozyr.games import GAMES, Game, fold  # noqa: E402
 from kozyr.games.base import Setup  # noqa: E402
+from tests.bench import speed  # noqa: E402
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 RUNS = 5
@@ -211,36 +217,33 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
         await asyncio.gather(*(run(i) for i in range(matches)))
         return matches * per_task / (time.perf_counter() - start)
 
-    moves_samples, health_samples = [], []
-    for _ in range(RUNS):  # interleaved, so both see the same machine load
+    async def session_moves_rate() -> float:
+        scripts = [dix_script(f"s{i}-{uuid.uuid4().hex}".encode(), 1) for i in range(matches)]
+        created = await asyncio.gather(*(new_match(stubs[i % 4], s[0])
+                                         for i, s in enumerate(scripts)))
+        return await speed.session_rate(stubs[0], list(created), scripts)
+
+    moves_samples, health_samples, session_samples = [], [], []
+    for _ in range(RUNS):  # interleaved, so all three see the same machine load
         moves_samples.append(await moves_rate())
         health_samples.append(await health_rate())
+        session_samples.append(await session_moves_rate())
 
-    decks, script = dix_script(b"long", hands)
-    match_id, tokens = await new_match(stubs[0], decks)
-    latencies: dict[int, float] = {}
-    for version, (seat, card) in enumerate(script, start=2):
-        start = time.perf_counter()
-        await stubs[0].SubmitMove(move(match_id, card),
-                                  metadata=[("authorization", f"Bearer {tokens[seat]}")])
-        latencies[version] = time.perf_counter() - start
-    top = max(latencies)
-    early = [latencies[v] for v in range(5, 26)]
-    late_band = range(min(990, top - 21), min(1011, top + 1))
-    late = [latencies[v] for v in late_band]
+    bands = await speed.alternating_latency(stubs[0], new_match, dix_script, move, hands)
     for c in channels:
         await c.close()
-    moves_per_s, checks_per_s = (statistics.median(moves_samples),
-                                 statistics.median(health_samples))
+    moves_per_s, checks_per_s, session_per_s = (statistics.median(x) for x in (
+        moves_samples, health_samples, session_samples))
     return {
         "concurrent_matches": matches,
         "moves_per_s": round(moves_per_s),
+        "session_moves_per_s": round(session_per_s),
         "health_checks_per_s": round(checks_per_s),
         "moves_to_noop_ratio": round(moves_per_s / checks_per_s, 2),
-        "latency_ms_at_v10": round(statistics.median(early) * 1e3, 3),
-        f"latency_ms_at_v{late_band.start + 10}": round(statistics.median(late) * 1e3, 3),
-        "latency_ratio_late_to_early": round(statistics.median(late) / statistics.median(early),
-                                             2),
+        "session_moves_to_noop_ratio": round(session_per_s / checks_per_s, 2),
+        "latency_ms_at_v10": round(bands["early"] * 1e3, 3),
+        f"latency_ms_at_v{int(bands['late_version'])}": round(bands["late"] * 1e3, 3),
+        "latency_ratio_late_to_early": round(bands["late"] / bands["early"], 2),
     }
 
 
@@ -348,7 +351,7 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
                          "duplicate", local_matches, 1)
     t_served = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
                           "duplicate", served_matches, 1)
-    one, two, served, moves = [], [], [], []
+    one, two, served, moves, bots = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         proc, address = start_service(tmp)
         try:
@@ -358,10 +361,11 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
                 result = run(t_served, workers=2, server=address)
                 served.append(result.matches_per_second)
                 moves.append(sum(r.moves for r in result.results) / result.elapsed)
+                bots.append(speed.server_bots_rate(address, served_matches))
         finally:
             proc.terminate()
             proc.wait(30)
-    in_1, in_2, via = (statistics.median(x) for x in (one, two, served))
+    in_1, in_2, via, inside = (statistics.median(x) for x in (one, two, served, bots))
     out = {
         "tournament": "dix single_hand=true, heuristic vs random, duplicate",
         "in_process_matches_per_s_1_worker": round(in_1, 1),
@@ -370,6 +374,8 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
         "served_moves_per_s_2_workers": round(statistics.median(moves)),
         "workers_speedup_2_to_1": round(in_2 / in_1, 2),
         "served_to_in_process_ratio": round(via / in_2, 4),
+        "server_bots_matches_per_s": round(inside, 2),
+        "server_bots_to_in_process_ratio": round(inside / in_2, 4),
     }
     for k, v in out.items():
         print(f"  {k:36} {v}", flush=True)
@@ -463,7 +469,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
                         choices=["games", "service", "verify", "receipts", "tournament",
-                                 "scale", "replicas", "ray", "web"],
+                                 "scale", "replicas", "ray", "web", "cold"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -472,7 +478,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
-                             "replicas", "ray"]
+                             "replicas", "ray", "cold"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -498,6 +504,10 @@ def main() -> int:
         print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
               flush=True)
         results["web"] = bench_web()
+    if "cold" in sections:
+        print(f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
+              flush=True)
+        results["cold"] = speed.bench_cold()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -21,7 +21,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr_client import KozyrClient, KozyrError, SeatClient
-from tests.conftest import ServerThread, repo_root
+from tests.conftest import ARBITER, ServerThread, repo_root
 
 TS = repo_root() / "clients" / "typescript"
 BOT = TS / "dist" / "examples" / "bot.js"
@@ -142,6 +142,27 @@ def test_typescript_bots_in_every_seat_finish_a_durak_match(
     for seat, (code, summary, err) in enumerate(results):
         assert code == 0, err
         assert summary["seat"] == seat and summary["version"] == final.version
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_typescript_bots_in_every_seat_play_over_play_sessions(
+        ts_bot: Path, server: ServerThread, game: str) -> None:
+    n = PLAYERS[game]
+    with KozyrClient(server.address) as client:
+        created = client.create_match(game, [f"ts{i}" for i in range(n)],
+                                      {"single_hand": "true"} if game == "dix" else {})
+        bots = [bot(ts_bot, server, "--match", created.match_id, "--token", created.tokens[i],
+                    "--seed", str(i), "--session") for i in range(n)]
+        results = [finish(b) for b in bots]
+        final = client.spectate(created.match_id).view()
+        log = client.seat(created.match_id, ARBITER).log()
+    assert final.status == pb.MATCH_STATUS_FINISHED
+    for seat, (code, summary, err) in enumerate(results):
+        assert code == 0, err
+        assert summary["session"] is True and summary["seat"] == seat
+        assert summary["version"] == final.version
+    moved = [e for e in log.entries if json.loads(e.canonical_json)["command_id"]]
+    assert sum(int(str(r[1]["moves"])) for r in results) == len(moved)
 
 
 def test_typescript_errors_carry_the_reason_code(ts_bot: Path, server: ServerThread) -> None:

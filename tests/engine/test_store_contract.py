@@ -160,6 +160,26 @@ class StoreContract:
 
         self.run(body)
 
+    # --- speed: snapshots ---
+
+    def test_a_snapshot_is_kept_beside_the_log_and_only_a_newer_one_replaces_it(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.snapshot(m) is None
+            await store.put_snapshot(m, 64, "s64")
+            assert await store.snapshot(m) == (64, "s64")
+            await store.put_snapshot(m, 32, "s32")  # an older one (a slower process) is ignored
+            assert await store.snapshot(m) == (64, "s64")
+            await store.put_snapshot(m, 128, "s128")
+            assert await store.snapshot(m) == (128, "s128")
+            await store.drop_snapshot(m, 64)  # names another snapshot: the kept one stays
+            assert await store.snapshot(m) == (128, "s128")
+            await store.drop_snapshot(m, 128)
+            assert await store.snapshot(m) is None
+            assert await store.read_after(m, 0) == []  # the log is untouched
+            await store.drop_snapshot(m, 128)  # dropping nothing is no error
+
+        self.run(body)
+
 
 class TestMemoryStore(StoreContract):
     """The in-process store."""

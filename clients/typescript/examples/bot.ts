@@ -3,6 +3,7 @@
 //
 //   node dist/examples/bot.js --server 127.0.0.1:50051 --match <id> [--name ts-bot] [--seat N]
 //   node dist/examples/bot.js --server 127.0.0.1:50051 --match <id> --token <seat token>
+//   (add --session to play over one PlaySession stream instead of watch + unary calls)
 //   node dist/examples/bot.js --server 127.0.0.1:50051 --create dix   (creates a match with every
 //        seat open, prints {"matchId": ...} on stdout, takes seat 0 and plays)
 //
@@ -17,6 +18,7 @@ import {
   auth,
   connectKozyr,
   describeMove,
+  playSession,
   submitMove,
   watch,
 } from "../src/index.js";
@@ -32,6 +34,7 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     seed: { type: "string", default: "1" },
     quiet: { type: "boolean", default: false },
+    session: { type: "boolean", default: false },
   },
 });
 
@@ -84,6 +87,23 @@ async function main(): Promise<number> {
     token = joined.token;
     seat = joined.seat;
     log(`joined ${matchId} as seat ${seat}${joined.started ? "; the match starts" : ""}`);
+  }
+
+  if (args.session) {
+    let moves = 0;
+    const done = await playSession(kozyr, [{ matchId, seat, token }], (decision) => {
+      const move = decision.moves[Math.floor(random() * decision.moves.length)];
+      moves++;
+      log(`v${decision.version}: ${describeMove(move)}`);
+      return move;
+    });
+    const final = done.get(`${matchId}/${seat}`)!;
+    const view = final.view!;
+    process.stdout.write(JSON.stringify({
+      matchId, seat, version: Number(final.version), moves, status: MatchStatus[view.status],
+      winners: view.outcome?.winners ?? [], scores: view.outcome?.scores ?? [], session: true,
+    }) + "\n");
+    return view.status === MatchStatus.FINISHED ? 0 : 1;
   }
 
   // Watch from one before the current version: the first update is the table as it is now, so

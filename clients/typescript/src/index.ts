@@ -17,10 +17,14 @@ import {
   MoveSchema,
   PassSchema,
   PlayCardSchema,
+  SessionRequestSchema,
   TakeSchema,
+  type Decision,
   type DurakDiceMove,
   type MatchUpdate,
   type Move,
+  type SeatFinished,
+  type SessionRequest,
   type Receipt,
   type SubmitMoveResponse,
 } from "./gen/kozyr/v1/kozyr_pb.js";
@@ -156,6 +160,126 @@ export function describeMove(move: Move): string {
   if (action.case === undefined) return "(no action)";
   const card = "card" in action.value ? action.value.card : "";
   return card ? `${action.case} ${card}` : action.case;
+}
+
+/** An async iterable fed by push(); close() ends it (the requests of a PlaySession stream). */
+class Outbox<T> implements AsyncIterable<T> {
+  private items: T[] = [];
+  private waiting: ((r: IteratorResult<T>) => void) | undefined;
+  private closed = false;
+
+  push(item: T): void {
+    if (this.closed) return;
+    const wake = this.waiting;
+    this.waiting = undefined;
+    if (wake) wake({ value: item, done: false });
+    else this.items.push(item);
+  }
+
+  close(): void {
+    this.closed = true;
+    const wake = this.waiting;
+    this.waiting = undefined;
+    if (wake) wake({ value: undefined, done: true });
+  }
+
+  private next(): Promise<IteratorResult<T>> {
+    const item = this.items.shift();
+    if (item !== undefined) return Promise.resolve({ value: item, done: false });
+    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  // An async generator: Connect needs the requests' iterator to have throw() and return().
+  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
+    for (;;) {
+      const result = await this.next();
+      if (result.done) return;
+      yield result.value;
+    }
+  }
+}
+
+/** A seat a play session acts for. */
+export interface SessionSeatSpec {
+  matchId: string;
+  seat: number;
+  token: string;
+}
+
+// Refusals that only mean the table moved on before our move arrived: a later push decides.
+const STALE = new Set(["STALE_VERSION", "NOT_YOUR_TURN", "MATCH_OVER"]);
+
+/**
+ * Play seats over one PlaySession stream until every seat's match has ended: the server pushes
+ * each decision, `choose` answers it. A dropped stream is reopened and every seat added again
+ * from the last version it saw; a decision pushed again gets the same move with the same
+ * command id, and each move names the decision's version, so no move is lost or played twice.
+ * Returns each seat's final push, keyed "matchId/seat".
+ */
+export async function playSession(
+  client: KozyrClient,
+  seats: SessionSeatSpec[],
+  choose: (decision: Decision) => Move,
+  attempts = 6,
+): Promise<Map<string, SeatFinished>> {
+  const key = (matchId: string, seat: number) => `${matchId}/${seat}`;
+  const state = new Map(seats.map((s) => [key(s.matchId, s.seat), { ...s, version: 0n, answered: undefined as [bigint, Move] | undefined }]));
+  const finished = new Map<string, SeatFinished>();
+  const moveOf = (s: { matchId: string; seat: number; answered?: [bigint, Move] }) =>
+    ({ matchId: s.matchId, seat: s.seat, move: s.answered![1], commandId: `ps-v${s.answered![0]}`, version: s.answered![0] });
+  let failures = 0;
+  while (finished.size < state.size) {
+    const outbox = new Outbox<SessionRequest>();
+    const open = [...state.values()].filter((s) => !finished.has(key(s.matchId, s.seat)));
+    outbox.push(create(SessionRequestSchema, {
+      seats: open.map((s) => ({ matchId: s.matchId, seat: s.seat, token: s.token, fromVersion: s.version })),
+    }));
+    try {
+      for await (const message of client.playSession(outbox)) {
+        failures = 0;
+        const moves = []; // this message's answers, sent as one request
+        for (const push of message.pushes) {
+          if (push.kind.case === "decision") {
+            const d = push.kind.value;
+            const s = state.get(key(d.matchId, d.seat));
+            if (s === undefined || d.version < s.version) continue;
+            s.version = d.version;
+            if (s.answered === undefined || s.answered[0] !== d.version) s.answered = [d.version, choose(d)];
+            moves.push(moveOf(s));
+          } else if (push.kind.case === "finished") {
+            const f = push.kind.value;
+            const s = state.get(key(f.matchId, f.seat));
+            if (s !== undefined) s.version = f.version;
+            finished.set(key(f.matchId, f.seat), f);
+          } else if (push.kind.case === "refusal") {
+            const r = push.kind.value;
+            if (STALE.has(r.reason)) continue;
+            const s = state.get(key(r.matchId, r.seat));
+            if (r.code === Code.Unavailable && s?.answered !== undefined && r.commandId) {
+              // The store was briefly away: the same move, same id, after a pause.
+              setTimeout(() => outbox.push(create(SessionRequestSchema, { moves: [moveOf(s)] })), 100);
+              continue;
+            }
+            throw new KozyrError(r.code as Code, r.reason, r.message, { matchId: r.matchId, seat: String(r.seat) });
+          }
+        }
+        if (moves.length > 0) outbox.push(create(SessionRequestSchema, { moves }));
+        if (finished.size === state.size) break;
+      }
+    } catch (error) {
+      const e = KozyrError.from(error);
+      const dropped = [Code.Unavailable, Code.Canceled, Code.Internal, Code.Unknown];
+      if (!dropped.includes(e.code) || (e.reason !== Code[e.code] && e.code !== Code.Unavailable)) throw e;
+    } finally {
+      outbox.close();
+    }
+    if (finished.size < state.size) {
+      if (++failures > attempts) throw new KozyrError(Code.Unavailable, "SESSION_LOST", "the play session could not be resumed");
+      await sleep(Math.min(100 * 2 ** failures, 2000));
+    }
+  }
+  return finished;
 }
 
 // ---------------------------------------------------------------------------- receipts

@@ -120,24 +120,24 @@ def move_from_command(game: Game, command: Any) -> pb.Move:
 
 
 def match_view(
-    record: MatchRecord, viewer: int | None, game_view: Any | None = None
+    record: MatchRecord, viewer: int | None, game_view: Any | None = None, *,
+    lean: bool = False,
 ) -> pb.MatchView:
-    """The MatchView of a record for a seat (or spectator/arbiter when viewer is None)."""
+    """The MatchView of a record for a seat (or spectator/arbiter when viewer is None).
+
+    `lean` (a started match) leaves out what no move changes: players, options, prearranged
+    and the seed commitment, which the caller has from an earlier view."""
     game = record.game
-    msg = pb.MatchView(
-        match_id=record.match_id,
-        game=game.NAME,
-        version=record.version,
-        options=record.options,
-        prearranged=record.created.prearranged,
-        seed_commitment=record.created.commitment,
-        revealed_server_seed=record.revealed_seed,
-        players=[
+    msg = pb.MatchView(match_id=record.match_id, game=game.NAME, version=record.version,
+                       revealed_server_seed=record.revealed_seed)
+    if not (lean and record.started):
+        msg.options.update(record.options)
+        msg.prearranged = record.created.prearranged
+        msg.seed_commitment = record.created.commitment
+        msg.players.extend(
             pb.Player(seat=i, name=name, joined=bool(name), seed_contribution=contribution)
             for i, (name, contribution) in enumerate(zip(record.names, record.contributions,
-                                                         strict=True))
-        ],
-    )
+                                                         strict=True)))
     if viewer is not None:
         msg.seat = viewer
     if not record.started:

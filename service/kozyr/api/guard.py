@@ -234,7 +234,12 @@ def guarded_handler(servicer: Any, guard: Guard) -> grpc.GenericRpcHandler:
         request_cls = pb.__dict__[method.input_type.name]
         response_cls = pb.__dict__[method.output_type.name]
         behaviour = getattr(servicer, method.name)
-        if method.server_streaming:
+        if method.client_streaming:  # PlaySession: each message is checked by the session
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(
+                _guard_session(method.name, behaviour, guard),
+                request_deserializer=_deserializer(request_cls),
+                response_serializer=response_cls.SerializeToString)
+        elif method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _guard_stream(method.name, behaviour, guard),
                 request_deserializer=_deserializer(request_cls),
@@ -284,3 +289,17 @@ def _guard_stream(name: str, behaviour: Callable[..., Any], guard: Guard
                     yield item
 
     return stream
+
+
+def _guard_session(name: str, behaviour: Callable[..., Any], guard: Guard
+                   ) -> Callable[..., AsyncIterator[Any]]:
+    async def session(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+                      ) -> AsyncIterator[Any]:
+        refusal = guard.admit(name, pb.SessionRequest(), context)  # the header, the rates
+        if refusal is not None:
+            await context.abort_with_status(refusal)
+        async with contextlib.aclosing(behaviour(requests, context)) as pushes:
+            async for push in pushes:
+                yield push
+
+    return session

@@ -22,6 +22,7 @@ from kozyr.api.auth import Arbiter, ArbiterTokenError, listen_for_revocations
 from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
+from kozyr.api.movelog import MoveLog
 from kozyr.api.servicer import KozyrServicer
 from kozyr.config import ServerConfig, Tenancy
 from kozyr.engine import Engine, RedisStore
@@ -116,7 +117,9 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                for k, v in config.grpc_options()]
     server = grpc.aio.server(options=options)
     servicer = KozyrServicer(engine, arbiter=arbiter, tenancy=tenancy,
-                             leeway_s=config.ticket_leeway_s)
+                             leeway_s=config.ticket_leeway_s,
+                             move_log=MoveLog(config.move_log_interval_s),
+                             session_moves=config.session_moves_in_flight)
     guard = Guard(config)
     server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
     health_servicer = health.aio.HealthServicer()

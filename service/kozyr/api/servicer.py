@@ -25,6 +25,8 @@ from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
 from kozyr.api.metrics import METRICS
+from kozyr.api.movelog import MoveLog
+from kozyr.api.session import Session
 from kozyr.cards import parse_cards
 from kozyr.config import Tenancy
 from kozyr.engine import Engine, Viewer
@@ -107,12 +109,15 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     """gRPC front of an Engine."""
 
     def __init__(self, engine: Engine, arbiter: Arbiter | None = None,
-                 tenancy: Tenancy | None = None, leeway_s: float = 30.0) -> None:
+                 tenancy: Tenancy | None = None, leeway_s: float = 30.0, *,
+                 move_log: MoveLog | None = None, session_moves: int = 256) -> None:
         self.engine = engine
         self.arbiter = arbiter
         self.tenancy = tenancy or Tenancy({})
         self.access = tenants.Access(self.tenancy, leeway_s)
         self.closing = asyncio.Event()
+        self.move_log = move_log or MoveLog()
+        self.session_moves = session_moves
 
     # ------------------------------------------------------------------ helpers
 
@@ -278,7 +283,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                              context: Context) -> pb.ListLegalMovesResponse:
         """The caller's legal moves."""
         viewer = await self._viewer(request.match_id, context)
-        record = await self.engine.record(request.match_id)
+        record = await self.engine.current(request.match_id)
         moves: list[pb.Move] = []
         if viewer.seat is not None and record.started:
             game = record.game
@@ -313,15 +318,18 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if not e.match_id:
                 e.match_id = match_id
             METRICS.moves.labels(game=game_name, result=e.code).inc()
-            log.info("move", match_id=match_id, seat=seat, command_id=bounded(request.command_id),
-                     result=e.code, latency_ms=round((time.perf_counter() - started) * 1e3, 3))
+            self.move_log.record(e.code, (time.perf_counter() - started) * 1e3,
+                                 match_id=match_id, seat=seat,
+                                 command_id=bounded(request.command_id))
             raise
-        events, view = self._update(applied, Viewer(seat))
+        record = applied.record
+        events = convert.events_for(record.game, applied.entry.version, applied.events, seat)
+        view = convert.match_view(record, seat, lean=request.lean_view)
         elapsed = time.perf_counter() - started
         METRICS.moves.labels(game=game_name, result="OK").inc()
         METRICS.latency.observe(elapsed)
-        log.info("move", match_id=match_id, seat=seat, command_id=request.command_id,
-                 version=applied.entry.version, result="OK", latency_ms=round(elapsed * 1e3, 3))
+        self.move_log.record("OK", elapsed * 1e3, match_id=match_id, seat=seat,
+                             command_id=request.command_id, version=applied.entry.version)
         return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view,
                                      receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
 
@@ -364,6 +372,16 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         if failure is not None:
             raise failure
         return step.result()
+
+    @_stream_rpc
+    async def PlaySession(self, requests: AsyncIterator[Any],
+                          context: Context) -> AsyncGenerator[pb.SessionPushes, None]:
+        """A bot's seats over one stream (kozyr.api.session)."""
+        session = Session(self.engine, self.closing, in_flight=self.session_moves,
+                          move_log=self.move_log)
+        async with contextlib.aclosing(session.run(requests)) as pushes:
+            async for push in pushes:
+                yield push
 
     @_rpc
     async def GetMatchLog(self, request: pb.GetMatchLogRequest,

@@ -141,10 +141,21 @@ def _bind(name: str, streaming: bool) -> Callable[..., Any]:
     return method
 
 
-# Browsers cannot send a client stream (fetch has no full duplex): those RPCs stay gRPC-only.
+def _grpc_only(name: str) -> Callable[..., Any]:
+    async def refuse(self: WebService, requests: Any, ctx: RequestContext[Any, Any]
+                     ) -> AsyncIterator[Any]:
+        raise ConnectError(Code.UNIMPLEMENTED, f"{name} is served on the gRPC port only")
+        yield  # pragma: no cover - makes this an async generator
+
+    refuse.__name__, refuse.__doc__ = _snake(name), f"{name}: gRPC only (UNIMPLEMENTED here)."
+    return refuse
+
+
+# Browsers cannot send a client stream (fetch has no full duplex): those RPCs (PlaySession)
+# stay gRPC-only, and the web port answers them UNIMPLEMENTED rather than not at all.
 for _m in SERVICE.methods:
-    if not _m.client_streaming:
-        setattr(WebService, _snake(_m.name), _bind(_m.name, _m.server_streaming))
+    setattr(WebService, _snake(_m.name), _grpc_only(_m.name) if _m.client_streaming
+            else _bind(_m.name, _m.server_streaming))
 
 
 class _Strict(Codec[Any, Any]):

@@ -31,6 +31,7 @@ from kozyr.engine.feeds import Feeds
 from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
+from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
     SeatToken,
@@ -128,6 +129,7 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
+        self.snapshots = Snapshots(store, self._forget, self._server_seed)  # see snapshots.py
         # Called with every record this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[MatchRecord], None]] = []
         self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
@@ -348,9 +350,17 @@ class Engine:
         if cached is not None:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
+        if (loaded := await self.snapshots.cold_load(match_id)) is not None:  # snapshot + tail
+            return self._remember(loaded[0], loaded[1], fresh=True)
         stored = await self.log(match_id)
         return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
                               fresh=True)
+
+    async def current(self, match_id: str) -> MatchRecord:
+        """The record, with no read of the log when the cache is the newest version heard."""
+        if (cached := self._cache.get(match_id)) and self.feeds.current(match_id, cached.version):
+            return cached
+        return await self.record(match_id)
 
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
@@ -443,6 +453,11 @@ class Engine:
                 if record.finished:
                     return
             await self.feeds.wait(match_id, version)
+            async for step in self.feeds.own_steps(match_id, version):  # no read, no fold
+                record, version = step.record, step.record.version
+                yield step
+                if record.finished:
+                    return
             pending = await self.store.read_watched(match_id, version)
 
     def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:
@@ -451,8 +466,9 @@ class Engine:
             del self._tokens[key]
 
     async def close(self) -> None:
-        """Stop the feed readers."""
+        """Stop the feed readers; let the snapshot writes in flight finish."""
         self.feeds.close()
+        await self.snapshots.settle()
 
     # ------------------------------------------------------------------ receipts
 
@@ -516,7 +532,8 @@ class Engine:
 
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))
-        self.feeds.wake(step.record.match_id, step.record.version)
+        self.feeds.appended(step)
+        self.snapshots.maybe_take(step.record)
         self._tell(step.record)
 
     def _tell(self, record: MatchRecord) -> None:

@@ -5,7 +5,10 @@ one pub/sub connection, the append script PUBLISHes each version), so a process 
 10,000 matches holds one listening connection instead of one blocking read per match, and
 watchers hold no connection while they wait. A tick is only a doorbell: watchers always read
 the log itself, and a lost connection wakes them all to re-read, so nothing is missed. An
-append made by this process wakes its watchers at once, without waiting for the tick.
+append made by this process wakes its watchers at once, without waiting for the tick, and
+hands them the step itself (entry, events, record after it): a watcher of a match this process
+writes reads nothing from the store and folds nothing (the last few steps are kept per watched
+match; a watcher further behind reads the log as before).
 
 A waiter is a bare future with a timer, resolved on each new version: cancelling any number of
 waiters at once leaves nothing held. (Not a Condition, whose lock a mass cancellation left held,
@@ -15,25 +18,30 @@ nor asyncio.wait_for, whose cancellation can hang a task for good on CPython 3.1
 from __future__ import annotations
 
 import asyncio
+from collections import deque
+from collections.abc import AsyncGenerator
 
 import structlog
 
 from kozyr.engine.store import Store, Ticks
 from kozyr.match.errors import MatchError
+from kozyr.match.lifecycle import Step
 
 log = structlog.get_logger("kozyr.feeds")
 POLL = 0.05  # seconds the listener waits for ticks before it (un)subscribes pending matches
+RECENT = 8  # steps kept per watched match for watchers that are a little behind
 
 
 class _Feed:
     """The watchers of one match in this process and the highest version heard."""
 
-    __slots__ = ("idle_since", "top", "waiters")
+    __slots__ = ("idle_since", "steps", "top", "waiters")
 
     def __init__(self) -> None:
         self.waiters: set[asyncio.Future[None]] = set()
         self.top = 0
         self.idle_since: float | None = None
+        self.steps: deque[Step] = deque(maxlen=RECENT)
 
 
 class Feeds:
@@ -46,6 +54,9 @@ class Feeds:
         self._new: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         self._swept: float | None = None  # loop time of the last sweep for idle feeds
+        # Matches subscribed on the live listening connection: their `top` is every version
+        # appended anywhere, up to the tick in flight.
+        self._subscribed: set[str] = set()
 
     @property
     def watched(self) -> int:
@@ -81,6 +92,43 @@ class Feeds:
             if not feed.waiters:
                 feed.idle_since = loop.time()
 
+    def appended(self, step: Step) -> None:
+        """This process appended `step`: keep it for the match's watchers and wake them."""
+        record = step.record
+        feed = self._feeds.get(record.match_id)
+        if feed is None:
+            return
+        if feed.steps and feed.steps[-1].record.version != record.version - 1:
+            feed.steps.clear()  # keep only consecutive steps
+        feed.steps.append(step)
+        self.wake(record.match_id, record.version)
+
+    def steps_after(self, match_id: str, version: int) -> list[Step] | None:
+        """The kept steps after `version` up to the newest version heard, or None when they do
+        not reach back that far (or further versions were heard: read the log then)."""
+        feed = self._feeds.get(match_id)
+        if feed is None or not feed.steps:
+            return None
+        first, last = feed.steps[0].record.version, feed.steps[-1].record.version
+        if not first <= version + 1 <= last or feed.top > last:
+            return None
+        return [s for s in feed.steps if s.record.version > version]
+
+    async def own_steps(self, match_id: str, version: int) -> AsyncGenerator[Step, None]:
+        """The steps after `version` this process appended itself, waiting for more while they
+        follow on; it ends where the log must be read (a step kept no longer, another writer)."""
+        while (kept := self.steps_after(match_id, version)) is not None:
+            for step in kept:
+                version = step.record.version
+                yield step
+            await self.wait(match_id, version)
+
+    def current(self, match_id: str, version: int) -> bool:
+        """True when `version` is the newest this process has heard of for a subscribed match
+        (so a cached record at it needs no read of the log)."""
+        feed = self._feeds.get(match_id)
+        return feed is not None and match_id in self._subscribed and feed.top <= version
+
     def wake(self, match_id: str, version: int) -> None:
         """This process appended `version` (or heard of it): wake the match's watchers."""
         feed = self._feeds.get(match_id)
@@ -106,6 +154,7 @@ class Feeds:
             try:
                 if ticks is None:
                     ticks, subscribed = self.store.ticks(), set()
+                    self._subscribed = subscribed
                     self._new = set(self._feeds)
                 await self._sync(ticks, subscribed)
                 for match_id, version in await ticks.next(POLL):
@@ -113,6 +162,7 @@ class Feeds:
                 backoff = POLL
             except MatchError as e:
                 log.warning("feed_lost", reason=e.code, watched=len(self._feeds))
+                subscribed.clear()  # nothing is current until subscribed again
                 if ticks is not None:
                     await ticks.close()
                 ticks = None

@@ -48,6 +48,11 @@ def fence_key(match_id: str) -> str:
     return match_key(match_id, "fence")
 
 
+def snapshot_key(match_id: str) -> str:
+    """A snapshot of a match's record (kozyr.engine.snapshots): fields v (version) and s."""
+    return match_key(match_id, "snap")
+
+
 def tick_channel(match_id: str) -> str:
     """The pub/sub channel rung with each new version of a match (in the match's slot)."""
     return match_key(match_id, "tick")

@@ -17,6 +17,7 @@ class _Log:
     fence: int = 0  # the highest version ever acknowledged
     commands: dict[str, int] = field(default_factory=dict)
     meta: dict[str, str] = field(default_factory=dict)
+    snapshot: tuple[int, str] | None = None
 
 
 class MemoryStore:
@@ -104,6 +105,25 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release."""
+
+    # --- speed: snapshots ---
+
+    async def put_snapshot(self, match_id: str, version: int, text: str) -> None:
+        """See Store.put_snapshot."""
+        log = self._log(match_id)
+        if log.snapshot is None or log.snapshot[0] < version:
+            log.snapshot = (version, text)
+
+    async def snapshot(self, match_id: str) -> tuple[int, str] | None:
+        """See Store.snapshot."""
+        log = self._logs.get(match_id)
+        return None if log is None else log.snapshot
+
+    async def drop_snapshot(self, match_id: str, version: int) -> None:
+        """See Store.drop_snapshot."""
+        log = self._logs.get(match_id)
+        if log is not None and log.snapshot is not None and log.snapshot[0] == version:
+            log.snapshot = None
 
     def delete_top(self, match_id: str, count: int) -> None:
         """Delete the newest `count` entries (the fence remembers them), so tests can damage a

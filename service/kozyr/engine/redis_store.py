@@ -26,7 +26,15 @@ import redis.asyncio as aioredis
 import redis.exceptions
 from redis.commands.core import AsyncScript
 
-from kozyr.engine.keys import cmds_key, fence_key, log_key, match_of, meta_key, tick_channel
+from kozyr.engine.keys import (
+    cmds_key,
+    fence_key,
+    log_key,
+    match_of,
+    meta_key,
+    snapshot_key,
+    tick_channel,
+)
 from kozyr.engine.redis_connect import AsyncClient, connect, server_version
 from kozyr.engine.store import AppendStatus, StoredEntry, store_full
 from kozyr.match.errors import Kind, MatchError
@@ -65,6 +73,17 @@ if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
 if #ARGV > 5 then redis.call('HSET', KEYS[3], unpack(ARGV, 6)) end
 redis.call('PUBLISH', ARGV[5], version)
 return {'OK', tostring(version)}
+"""
+
+# Only a newer snapshot replaces the kept one; a drop removes only the one it names.
+PUT_SNAPSHOT_LUA = """
+local kept = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if tonumber(ARGV[1]) > kept then redis.call('HSET', KEYS[1], 'v', ARGV[1], 's', ARGV[2]) end
+return 0
+"""
+DROP_SNAPSHOT_LUA = """
+if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
 """
 
 REPAIR_LUA = """
@@ -121,6 +140,8 @@ class RedisStore:
         self.redis = client
         self.watch_redis = watch_client or client
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
+        self._put_snapshot: AsyncScript = client.register_script(PUT_SNAPSHOT_LUA)
+        self._drop_snapshot: AsyncScript = client.register_script(DROP_SNAPSHOT_LUA)
         self.use_sharded_ticks(sharded)
         self._gate = asyncio.Semaphore(limit)
         self._watch_gate = asyncio.Semaphore(watch_limit)
@@ -241,6 +262,28 @@ class RedisStore:
         async with self._slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
+
+
+    # --- speed: snapshots ---
+
+    async def put_snapshot(self, match_id: str, version: int, text: str) -> None:
+        """See Store.put_snapshot."""
+        async with self._slot():
+            await self._put_snapshot(keys=[snapshot_key(match_id)], args=[version, text])
+
+    async def snapshot(self, match_id: str) -> tuple[int, str] | None:
+        """See Store.snapshot."""
+        async with self._slot():
+            kept: dict[str, str] = await self.redis.hgetall(  # type: ignore[assignment]
+                snapshot_key(match_id))
+        if "v" not in kept or "s" not in kept:
+            return None
+        return int(kept["v"]), kept["s"]
+
+    async def drop_snapshot(self, match_id: str, version: int) -> None:
+        """See Store.drop_snapshot."""
+        async with self._slot():
+            await self._drop_snapshot(keys=[snapshot_key(match_id)], args=[version])
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:

@@ -67,15 +67,31 @@ class SeatBots:
         self.cache_size = cache_size
         self._bots: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
         self._running: dict[str, asyncio.Task[int]] = {}
+        # Matches poked while their run was ending: that run may have read the record just
+        # before the move that made a bot's turn, so it runs again (a client answering at once,
+        # over PlaySession, left the bot's seat unplayed for good).
+        self._again: set[str] = set()
         engine.listeners.append(self.poke)
 
     def poke(self, record: MatchRecord) -> None:
         """Start playing the match's bot seat if a bot is to act and nobody plays it yet."""
-        if bot_to_act(record) is None or record.match_id in self._running:
+        if bot_to_act(record) is None:
             return
-        task = asyncio.get_running_loop().create_task(self.play(record.match_id))
-        self._running[record.match_id] = task
-        task.add_done_callback(lambda _: self._running.pop(record.match_id, None))
+        if record.match_id in self._running:
+            self._again.add(record.match_id)
+            return
+        self._start(record.match_id)
+
+    def _start(self, match_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self.play(match_id))
+        self._running[match_id] = task
+        task.add_done_callback(lambda _: self._ended(match_id))
+
+    def _ended(self, match_id: str) -> None:
+        self._running.pop(match_id, None)
+        if match_id in self._again:
+            self._again.discard(match_id)
+            self._start(match_id)
 
     async def play(self, match_id: str) -> int:
         """Play bot decisions of the match until a person is to act; the number played."""
@@ -103,6 +119,7 @@ class SeatBots:
 
     async def close(self) -> None:
         """Stop every bot run in progress."""
+        self._again.clear()  # a cancelled run starts no other
         for task in list(self._running.values()):
             task.cancel()
         if self._running:

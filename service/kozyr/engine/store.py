@@ -87,6 +87,21 @@ class Store(Protocol):
         """Release connections."""
         ...
 
+    # --- speed: snapshots (kozyr.engine.snapshots) ---
+
+    async def put_snapshot(self, match_id: str, version: int, text: str) -> None:
+        """Keep a snapshot of the record at `version` beside the log (unless a newer one is
+        kept already)."""
+        ...
+
+    async def snapshot(self, match_id: str) -> tuple[int, str] | None:
+        """The kept snapshot: (its version, its text), or None."""
+        ...
+
+    async def drop_snapshot(self, match_id: str, version: int) -> None:
+        """Delete the kept snapshot if it is the one at `version` (a newer one stays)."""
+        ...
+
 
 class Ticks(Protocol):
     """Hears which watched matches grew, whoever appended: a doorbell, not a log - a tick may be

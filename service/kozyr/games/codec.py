@@ -153,6 +153,10 @@ def _decoder_for(tp: Any) -> Decoder:
         return _dataclass_decoder(tp)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
+        if len(inner) > 1 and all(dataclasses.is_dataclass(class_of(a)) for a in inner):
+            # A union of dataclasses (a state's last event): the "type" field says which.
+            by_name = {class_of(a).__name__: _dataclass_decoder(a) for a in inner}
+            return lambda v: None if v is None else by_name[v["type"]](v)
         if len(inner) != 1:
             raise TypeError(f"unsupported union {tp}")
         sub = _decoder_for(inner[0])

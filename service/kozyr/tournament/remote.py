@@ -107,31 +107,57 @@ class ViewMismatch(RuntimeError):
 # ---------------------------------------------------------------------------- one seat
 
 
-class RemoteSeat:
-    """One bot at one seat of a served match, seeing only what its token is sent."""
+class SeatMind:
+    """A bot's side of one seat: the seat's own history from the events it is sent, its view
+    rebuilt from them and checked against the server's, and the bot's choice."""
 
-    def __init__(self, game: AnyGame, seat: int, client: SeatClient, bot: Bot) -> None:
+    def __init__(self, game: AnyGame, seat: int, bot: Bot) -> None:
         self.game = game
         self.seat = seat
-        self.client = client
         self.bot = bot
         self.registry = Registry(game.EVENT_TYPES)
         self.names = {class_of(cls).__name__ for cls in game.EVENT_TYPES}
         self.history: list[Any] = []
         self.info = seat_info(game, seat)
         self.moves = 0
+        self.field = GAME_FIELD[game.NAME]
+
+    def heard(self, events: Any) -> None:
+        """Events the seat was sent (the service's own are skipped)."""
+        for event in events:
+            if event.type in self.names:
+                self.history.append(self.registry.decode(json.loads(event.data_json)))
+
+    def choose(self, view: pb.MatchView, moves: Any) -> pb.Move:
+        """The bot's move on the view the server sent, after checking the rebuilt one."""
+        self.info.update(self.history)
+        rebuilt = self.info.view()
+        sent = getattr(view, self.field)
+        if table_message(sent, rebuilt) != sent or rebuilt.to_act != view.to_act:
+            raise ViewMismatch(f"seat {self.seat} at version {view.version}: the view "
+                               "rebuilt from its events differs from the server's")
+        commands = tuple(convert.command_from_move(self.game, m) for m in moves)
+        command = self.bot.choose(Seat(self.game, self.seat, rebuilt, tuple(self.history),
+                                       commands))
+        self.moves += 1
+        return convert.move_from_command(self.game, command)
+
+
+class RemoteSeat(SeatMind):
+    """One bot at one seat of a served match over unary calls and a watch (`kozyr play`)."""
+
+    def __init__(self, game: AnyGame, seat: int, client: SeatClient, bot: Bot) -> None:
+        super().__init__(game, seat, bot)
+        self.client = client
         self.final: pb.MatchView | None = None
         self.watch: Watch | None = None
 
     def run(self) -> None:
         """Watch the match from its start and move whenever it is this seat's turn."""
-        field = GAME_FIELD[self.game.NAME]
         with self.client.watch(0) as watch:
             self.watch = watch
             for update in watch:
-                for event in update.events:
-                    if event.type in self.names:  # the service's own events are skipped
-                        self.history.append(self.registry.decode(json.loads(event.data_json)))
+                self.heard(update.events)
                 view = update.view
                 if view.status == pb.MATCH_STATUS_FINISHED:
                     self.final = view
@@ -141,19 +167,9 @@ class RemoteSeat:
                 legal = self.client.legal()
                 if legal.version != update.version:  # pragma: no cover - only we may move now
                     raise RuntimeError("the match moved while it was this seat's turn")
-                self.info.update(self.history)
-                rebuilt = self.info.view()
-                sent = getattr(view, field)
-                if table_message(sent, rebuilt) != sent or rebuilt.to_act != view.to_act:
-                    raise ViewMismatch(f"seat {self.seat} at version {update.version}: the "
-                                       f"view rebuilt from its events differs from the server's")
-                commands = tuple(convert.command_from_move(self.game, m) for m in legal.moves)
-                command = self.bot.choose(Seat(self.game, self.seat, rebuilt,
-                                               tuple(self.history), commands))
-                self.client.move(convert.move_from_command(self.game, command),
+                self.client.move(self.choose(view, legal.moves),
                                  command_id=f"seat{self.seat}-v{update.version}",
                                  expected_version=update.version)
-                self.moves += 1
 
     def stop(self) -> None:
         """End the watch (another seat failed)."""

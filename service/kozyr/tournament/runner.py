@@ -62,13 +62,16 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
     """Play some fixtures in this process (the unit of work a worker receives)."""
     if server is None:
         return [play_local(t, f) for f in fixtures]
-    from kozyr.tournament.remote import play_remote  # grpc only where it is needed
+    # grpc only where it is needed
+    from kozyr.tournament.remote import play_remote
+    from kozyr.tournament.served import play_served
 
-    if len(fixtures) == 1:
-        return [play_remote(t, fixtures[0], server)]
-    # Served matches wait on the network most of the time: play the chunk's matches at once.
-    with ThreadPoolExecutor(len(fixtures)) as threads:
-        return list(threads.map(lambda f: play_remote(t, f, server), fixtures))
+    if t.keep:  # each seat keeps the receipts of its own answers: the unary path
+        with ThreadPoolExecutor(len(fixtures)) as threads:
+            return list(threads.map(lambda f: play_remote(t, f, server), fixtures))
+    # Served matches wait on the network most of the time: the chunk's matches play at once,
+    # every seat of them over one PlaySession stream.
+    return play_served(t, fixtures, server)
 
 
 def _quiet_worker() -> None:
@@ -76,7 +79,7 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-SERVED_AT_ONCE = 4  # matches a worker plays at once through a server
+SERVED_AT_ONCE = 16  # matches a worker plays at once through a server (one session)
 
 
 def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False) -> int:

@@ -17,6 +17,7 @@ from kozyr_client.client import (
 )
 from kozyr_client.errors import KozyrError, error_info
 from kozyr_client.receipts import Receipts
+from kozyr_client.session import PlaySession, SessionSeat
 
 __all__ = [
     "Backoff",
@@ -24,8 +25,10 @@ __all__ = [
     "Joined",
     "KozyrClient",
     "KozyrError",
+    "PlaySession",
     "Receipts",
     "SeatClient",
+    "SessionSeat",
     "Watch",
     "bearer",
     "error_info",

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -133,6 +133,21 @@ class KozyrService(Protocol):
         The caller's tenant's lifecycle events after from_cursor, then each new one as it
         happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
         UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def play_session(self, request: AsyncIterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionPushes], /) -> AsyncIterator[SessionPushes]:
+        """
+        --- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -292,6 +307,17 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.watch_events,
+                ),
+                "/kozyr.v1.KozyrService/PlaySession": Endpoint.bidi_stream(
+                    method=MethodInfo(
+                        name="PlaySession",
+                        service_name="kozyr.v1.KozyrService",
+                        input=SessionRequest,
+                        output=SessionPushes,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=svc.play_session,
                 ),
             },
             interceptors=interceptors,
@@ -650,6 +676,38 @@ class KozyrServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    def play_session(
+        self,
+        request: AsyncIterator[SessionRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[SessionPushes]:
+        """
+        --- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="PlaySession",
+                service_name="kozyr.v1.KozyrService",
+                input=SessionRequest,
+                output=SessionPushes,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class KozyrServiceSync(Protocol):
     """
@@ -747,6 +805,21 @@ class KozyrServiceSync(Protocol):
         The caller's tenant's lifecycle events after from_cursor, then each new one as it
         happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
         UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def play_session(self, request: Iterator[SessionRequest], ctx: RequestContext[SessionRequest, SessionPushes], /) -> Iterator[SessionPushes]:
+        """
+        --- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -904,6 +977,17 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=service.watch_events,
+                ),
+                "/kozyr.v1.KozyrService/PlaySession": EndpointSync.bidi_stream(
+                    method=MethodInfo(
+                        name="PlaySession",
+                        service_name="kozyr.v1.KozyrService",
+                        input=SessionRequest,
+                        output=SessionPushes,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=service.play_session,
                 ),
             },
             interceptors=interceptors,
@@ -1258,6 +1342,38 @@ class KozyrServiceClientSync(ConnectClientSync):
                 output=TenantEvent,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def play_session(
+        self,
+        request: Iterator[SessionRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> Iterator[SessionPushes]:
+        """
+        --- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="PlaySession",
+                service_name="kozyr.v1.KozyrService",
+                input=SessionRequest,
+                output=SessionPushes,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

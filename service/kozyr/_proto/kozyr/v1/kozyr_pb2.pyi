@@ -1373,12 +1373,17 @@ class SubmitMoveRequest(_message.Message):
     MOVE_FIELD_NUMBER: _builtins.int
     COMMAND_ID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    LEAN_VIEW_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     command_id: _builtins.str
     """A client-chosen id (1..64 characters): the same id again returns the same answer."""
     expected_version: _builtins.int
     """Refuse with ABORTED unless the match is at this version."""
+    lean_view: _builtins.bool
+    """True: the response's view leaves out what no move changes (players, options, prearranged,
+    seed_commitment), which the caller has from GetMatch.
+    """
     @_builtins.property
     def move(self) -> Global___Move:
         """The move."""
@@ -1390,10 +1395,11 @@ class SubmitMoveRequest(_message.Message):
         move: Global___Move | None = ...,
         command_id: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
+        lean_view: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "expected_version", b"expected_version", "move", b"move"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command_id", b"command_id", "expected_version", b"expected_version", "match_id", b"match_id", "move", b"move"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command_id", b"command_id", "expected_version", b"expected_version", "lean_view", b"lean_view", "match_id", b"match_id", "move", b"move"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -1656,6 +1662,325 @@ class ReplayMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReplayMatchResponse: _TypeAlias = ReplayMatchResponse  # noqa: Y015
+
+@_typing.final
+class SessionSeat(_message.Message):
+    """--- speed ---
+
+    One seat a play session acts for.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    FROM_VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SKIP_EVENTS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    token: _builtins.str
+    """The seat's bearer token (checked once, when the seat is added)."""
+    from_version: _builtins.int
+    """Push what happened after this version (0: from the start); on a resume, the last version
+    the client saw for this seat.
+    """
+    seat: _builtins.int
+    """The seat the token is for (refused with WRONG_SEAT when it is another's)."""
+    skip_events: _builtins.bool
+    """True: pushes for this seat carry no events (a bot that needs only the view and its moves)."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+        from_version: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        skip_events: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "match_id", b"match_id", "seat", b"seat", "skip_events", b"skip_events", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionSeat: _TypeAlias = SessionSeat  # noqa: Y015
+
+@_typing.final
+class SessionMove(_message.Message):
+    """A seat's answer to a Decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    seat: _builtins.int
+    """The seat moving (one of the session's seats)."""
+    command_id: _builtins.str
+    """A client-chosen id (1..64 characters): the same id again answers the same, never moves twice."""
+    version: _builtins.int
+    """The version of the Decision answered; the move is refused (ABORTED) at any other version."""
+    @_builtins.property
+    def move(self) -> Global___Move:
+        """The move."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        move: Global___Move | None = ...,
+        command_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command_id", b"command_id", "match_id", b"match_id", "move", b"move", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionMove: _TypeAlias = SessionMove  # noqa: Y015
+
+@_typing.final
+class SessionRequest(_message.Message):
+    """What a client sends on a play session: seats to add, moves answering decisions, or both."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionSeat]:
+        """Seats to act for from now on (each token authenticated once); at most 1,000 per message."""
+
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionMove]:
+        """Moves answering Decisions, at most 1,000 per message."""
+
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[Global___SessionSeat] | None = ...,
+        moves: _abc.Iterable[Global___SessionMove] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionRequest: _TypeAlias = SessionRequest  # noqa: Y015
+
+@_typing.final
+class Decision(_message.Message):
+    """A decision one seat must take now."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    seat: _builtins.int
+    """The seat that must move."""
+    version: _builtins.int
+    """The version the decision is at (answer with SessionMove.version = this)."""
+    @_builtins.property
+    def view(self) -> Global___MatchView:
+        """The seat's view now."""
+
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___Move]:
+        """Every legal move of the seat."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The events since the seat's previous push (or its from_version), as the seat may see them."""
+
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The signed receipt of the entry at `version` (unset when the server signs none)."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        version: _builtins.int = ...,
+        view: Global___MatchView | None = ...,
+        moves: _abc.Iterable[Global___Move] | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+        receipt: Global___Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "match_id", b"match_id", "moves", b"moves", "receipt", b"receipt", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Decision: _TypeAlias = Decision  # noqa: Y015
+
+@_typing.final
+class SeatFinished(_message.Message):
+    """A seat's match ended: nothing more is pushed for it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    seat: _builtins.int
+    """The seat."""
+    version: _builtins.int
+    """The final version."""
+    @_builtins.property
+    def view(self) -> Global___MatchView:
+        """The seat's final view (with the outcome and the revealed server seed)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The events since the seat's previous push, as the seat may see them."""
+
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The signed receipt of the final entry (unset when the server signs none)."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        version: _builtins.int = ...,
+        view: Global___MatchView | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+        receipt: Global___Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "match_id", b"match_id", "receipt", b"receipt", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatFinished: _TypeAlias = SeatFinished  # noqa: Y015
+
+@_typing.final
+class SessionRefusal(_message.Message):
+    """A seat or a move the session refused; the session goes on."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    seat: _builtins.int
+    """The seat, when known (-1 when the token matched no seat)."""
+    command_id: _builtins.str
+    """The refused move's command id ("" for a refused seat)."""
+    code: _builtins.int
+    """The gRPC status code the unary call would have answered (e.g. 9 FAILED_PRECONDITION)."""
+    reason: _builtins.str
+    """The stable reason, as in ErrorInfo (NOT_YOUR_TURN, STALE_VERSION, BAD_TOKEN, ...)."""
+    message: _builtins.str
+    """One sentence."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        command_id: _builtins.str = ...,
+        code: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "command_id", b"command_id", "match_id", b"match_id", "message", b"message", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionRefusal: _TypeAlias = SessionRefusal  # noqa: Y015
+
+@_typing.final
+class SessionPushes(_message.Message):
+    """What the server pushes on a play session: every push that was ready, in order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PUSHES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def pushes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionPush]:
+        """One or more pushes."""
+
+    def __init__(
+        self,
+        *,
+        pushes: _abc.Iterable[Global___SessionPush] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pushes", b"pushes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionPushes: _TypeAlias = SessionPushes  # noqa: Y015
+
+@_typing.final
+class SessionPush(_message.Message):
+    """One push of a play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    REFUSAL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def decision(self) -> Global___Decision:
+        """A decision a seat must take."""
+
+    @_builtins.property
+    def finished(self) -> Global___SeatFinished:
+        """A seat's match is over."""
+
+    @_builtins.property
+    def refusal(self) -> Global___SessionRefusal:
+        """A refused seat or move."""
+
+    def __init__(
+        self,
+        *,
+        decision: Global___Decision | None = ...,
+        finished: Global___SeatFinished | None = ...,
+        refusal: Global___SessionRefusal | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "finished", b"finished", "kind", b"kind", "refusal", b"refusal"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "finished", b"finished", "kind", b"kind", "refusal", b"refusal"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["decision", "finished", "refusal"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___SessionPush: _TypeAlias = SessionPush  # noqa: Y015
 
 @_typing.final
 class Receipt(_message.Message):

@@ -100,6 +100,11 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.WatchEventsRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.TenantEvent.FromString,
                 _registered_method=True)
+        self.PlaySession = channel.stream_stream(
+                '/kozyr.v1.KozyrService/PlaySession',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.SessionPushes.FromString,
+                _registered_method=True)
 
 
 class KozyrServiceServicer:
@@ -214,6 +219,22 @@ class KozyrServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlaySession(self, request_iterator, context):
+        """--- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KozyrServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -281,6 +302,11 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.WatchEvents,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.WatchEventsRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.TenantEvent.SerializeToString,
+            ),
+            'PlaySession': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlaySession,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.SessionPushes.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -635,6 +661,33 @@ class KozyrService:
             '/kozyr.v1.KozyrService/WatchEvents',
             kozyr_dot_v1_dot_kozyr__pb2.WatchEventsRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.TenantEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlaySession(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/kozyr.v1.KozyrService/PlaySession',
+            kozyr_dot_v1_dot_kozyr__pb2.SessionRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.SessionPushes.FromString,
             options,
             channel_credentials,
             insecure,

@@ -108,6 +108,18 @@ class KozyrServiceStub:
     happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
     UNAUTHENTICATED.
     """
+    PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]
+    """--- speed ---
+    A bidirectional play session for bots: the client adds seats (each authenticated once, by
+    its token, for the life of the stream), the server pushes every decision a seat must take
+    (its view, its legal moves, the events it saw since its last push) and the client answers
+    each with a move carrying a command id. One session carries any number of seats across
+    matches. A dropped stream resumes: add the seats again with the last version seen; a move
+    in flight is answered once (command ids and the decision's version make a repeat
+    harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+    carry several seats, moves and pushes at once: a bot serving many seats pays one message
+    for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -165,6 +177,18 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """The caller's tenant's lifecycle events after from_cursor, then each new one as it
     happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
     UNAUTHENTICATED.
+    """
+    PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]  # type: ignore[assignment]
+    """--- speed ---
+    A bidirectional play session for bots: the client adds seats (each authenticated once, by
+    its token, for the life of the stream), the server pushes every decision a seat must take
+    (its view, its legal moves, the events it saw since its last push) and the client answers
+    each with a move carrying a command id. One session carries any number of seats across
+    matches. A dropped stream resumes: add the seats again with the last version seen; a move
+    in flight is answered once (command ids and the decision's version make a repeat
+    harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+    carry several seats, moves and pushes at once: a bot serving many seats pays one message
+    for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -298,6 +322,24 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         """The caller's tenant's lifecycle events after from_cursor, then each new one as it
         happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
         UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def PlaySession(
+        self,
+        request_iterator: _MaybeAsyncIterator[_kozyr_pb2.SessionRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.SessionPushes], _abc.AsyncIterator[_kozyr_pb2.SessionPushes]]:
+        """--- speed ---
+        A bidirectional play session for bots: the client adds seats (each authenticated once, by
+        its token, for the life of the stream), the server pushes every decision a seat must take
+        (its view, its legal moves, the events it saw since its last push) and the client answers
+        each with a move carrying a command id. One session carries any number of seats across
+        matches. A dropped stream resumes: add the seats again with the last version seen; a move
+        in flight is answered once (command ids and the decision's version make a repeat
+        harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
+        carry several seats, moves and pushes at once: a bot serving many seats pays one message
+        for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,207 @@
+"""Bots over one PlaySession stream: many seats, one connection, one message per move.
+
+    session = PlaySession(client, choose=lambda decision: decision.moves[0])
+    session.add(created.match_id, 0, created.tokens[0])
+    session.add(created.match_id, 1, created.tokens[1])
+    finished = session.run()          # {(match_id, seat): SeatFinished} once every match ended
+
+The server pushes each decision a seat must take (`pb.Decision`: view, legal moves, the events
+since the seat's previous push); `choose` answers it with a move. A dropped stream is opened
+again and every seat added again from the last version it saw, so no event is delivered twice
+and no move is lost or played twice: each move carries the decision's version (the server
+refuses it at any other) and a command id made from it (a repeat gets the recorded answer).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr_client.client import _DROPPED, Backoff, KozyrClient
+from kozyr_client.errors import KozyrError
+
+MAX_SEATS_PER_MESSAGE = 1_000
+# Refusals that only mean the table moved on before the move arrived: a later push decides.
+STALE = frozenset({"STALE_VERSION", "NOT_YOUR_TURN", "MATCH_OVER"})
+
+
+@dataclass
+class SessionSeat:
+    """One seat of a session: the last version pushed for it and, once over, its final push."""
+
+    match_id: str
+    seat: int
+    token: str
+    version: int = 0
+    moves: int = 0
+    finished: pb.SeatFinished | None = None
+    answered: tuple[int, pb.Move] | None = None  # the last decision's version and our move
+    retries: int = 0  # the last move's resends after UNAVAILABLE
+
+
+class PlaySession:
+    """Seats played by `choose` over one PlaySession stream, resumed after drops."""
+
+    def __init__(self, client: KozyrClient, choose: Callable[[pb.Decision], pb.Move],
+                 *, backoff: Backoff | None = None,
+                 on_event: Callable[[pb.Decision | pb.SeatFinished], None] | None = None
+                 ) -> None:
+        self.client = client
+        self.choose = choose
+        self.on_event = on_event
+        self.backoff = backoff or client.backoff
+        self.seats: dict[tuple[str, int], SessionSeat] = {}
+        self.reconnects = 0
+        self.stale = 0  # moves the table had moved past (harmless; counted for the curious)
+        self._outbox: queue.SimpleQueue[pb.SessionRequest | None] | None = None
+        self._call: Any = None
+        self._closed = False
+
+    def add(self, match_id: str, seat: int, token: str, from_version: int = 0) -> SessionSeat:
+        """Play `seat` of `match_id` (its token) from `from_version` on."""
+        state = self.seats[(match_id, seat)] = SessionSeat(match_id, seat, token, from_version)
+        if self._outbox is not None:
+            self._outbox.put(self._seats_message([state]))
+        return state
+
+    def close(self) -> None:
+        """End the stream (from any thread); run() returns what finished so far."""
+        self._closed = True
+        if self._outbox is not None:
+            self._outbox.put(None)
+        call = self._call
+        if call is not None:
+            call.cancel()
+
+    def run(self) -> dict[tuple[str, int], pb.SeatFinished]:
+        """Play until every seat's match has ended (or close()); resume after drops."""
+        delays = self.backoff.delays()
+        while not self._closed and self._open_seats():
+            try:
+                if self._stream():
+                    delays = self.backoff.delays()  # progress earns a fresh retry budget
+            except grpc.RpcError as e:
+                if self._closed:
+                    break
+                error = KozyrError.from_rpc_error(e)
+                if error.code not in _DROPPED or not (
+                        error.transport or error.code == grpc.StatusCode.UNAVAILABLE):
+                    raise error from None
+            if self._closed or not self._open_seats():
+                break
+            delay = next(delays, None)
+            if delay is None:
+                raise KozyrError(grpc.StatusCode.UNAVAILABLE, "SESSION_LOST",
+                                 "the play session could not be resumed", transport=True)
+            time.sleep(delay)
+            self.reconnects += 1
+        return {key: s.finished for key, s in self.seats.items() if s.finished is not None}
+
+    # ------------------------------------------------------------------ one stream
+
+    def _open_seats(self) -> list[SessionSeat]:
+        return [s for s in self.seats.values() if s.finished is None]
+
+    def _seats_message(self, seats: list[SessionSeat]) -> pb.SessionRequest:
+        return pb.SessionRequest(seats=[
+            pb.SessionSeat(match_id=s.match_id, seat=s.seat, token=s.token,
+                           from_version=s.version) for s in seats])
+
+    def _requests(self, outbox: queue.SimpleQueue[pb.SessionRequest | None]
+                  ) -> Iterator[pb.SessionRequest]:
+        while (request := outbox.get()) is not None:
+            yield request
+
+    def _stream(self) -> bool:
+        """One stream until every seat finished or it dropped; whether anything was pushed."""
+        outbox: queue.SimpleQueue[pb.SessionRequest | None] = queue.SimpleQueue()
+        seats = self._open_seats()
+        for k in range(0, len(seats), MAX_SEATS_PER_MESSAGE):
+            outbox.put(self._seats_message(seats[k:k + MAX_SEATS_PER_MESSAGE]))
+        self._outbox = outbox
+        call = self._call = self.client.stub.PlaySession(self._requests(outbox))
+        progressed = False
+        try:
+            for message in call:
+                progressed = True
+                moves: list[pb.SessionMove] = []  # the answers to this message, sent as one
+                for push in message.pushes:
+                    self._handle(push, moves, outbox)
+                if moves:
+                    outbox.put(pb.SessionRequest(moves=moves))
+                if not self._open_seats():
+                    break
+        finally:
+            self._outbox = None
+            outbox.put(None)
+            call.cancel()
+        return progressed
+
+    def _handle(self, push: pb.SessionPush, moves: list[pb.SessionMove],
+                outbox: queue.SimpleQueue[pb.SessionRequest | None]) -> None:
+        kind = push.WhichOneof("kind")
+        if kind == "decision":
+            decision = push.decision
+            state = self.seats.get((decision.match_id, decision.seat))
+            if state is None or decision.version < state.version:
+                return
+            state.version = decision.version
+            if self.on_event is not None:
+                self.on_event(decision)
+            if state.answered is not None and state.answered[0] == decision.version:
+                # Pushed again on a resume while our answer may have landed: the same move
+                # with the same id again, which the server records at most once.
+                move = state.answered[1]
+            else:
+                move = self.choose(decision)
+                state.answered, state.retries = (decision.version, move), 0
+                state.moves += 1
+            moves.append(_move(state))
+        elif kind == "finished":
+            done = push.finished
+            state = self.seats.get((done.match_id, done.seat))
+            if state is not None:
+                state.version, state.finished = done.version, done
+                if self.on_event is not None:
+                    self.on_event(done)
+        elif kind == "refusal":
+            refusal = push.refusal
+            if refusal.reason in STALE:
+                self.stale += 1
+                return
+            state = self.seats.get((refusal.match_id, refusal.seat))
+            if (refusal.code == grpc.StatusCode.UNAVAILABLE.value[0] and state is not None
+                    and state.answered is not None and refusal.command_id
+                    and state.retries < self.backoff.attempts):
+                # The store was briefly away: the same move, same id, after a pause.
+                delay = list(self.backoff.delays())[state.retries]
+                state.retries += 1
+                timer = threading.Timer(delay, outbox.put,
+                                        (pb.SessionRequest(moves=[_move(state)]),))
+                timer.daemon = True
+                timer.start()
+                return
+            raise KozyrError(_status(refusal.code), refusal.reason, refusal.message,
+                             {"match_id": refusal.match_id, "seat": str(refusal.seat),
+                              "command_id": refusal.command_id})
+
+
+def _move(state: SessionSeat) -> pb.SessionMove:
+    assert state.answered is not None
+    version, move = state.answered
+    return pb.SessionMove(match_id=state.match_id, seat=state.seat, move=move,
+                          command_id=f"ps-v{version}", version=version)
+
+
+def _status(code: int) -> grpc.StatusCode:
+    for status in grpc.StatusCode:
+        if status.value[0] == code:
+            return status
+    return grpc.StatusCode.UNKNOWN

@@ -1,0 +1,100 @@
+"""`make bench-anchors`: Kozyr's random playouts beside OpenSpiel's and boardgame.io's, runs
+interleaved in one sitting so every figure sees the same machine load; prints the medians and
+the ratios, which are what another machine can compare (never part of `make test`).
+
+The anchors live in their own folders: OpenSpiel (pip `open-spiel`, pinned in the Makefile) in
+.anchors/venv, boardgame.io (npm, pinned with its lock file) in .anchors/bgio. The boardgame.io
+games are small ports of Dix's and Six Dozens' shapes (tests/bench/peers/bgio_playout.mjs);
+OpenSpiel's is its own hearts, the trick-taking game closest to Dix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from kozyr.games import GAMES  # noqa: E402
+from tests.bench.bench import PLAYERS, playout  # noqa: E402
+
+HERE = Path(__file__).resolve().parent / "peers"
+ANCHORS = ROOT / ".anchors"
+RUNS = 5
+# Which anchor each Kozyr game is set beside.
+BGIO_OF = {"dix": "trick", "six-dozens": "shed", "durak-dice": "trick"}
+
+
+def kozyr_rate(name: str, seconds: float, run: int) -> float:
+    """Moves/s of random playouts of one Kozyr game (the full rules)."""
+    game, players = GAMES[name], PLAYERS[name]
+    moves = matches = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        n, _ = playout(game, players, f"anchor-{run}-{matches}".encode())
+        moves += n
+        matches += 1
+    return moves / (time.perf_counter() - start)
+
+
+def openspiel_rate(seconds: float) -> float:
+    """Hearts actions/s in OpenSpiel (its C++ core through pyspiel)."""
+    out = subprocess.run([str(ANCHORS / "venv" / "bin" / "python"),
+                          str(HERE / "openspiel_playout.py"), str(seconds)],
+                         capture_output=True, text=True, check=True, timeout=seconds * 10 + 60)
+    return float(json.loads(out.stdout.splitlines()[-1])["actions_per_s"])
+
+
+def bgio_rate(which: str, seconds: float) -> float:
+    """Actions/s of a boardgame.io port (its game reducer, as its master runs it)."""
+    env = {**os.environ, "BGIO_DIR": str(ANCHORS / "bgio"), "NODE_ENV": "production"}
+    out = subprocess.run(["node", str(HERE / "bgio_playout.mjs"), which, str(seconds)],
+                         capture_output=True, text=True, check=True, env=env,
+                         timeout=seconds * 10 + 60)
+    return float(json.loads(out.stdout.splitlines()[-1])["actions_per_s"])
+
+
+def main() -> int:
+    """Run the interleaved rounds and print medians and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    samples: dict[str, list[float]] = {}
+    for run in range(args.runs):  # one round of everything, then the next: same load for all
+        for name in GAMES:
+            samples.setdefault(f"kozyr {name}", []).append(kozyr_rate(name, args.seconds, run))
+        samples.setdefault("openspiel hearts", []).append(openspiel_rate(args.seconds))
+        for which in sorted(set(BGIO_OF.values())):
+            samples.setdefault(f"boardgame.io {which}", []).append(bgio_rate(which, args.seconds))
+        print(f"  round {run + 1}/{args.runs} done", flush=True)
+    medians = {k: statistics.median(v) for k, v in samples.items()}
+    result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                              "runs": args.runs, "seconds": args.seconds,
+                              "actions_per_s": {k: round(v) for k, v in medians.items()}}
+    ratios = {"dix_to_openspiel_hearts": medians["kozyr dix"] / medians["openspiel hearts"]}
+    for name, which in BGIO_OF.items():
+        ratios[f"{name}_to_boardgame.io_{which}"] = (medians[f"kozyr {name}"]
+                                                     / medians[f"boardgame.io {which}"])
+    result["ratios"] = {k: round(v, 2) for k, v in ratios.items()}
+    for k, v in result["actions_per_s"].items():
+        print(f"  {k:26} {v:>10,} actions/s (median of {args.runs})")
+    for k, v in result["ratios"].items():
+        print(f"  {k:36} {v}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

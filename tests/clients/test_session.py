@@ -1,0 +1,153 @@
+"""PlaySession through kozyr_client against a real server: seats of every game played to the
+end over one stream, a dropped stream resumed with no lost or doubled move, 1,000 seats in one
+session, refusals as pushes."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections import Counter
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr_client import KozyrClient, KozyrError, PlaySession
+from tests.clients.netfault import Proxy
+from tests.conftest import ARBITER, ServerThread
+
+PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
+SHORT = {"dix": {"single_hand": "true"}, "six-dozens": {"max_hands": "2"},
+         "durak-dice": {"games": "1"}}
+
+
+def chooser(seed: int) -> object:
+    rng = random.Random(seed)
+    return lambda decision: rng.choice(list(decision.moves))
+
+
+def bounded_run(session: PlaySession, timeout: float = 120.0
+                ) -> dict[tuple[str, int], pb.SeatFinished]:
+    """run() with a watchdog: a session that cannot finish is closed, and the test fails."""
+    timer = threading.Timer(timeout, session.close)
+    timer.start()
+    try:
+        return session.run()
+    finally:
+        timer.cancel()
+
+
+def entries(client: KozyrClient, match_id: str) -> list[dict[str, object]]:
+    log = client.seat(match_id, ARBITER).log()
+    return [json.loads(e.canonical_json) for e in log.entries]
+
+
+def assert_each_move_once(client: KozyrClient, match_id: str) -> None:
+    """Every move of the log answers one decision: its id names the version it was decided at,
+    and no (seat, id) appears twice."""
+    log = entries(client, match_id)
+    moves = [(e["seat"], e["command_id"]) for e in log if e["command_id"]]
+    assert moves and len(moves) == len(set(moves)), "a move recorded twice"
+    for e in log:
+        if e["command_id"]:
+            assert e["command_id"] == f"ps-v{int(str(e['version'])) - 1}"
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_one_session_plays_every_seat_of_a_match_to_the_end(server: ServerThread,
+                                                             game: str) -> None:
+    with KozyrClient(server.address) as client:
+        created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])],
+                                      SHORT[game])
+        session = PlaySession(client, chooser(1))
+        for seat, token in created.tokens.items():
+            session.add(created.match_id, seat, token)
+        finished = bounded_run(session)
+        assert len(finished) == PLAYERS[game]
+        views = [f.view for f in finished.values()]
+        assert all(v.status == pb.MATCH_STATUS_FINISHED and v.revealed_server_seed
+                   for v in views)
+        assert len({v.version for v in views}) == 1
+        assert sum(s.moves for s in session.seats.values()) == len(
+            [e for e in entries(client, created.match_id) if e["command_id"]])
+        assert_each_move_once(client, created.match_id)
+        # Each seat's pushes carried every event it may see, once: as many as a watcher gets.
+        watched = Counter[int]()
+        for update in client.seat(created.match_id, created.tokens[0]).watch(0):
+            watched[update.version] += len(update.events)
+        assert finished[(created.match_id, 0)].version == max(watched)
+
+
+def test_a_dropped_stream_resumes_with_no_lost_or_doubled_move(server: ServerThread) -> None:
+    proxy = Proxy(server.address)
+    try:
+        with KozyrClient(proxy.address) as client, KozyrClient(server.address) as direct:
+            created = client.create_match("dix", ["a", "b"], SHORT["dix"])
+            rng, decisions = random.Random(7), [0]
+
+            def choose(decision: pb.Decision) -> pb.Move:
+                decisions[0] += 1
+                if decisions[0] in (3, 8, 13):  # the answer leaves, the stream is cut under it
+                    threading.Timer(0.01, proxy.cut_all).start()
+                return rng.choice(list(decision.moves))
+
+            session = PlaySession(client, choose)
+            for seat, token in created.tokens.items():
+                session.add(created.match_id, seat, token)
+            finished = bounded_run(session)
+            assert len(finished) == 2 and session.reconnects >= 1 and proxy.cuts >= 1
+            assert_each_move_once(direct, created.match_id)
+            recorded = [e for e in entries(direct, created.match_id) if e["command_id"]]
+            assert sum(s.moves for s in session.seats.values()) == len(recorded)
+    finally:
+        proxy.close()
+
+
+@pytest.mark.slow
+def test_one_session_serves_a_thousand_seats_to_the_end(server: ServerThread) -> None:
+    with KozyrClient(server.address) as client:
+        matches = [client.create_match("dix", ["a", "b"], SHORT["dix"]) for _ in range(500)]
+        session = PlaySession(client, chooser(3))
+        for created in matches:
+            for seat, token in created.tokens.items():
+                session.add(created.match_id, seat, token)
+        finished = bounded_run(session, timeout=600)
+        assert len(finished) == 1000
+        assert all(f.view.status == pb.MATCH_STATUS_FINISHED for f in finished.values())
+
+
+def test_refusals_are_pushes_with_the_reason(server: ServerThread) -> None:
+    with KozyrClient(server.address) as client:
+        created = client.create_match("dix", ["a", "b"], SHORT["dix"])
+        session = PlaySession(client, chooser(1))
+        session.add(created.match_id, 1, created.tokens[0])  # seat 0's token
+        with pytest.raises(KozyrError) as refused:
+            bounded_run(session)
+        assert refused.value.reason == "WRONG_SEAT"
+        assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+        stub = server.stub()
+        seats = [pb.SessionSeat(match_id=created.match_id, seat=s, token=created.tokens[s])
+                 for s in (0, 1)]
+        bad = pb.SessionMove(match_id="0" * 16, seat=1, command_id="x", version=1,
+                             move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card="2C"))))
+        done = threading.Event()
+
+        def requests() -> Iterator[pb.SessionRequest]:
+            yield pb.SessionRequest(seats=seats)
+            yield pb.SessionRequest(moves=[bad])
+            done.wait(60)  # keep our side open: a closed side ends the session
+
+        call = stub.PlaySession(requests())
+        kinds = {}
+        for message in call:
+            for push in message.pushes:
+                kinds[push.WhichOneof("kind")] = push
+            if "refusal" in kinds and "decision" in kinds:
+                break
+        done.set()
+        call.cancel()
+        assert kinds["refusal"].refusal.reason == "NOT_IN_SESSION"
+        assert kinds["decision"].decision.moves
