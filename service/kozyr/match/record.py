@@ -8,8 +8,12 @@ from typing import Any
 
 from kozyr.games import Game, get_game
 from kozyr.games.base import Outcome, Setup
+from kozyr.match import clock
+from kozyr.match.clock import Clock
 from kozyr.match.log import (
     GENESIS_HASH,
+    LIFECYCLE_EVENTS,
+    SYSTEM_SEAT,
     Entry,
     MatchCreated,
     MatchTerms,
@@ -21,6 +25,7 @@ from kozyr.match.log import (
 )
 
 NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
+NO_CLOCK = Clock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,8 @@ class MatchRecord:
     head: str = GENESIS_HASH
     revealed_seed: str = ""
     terms: MatchTerms = NO_TERMS
+    clock: Clock = NO_CLOCK
+    ended: Outcome | None = None  # the outcome of an early ending (R-7)
 
     @property
     def players(self) -> int:
@@ -55,8 +62,11 @@ class MatchRecord:
 
     @property
     def outcome(self) -> Outcome | None:
-        """The game's outcome, None while running or waiting."""
-        return None if self.state is None else self.game.outcome(self.state)
+        """The outcome (an early ending's, else the game's), None while running or waiting."""
+        if self.ended is not None:
+            return self.ended
+        outcome = None if self.state is None else self.game.outcome(self.state)
+        return None if outcome is None else clock.normal_outcome(self, outcome)
 
     @property
     def finished(self) -> bool:
@@ -79,8 +89,13 @@ def new_record(game: Game, created: MatchCreated) -> MatchRecord:
     return MatchRecord(created.match_id, game, created, created.seats, created.contributions)
 
 
-def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str) -> MatchRecord:
-    """The record after one entry's decoded events (MatchCreated itself excluded). Pure."""
+def advance(record: MatchRecord, events: Sequence[Any], version: int, head: str,
+            time_ms: int | None = None, seat: int = SYSTEM_SEAT, own: bool = False
+            ) -> MatchRecord:
+    """The record after one entry's decoded events (MatchCreated itself excluded). Pure.
+
+    With the entry's `time_ms` (and its `seat`, `own` when it is that seat's game command) the
+    clock advances too; without, it stays (a partial fold, e.g. of the terms alone)."""
     names, contributions = list(record.names), list(record.contributions)
     state, revealed, terms = record.state, record.revealed_seed, record.terms
     evolve = record.game.evolve
@@ -92,10 +107,24 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str)
             contributions[event.seat] = event.contribution
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
-        elif not isinstance(event, MatchCreated):
+        elif not isinstance(event, LIFECYCLE_EVENTS):
             state = evolve(state, event)
-    return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed, terms)
+    seated = MatchRecord(record.match_id, record.game, record.created, tuple(names),
+                         tuple(contributions), record.state, record.version, record.head,
+                         revealed, terms, record.clock, record.ended)
+    return finish_entry(seated, state, events, version, head, time_ms, seat, own)
+
+
+def finish_entry(record: MatchRecord, state: Any, events: Sequence[Any], version: int,
+                 head: str, time_ms: int | None, seat: int, own: bool) -> MatchRecord:
+    """`record` (the one before the entry, names and terms already applied) with the entry's
+    game state, clock and any early ending."""
+    ticked = record.clock if time_ms is None else clock.after_entry(record, state, events,
+                                                                      time_ms, seat, own)
+    ended = record.ended or clock.ending_of(record, state, events)
+    return MatchRecord(record.match_id, record.game, record.created, record.names,
+                       record.contributions, state, version, head, record.revealed_seed,
+                       record.terms, ticked, ended)
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
@@ -113,7 +142,8 @@ def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> M
         events: Sequence[Any] = decode_events(game, entry)[1:]
     else:
         events = decode_events(record.game, entry)
-    return advance(record, events, entry.version, digest or entry_hash(entry.canonical()))
+    return advance(record, events, entry.version, digest or entry_hash(entry.canonical()),
+                   entry.time_ms, entry.seat, entry.seat >= 0 and entry.command is not None)
 
 
 def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None) -> MatchRecord:
