@@ -24,6 +24,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._logs: dict[str, _Log] = {}
         self._ticks: set[MemoryTicks] = set()
+        self._deadlines: dict[str, tuple[int, int]] = {}  # match -> (due ms, version)
 
     def _log(self, match_id: str) -> _Log:
         log = self._logs.get(match_id)
@@ -100,6 +101,32 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release."""
+
+    # --- clocks: deadlines (see Store) ---
+
+    async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
+        """See Store.set_deadline."""
+        held = self._deadlines.get(match_id)
+        if held is not None and version < held[1]:
+            return False
+        if due_ms is None:
+            self._deadlines.pop(match_id, None)
+        else:
+            self._deadlines[match_id] = (due_ms, version)
+        return True
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """See Store.deadline_of."""
+        held = self._deadlines.get(match_id)
+        return None if held is None else held[0]
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
+                              ) -> list[tuple[str, int]]:
+        """See Store.claim_deadlines."""
+        due = sorted((d, m) for m, (d, _) in self._deadlines.items() if d <= now_ms)[:limit]
+        for _, m in due:
+            self._deadlines[m] = (now_ms + lease_ms, self._deadlines[m][1])
+        return [(m, d) for d, m in due]
 
     def delete_top(self, match_id: str, count: int) -> None:
         """Delete the newest `count` entries (the fence remembers them), so tests can damage a

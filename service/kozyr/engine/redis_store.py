@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import zlib
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -83,6 +84,48 @@ return {tostring(fence), tostring(current)}
 """
 
 
+# --- clocks: deadlines ---
+# Deadlines of many matches cannot share a match's hash tag, so they are spread over a fixed
+# number of shards, each a sorted set with its own tag (one Redis Cluster slot each) and a hash
+# of the versions the deadlines were derived from, under the same tag.
+DEADLINE_SHARDS = 8
+
+SET_DEADLINE_LUA = """
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) < held then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+return 1
+"""
+
+CLAIM_LUA = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
+                       ARGV[3])
+for i = 1, #due, 2 do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], due[i]) end
+return due
+"""
+
+
+def deadline_shard(match_id: str) -> int:
+    """The deadline shard of a match (stable across processes: CRC-32 of its id)."""
+    return zlib.crc32(match_id.encode()) % DEADLINE_SHARDS
+
+
+def deadlines_key(shard: int) -> str:
+    """The sorted set of one deadline shard: match id -> due time (ms)."""
+    return f"kozyr:deadlines:{{{shard}}}"
+
+
+def deadline_versions_key(shard: int) -> str:
+    """The versions the deadlines of one shard were derived from (same slot as the set)."""
+    return f"kozyr:deadlines:{{{shard}}}:v"
+
+
 def tick_channel(match_id: str) -> str:
     """The pub/sub channel the append script rings with each new version of a match."""
     return f"kozyr:{{{match_id}}}:tick"
@@ -126,6 +169,9 @@ class RedisStore:
         self.watch_redis = watch_client or client
         self._append: AsyncScript = client.register_script(APPEND_LUA)
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
+        self._set_deadline: AsyncScript = client.register_script(SET_DEADLINE_LUA)
+        self._claim: AsyncScript = client.register_script(CLAIM_LUA)
+        self._next_shard = 0
         self._gate = asyncio.Semaphore(limit)
         self._watch_gate = asyncio.Semaphore(watch_limit)
 
@@ -225,6 +271,40 @@ class RedisStore:
         async with self._slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
+
+
+    # --- clocks: deadlines (see Store) ---
+
+    async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
+        """See Store.set_deadline: one script on the match's deadline shard."""
+        shard = deadline_shard(match_id)
+        async with self._slot():
+            done = await self._set_deadline(
+                keys=[deadlines_key(shard), deadline_versions_key(shard)],
+                args=[match_id, version, "" if due_ms is None else due_ms])
+        return bool(done)
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """See Store.deadline_of."""
+        async with self._slot():
+            score = await self.redis.zscore(deadlines_key(deadline_shard(match_id)), match_id)
+        return None if score is None else int(score)
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
+                              ) -> list[tuple[str, int]]:
+        """See Store.claim_deadlines: every shard, starting from a rotating one so that no
+        shard waits behind the others when more than `limit` are due."""
+        claimed: list[tuple[str, int]] = []
+        start, self._next_shard = self._next_shard, (self._next_shard + 1) % DEADLINE_SHARDS
+        for k in range(DEADLINE_SHARDS):
+            if len(claimed) >= limit:
+                break
+            shard = (start + k) % DEADLINE_SHARDS
+            async with self._slot():
+                rows = await self._claim(keys=[deadlines_key(shard)],
+                                         args=[now_ms, now_ms + lease_ms, limit - len(claimed)])
+            claimed += [(str(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
+        return claimed
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:

@@ -87,6 +87,24 @@ class Store(Protocol):
         """Release connections."""
         ...
 
+    # --- clocks: deadlines of every match's current decision (engine/timers.py) ---
+
+    async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
+        """Record when the match's current decision is due (None: nothing is due), as derived
+        from its record at `version`; ignored (False) when a later version's is recorded."""
+        ...
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """The match's recorded deadline (its lease's end while claimed), None without one."""
+        ...
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
+                              ) -> list[tuple[str, int]]:
+        """Claim up to `limit` deadlines due at `now_ms`: each is pushed to `now_ms + lease_ms`
+        (so a claimer that dies is covered by another after the lease) and returned as
+        (match id, the deadline it had)."""
+        ...
+
 
 class Ticks(Protocol):
     """Hears which watched matches grew, whoever appended: a doorbell, not a log - a tick may be
