@@ -8,6 +8,7 @@ INTERNAL with a generic message while the traceback goes to the log.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import time
@@ -104,6 +105,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         self.engine = engine
         self.arbiter = arbiter
         self.closing = asyncio.Event()
+        self.term_defaults = terms.Defaults()  # the server's (config.py)
+        # Seats watched through this process (abandonment, R-7).
+        self.watching: collections.Counter[tuple[str, int]] = collections.Counter()
 
     # ------------------------------------------------------------------ helpers
 
@@ -135,6 +139,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     def _view(self, record: MatchRecord, viewer: Viewer) -> pb.MatchView:
         return convert.match_view(record, viewer.seat)
+
+    async def _watched(self, match_id: str, seat: int) -> bool:
+        return self.watching[(match_id, seat)] > 0
 
     def _update(self, applied: Step, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
@@ -183,7 +190,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             except ValueError:
                 raise bad_request("BAD_DICE", "write die rolls as numbers 1..6 separated by "
                                               "spaces") from None
-        match_terms, names = terms.terms_of(request)
+        match_terms, names = terms.terms_of(request, self.term_defaults)
         created = await self.engine.create(
             request.game,
             dict(request.options),
@@ -234,7 +241,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
         moves: list[pb.Move] = []
-        if viewer.seat is not None and record.started:
+        if viewer.seat is not None and record.started and not record.finished:
             game = record.game
             moves = [convert.move_from_command(game, c)
                      for c in game.legal_commands(record.state, viewer.seat)]
@@ -282,6 +289,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         """Stream updates after from_version until the match ends or the server stops."""
         viewer = await self._viewer(request.match_id, context)
         METRICS.watchers.inc()
+        watch = (request.match_id, -1 if viewer.seat is None else viewer.seat)
+        self.watching[watch] += 1
         try:
             async with contextlib.aclosing(
                     self.engine.updates(request.match_id, request.from_version)) as updates:
@@ -290,6 +299,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                     yield pb.MatchUpdate(version=applied.entry.version, events=events, view=view)
         finally:
             METRICS.watchers.dec()
+            self.watching[watch] -= 1
+            if self.watching[watch] <= 0:
+                del self.watching[watch]
 
     async def _next_update(self, updates: AsyncIterator[Step]) -> Step | None:
         """The next update; None once the stream ends or the server is closing."""
@@ -313,6 +325,18 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         if failure is not None:
             raise failure
         return step.result()
+
+    @_rpc
+    async def EndMatch(self, request: pb.EndMatchRequest,
+                       context: Context) -> pb.EndMatchResponse:
+        """Resign, abort or claim the win for the caller's seat (docs/rules.md R-7)."""
+        limits.check_match_id(request.match_id)
+        seat = await self._seat(request.match_id, context)
+        applied = await terms.end_match(self.engine, request, seat, self._watched)
+        log.info("match_ended_early", match_id=request.match_id, seat=seat,
+                 reason=pb.EndReason.Name(request.reason), version=applied.entry.version)
+        events, view = self._update(applied, Viewer(seat))
+        return pb.EndMatchResponse(version=applied.entry.version, events=events, view=view)
 
     @_rpc
     async def GetMatchLog(self, request: pb.GetMatchLogRequest,

@@ -20,7 +20,7 @@ import os
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,7 @@ from kozyr.engine.tokens import (
 from kozyr.games import Game, get_game
 from kozyr.games.base import Setup
 from kozyr.games.codec import encode
-from kozyr.match import lifecycle, limits
+from kozyr.match import clock, lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
@@ -158,6 +158,7 @@ class Engine:
         body = _fingerprint(created)
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
+        await self._before_append(None, step)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -201,6 +202,7 @@ class Engine:
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
                                       time_ms=self._now_ms())
                 meta = {f"tok:{token_hash(token)}": str(chosen)}
+                await self._before_append(record, step)
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
@@ -223,9 +225,11 @@ class Engine:
             record = await self._writable(self._cache.get(match_id) or await self.record(match_id))
             caught_up = False
             for _ in range(self.max_retries):
+                now = self._now_ms()
                 try:
                     _check_expected(record, expected_version, seat)
                     decision = lifecycle.decide(record, seat, command)
+                    clock.check_in_time(record, seat, now)
                 except MatchError as refusal:
                     if refusal.kind is not Kind.BAD_REQUEST and not caught_up:
                         # Refused on a cache that may be stale: check again on the store's.
@@ -241,7 +245,8 @@ class Engine:
                     raise
                 seed = await self._server_seed(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
-                                      time_ms=self._now_ms())
+                                      time_ms=now)
+                await self._before_append(record, step)
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest)
                 if status == "OK":
@@ -252,6 +257,37 @@ class Engine:
                 record, caught_up = await self._after_refusal(record, status, version), True
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "too many concurrent writers on this match; try again", match_id, seat)
+
+    async def append_with(self, match_id: str, key: str,
+                          build: Callable[[MatchRecord, int], Awaitable[Step]]) -> Step:
+        """Append the entry `build(record, now_ms)` makes (or refuses with MatchError) through
+        the same expected-version append as a move: on CONFLICT it is built again on the
+        caught-up record, and a repeated `key` gets the recorded answer. Early endings and
+        timeouts (engine/endings.py) use it, so a move that lands first wins."""
+        async with self._lock(match_id):
+            record = await self._writable(await self.record(match_id))
+            for _ in range(self.max_retries):
+                try:
+                    step = await build(record, self._now_ms())
+                except MatchError:
+                    if key and (answer := await self._repeated(match_id, key)) is not None:
+                        return answer
+                    raise
+                await self._before_append(record, step)
+                status, version = await self.store.append(
+                    match_id, record.version, key, step.text, step.digest)
+                if status == "OK":
+                    self._appended(step)
+                    return step
+                if status == "DUPLICATE":
+                    return await self._answer_at(match_id, version)
+                record = await self._after_refusal(record, status, version)
+        raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
+                         "too many concurrent writers on this match; try again", match_id)
+
+    async def server_seed(self, match_id: str) -> bytes:
+        """The match's server seed (for an entry that finishes the match)."""
+        return await self._server_seed(match_id)
 
     async def _repeated(self, match_id: str, key: str) -> Step | None:
         """The recorded answer if this command was already appended (a retry), else None."""
@@ -410,6 +446,10 @@ class Engine:
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
+    def now_ms(self) -> int:
+        """The server's clock, in ms: the only clock a match's times come from."""
+        return self._now_ms()
+
     def _lock(self, match_id: str) -> asyncio.Lock:
         lock = self._locks.get(match_id)
         if lock is None:
@@ -443,6 +483,19 @@ class Engine:
         self._remember(step.record, len(step.text))
         self.feeds.wake(step.record.match_id, step.record.version)
         self._tell(step.record)
+
+    async def _before_append(self, before: MatchRecord | None, step: Step) -> None:
+        """Where the entry makes a decision due that was not due before, record its deadline
+        before appending: a process that dies right after the append leaves the deadline
+        behind, so no match is forgotten (one whose append failed is dropped when due). The
+        deadlines of later decisions are set after their appends (engine/timers.py): the one
+        they replace stays until then, and is re-derived from the log when it comes due."""
+        if before is not None and clock.deadline(before) is not None:
+            return
+        due = clock.deadline(step.record)
+        if due is not None:
+            await self.store.set_deadline(step.record.match_id, clock.alarm_ms(due),
+                                          step.record.version)
 
     def _tell(self, record: MatchRecord) -> None:
         for listener in self.listeners:

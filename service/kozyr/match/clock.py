@@ -200,6 +200,16 @@ def deadline(record: MatchRecord) -> Due | None:
     return None
 
 
+BOT_SLACK_MS = 1_000
+
+
+def alarm_ms(due: Due) -> int:
+    """When the timer loops should act on `due`: a named bot's decision is played at once by
+    the process that appended the entry before it; the loops cover it only if that process has
+    not played it within BOT_SLACK_MS (it died), so they do not race it on every move."""
+    return due.at_ms + (BOT_SLACK_MS if due.kind == "BOT" else 0)
+
+
 def remaining(record: MatchRecord, now_ms: int) -> tuple[int, ...]:
     """Each seat's time left at `now_ms` (its bank, or the limit of a decision); () without a
     clock. The seat to act has the time elapsed since its decision began taken off."""
