@@ -69,7 +69,7 @@ async def apply_due(engine: Engine, match_id: str, choose: ChooseBot) -> Step | 
             return endings.expire(record, server_seed=await engine.server_seed(match_id),
                                   time_ms=now)
         command = None
-        if due.kind == "BOT_POLICY":
+        if endings.timeout_command(record, due)[0] == "BOT":
             assert due.seat is not None
             command = await choose(record, due.seat, record.terms.policy_bot)
         seed: bytes | None = None

@@ -92,6 +92,9 @@ def time_out(record: MatchRecord, due: Due, bot_command: Any | None, *,
     assert due.seat is not None
     policy, command = timeout_command(record, due)
     if policy == "BOT":
+        if bot_command is None:
+            raise MatchError(Kind.BAD_REQUEST, "NO_BOT_COMMAND", "the BOT policy's bot must "
+                             "choose the decision", record.match_id, rule="R-9")
         command = bot_command
     timed = TimedOut(due.seat, due.at_ms, policy)
     command_id = f"timeout-{record.version}"
