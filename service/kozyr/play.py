@@ -24,6 +24,7 @@ import logging
 import os
 import random
 import re
+import secrets
 import select
 import shutil
 import signal
@@ -33,12 +34,14 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.screen import CLEAR, SYMBOL, move_label, render
 
 if TYPE_CHECKING:
+    from kozyr.play_keep import Keeper
     from kozyr_client import KozyrClient, KozyrError, SeatClient
 
 DEFAULT_NAME = os.environ.get("USER") or "player"
@@ -80,6 +83,8 @@ class EmbeddedServer:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.address = ""
+        # Only this process knows it: the match is exported at the end, finished or not.
+        self.arbiter_token = secrets.token_urlsafe(32)
 
     def __enter__(self) -> EmbeddedServer:
         from kozyr.api.server import start_server
@@ -91,7 +96,10 @@ class EmbeddedServer:
         self.thread.start()
 
         async def boot() -> Any:
-            engine = Engine(RedisStore.from_url(self.redis.url))
+            from kozyr.engine.signing import Signer
+
+            engine = Engine(RedisStore.from_url(self.redis.url), signer=Signer.generate(),
+                            arbiter_token=self.arbiter_token)
             return await start_server(engine, "127.0.0.1:0")
 
         self.running = self._run(boot())
@@ -251,16 +259,22 @@ def _defending(view: pb.MatchView, seat: int) -> bool:
 
 def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
                name: str = DEFAULT_NAME, seat: int = 0, options: dict[str, str] | None = None,
-               seed: int | None = None, stop: StopSignals | None = None) -> pb.MatchView | None:
+               seed: int | None = None, stop: StopSignals | None = None,
+               contribution: bytes = b"", keeper: Keeper | None = None) -> pb.MatchView | None:
     """Create the match, start the bots, play your seat; the final view (None if you quit).
+
+    `contribution` is your seat's part of the match seed (docs/fairness.md §1); `keeper`
+    collects the receipts your seat is handed, to save beside the match.
 
     With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes the watch and raises Stopped
     here, at a point of this function, whatever the main thread was waiting for.
     """
     lineup, names = _seating(vs, name, seat)
     base = random.Random(seed).randrange(2**32) if seed is not None else random.randrange(2**32)
-    created = client.create_match(game, names, options=options or {})
-    me = client.seat(created.match_id, created.tokens[seat])
+    created = client.create_match(game, names, options=options or {}, seed_contributions=[
+        contribution if s == seat else b"" for s in range(len(names))])
+    me = client.seat(created.match_id, created.tokens[seat], [created.receipt])
+    signed = keeper.started(client, created.match_id, me) if keeper is not None else ""
     watch = me.watch()
     failures: list[BaseException] = []
     done = threading.Event()
@@ -276,7 +290,7 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             for s, spec in enumerate(lineup) if spec is not None]
     for bot in bots:
         bot.start()
-    recent: deque[str] = deque(maxlen=24)
+    recent: deque[str] = deque([signed] if signed else [], maxlen=24)
     final: pb.MatchView | None = None
     try:
         for update in watch:
@@ -297,7 +311,8 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
         if failures:
             raise failures[0]
         if final is not None:
-            term.draw(render(final, (), list(recent), f"match {created.match_id}", term.colour))
+            shown = [*recent, signed] if signed else list(recent)
+            term.draw(render(final, (), shown, f"match {created.match_id}", term.colour))
         return final
     finally:
         done.set()
@@ -459,14 +474,23 @@ def _run(args: argparse.Namespace) -> int:
     except BadBotSpec as e:
         print(f"kozyr play: {e}", file=sys.stderr)
         return 2
+    from kozyr.play_keep import Keeper, default_folder, parse_contribution
+
+    try:
+        contribution = parse_contribution(args.contribution)
+    except ValueError as e:
+        print(f"kozyr play: {e}", file=sys.stderr)
+        return 2
     term = Terminal(sys.stdout, LineReader(sys.stdin.fileno(), sys.stdout, stop),
                     use_colour(args.color, sys.stdout), clear=sys.stdout.isatty())
+    keeper = Keeper(None if args.no_save else Path(args.save_dir or default_folder()))
     try:
-        with _server(args.server) as address, KozyrClient(address) as client:
+        with _server(args.server, keeper) as address, KozyrClient(address) as client:
             try:
                 client.wait_ready(10)
                 final = play_match(client, args.game, vs, term, name=args.name,
-                                   seat=args.seat, options=options, seed=args.seed, stop=stop)
+                                   seat=args.seat, options=options, seed=args.seed, stop=stop,
+                                   contribution=contribution, keeper=keeper)
             except (Stopped, KeyboardInterrupt):
                 raise
             except KozyrError as e:
@@ -479,6 +503,9 @@ def _run(args: argparse.Namespace) -> int:
                     raise Stopped(stop.received[0]) from None
                 _say(f"kozyr play: a bot failed: {type(e).__name__}: {e}", sys.stderr)
                 return 1
+            finally:
+                for line in _kept(keeper):
+                    _say(f"kozyr play: {line}", sys.stderr)
     except (Stopped, KeyboardInterrupt) as e:
         _say(f"\nkozyr play: interrupted ({e})", sys.stderr)
         return 128 + (e.signum if isinstance(e, Stopped) else signal.SIGINT)
@@ -487,12 +514,22 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kept(keeper: Keeper) -> list[str]:
+    """Save the match and the receipts (while the server still runs); what to tell."""
+    try:
+        return keeper.save()
+    except Exception as e:  # never lose the game's own outcome to a full disk
+        return [f"could not save the match: {type(e).__name__}: {e}"]
+
+
 @contextlib.contextmanager
-def _server(address: str | None) -> Iterator[str]:
+def _server(address: str | None, keeper: Keeper) -> Iterator[str]:
     if address:
+        keeper.address = address
         yield address
         return
     with EmbeddedServer() as server:
+        keeper.address, keeper.token = server.address, server.arbiter_token
         yield server.address
 
 
@@ -512,6 +549,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--name", default=DEFAULT_NAME, help="your name at the table")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the bots' random choices")
+    p.add_argument("--contribution", default="",
+                   help="your seat's part of the match seed (text, or 0x… hex; at most 64 "
+                        "bytes): neither the server nor you alone steers a deal")
+    p.add_argument("--save-dir", default=None,
+                   help="where the match log and your receipts are kept (default: "
+                        "$XDG_DATA_HOME/kozyr/matches, else ~/.local/share/kozyr/matches)")
+    p.add_argument("--no-save", action="store_true",
+                   help="keep nothing (without --server the match is then lost at the end)")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                    help="suit colours (auto: on a terminal unless NO_COLOR is set)")
     p.set_defaults(func=_run)

@@ -29,6 +29,7 @@ from kozyr.api import convert
 from kozyr.cards import deck
 from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.redis_store import RedisStore, log_key
+from kozyr.fairness import match_seed
 from kozyr.match.log import GENESIS_HASH, Entry, entry_hash
 from kozyr.match.record import fold_entries
 from tests.api.helpers import auth, create, play_one, play_out, reason
@@ -191,8 +192,11 @@ def test_logs_say_one_line_per_command_and_never_a_card_or_seed(
     secrets = [json.loads(e.canonical_json) for e in log]
     revealed = [ev["server_seed"] for e in secrets for ev in e["events"]
                 if ev["type"] == "SeedRevealed"]
-    seeds = [ev["seed"] for e in secrets for ev in e["events"] if ev.get("seed")]
-    assert revealed and seeds
+    assert not [ev for e in secrets for ev in e["events"] if ev.get("seed")]  # withheld (§1)
+    started = next(e for e in secrets if e["version"] == 1)
+    contributions = [bytes.fromhex(c) for c in started["events"][0]["contributions"]]
+    seeds = [match_seed(bytes.fromhex(revealed[0]), contributions).hex()]
+    assert revealed
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:  # the reader thread may still be catching up
         lines = [r for r in two_processes.logs if r.get("match_id") == match_id]

@@ -12,6 +12,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
 from pathlib import Path
@@ -79,10 +80,11 @@ def frames(output: str) -> list[list[str]]:
     return [s[:-1] if s and s[-1] == "" else s for s in screens]
 
 
-def kozyr_play(*args: str, no_color: bool = False) -> Tty:
-    """Start `kozyr play` on a pty."""
+def kozyr_play(*args: str, no_color: bool = False, data: str | None = None) -> Tty:
+    """Start `kozyr play` on a pty (what it keeps goes to `data`, a fresh folder if None)."""
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    env.update(TERM="xterm-256color", COLUMNS="80", LINES="24", USER="tester")
+    env.update(TERM="xterm-256color", COLUMNS="80", LINES="24", USER="tester",
+               XDG_DATA_HOME=data or tempfile.mkdtemp(prefix="kozyr-play-test-"))
     if no_color:
         env["NO_COLOR"] = "1"
     return Tty([sys.executable, "-m", "kozyr.cli", "play", *args], env)
@@ -156,11 +158,25 @@ def test_an_unknown_bot_is_refused_before_anything_starts(server: ServerThread) 
 
 
 @pytest.mark.slow
-def test_kozyr_play_starts_its_own_server_when_none_is_given() -> None:
-    tty = kozyr_play("dix", "--vs", "random", "--option", "target=3", "--seed", "1")
+def test_kozyr_play_starts_its_own_server_when_none_is_given(tmp_path: Path) -> None:
+    tty = kozyr_play("dix", "--vs", "random", "--option", "target=3", "--seed", "1",
+                     "--contribution", "my own luck", data=str(tmp_path))
     prompts = drive(tty, random.Random(0))
     assert tty.close() == 0, tty.output[-3000:]
-    assert prompts > 2 and "Match over:" in "\n".join(frames(tty.output)[-1])
+    last = "\n".join(frames(tty.output)[-1])
+    assert prompts > 2 and "Match over:" in last
+    assert "seed commitment " in last and "signed by key " in last
+    # The embedded server is gone, but the match was exported at the end, with the receipts.
+    kept = tmp_path / "kozyr" / "matches"
+    (replay,) = kept.glob("*[0-9a-f].jsonl")
+    receipts = replay.with_name(replay.stem + ".receipts.jsonl")
+    key = replay.with_suffix(".key").read_text().strip()
+    assert b"my own luck".hex() in replay.read_text()  # the seat's contribution
+    verified = subprocess.run(
+        [sys.executable, "-m", "kozyr.cli", "replay", "verify", str(replay), "--key", key,
+         "--receipts", str(receipts)], capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "signatures: all" in verified.stdout and "receipts: " in verified.stdout
 
 
 def test_the_screen_of_every_game_fits_80_by_24_even_with_big_hands() -> None:

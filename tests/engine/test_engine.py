@@ -38,7 +38,12 @@ def seats(game: str) -> list[tuple[str, bytes]]:
 async def stored_record(store: MemoryStore, match_id: str) -> MatchRecord:
     rows = await store.read_after(match_id, 0)
     assert [r.version for r in rows] == list(range(1, len(rows) + 1))
-    return fold_entries(Entry.from_canonical(r.text) for r in rows)
+    # The log withholds the match seed (docs/fairness.md §1): a fresh process folds it with the
+    # server seed it keeps apart, as the engine does.
+    seed = await store.meta(match_id, "server_seed")
+    assert seed is not None
+    return fold_entries((Entry.from_canonical(r.text) for r in rows),
+                        server_seed=bytes.fromhex(seed))
 
 
 async def random_move(eng: Engine, match_id: str, rng: random.Random, n: int) -> Any:

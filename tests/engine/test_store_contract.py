@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -107,6 +108,24 @@ class StoreContract:
             assert await store.append(m, 1, "0:new", "e2'", "h") == ("OK", 2)
             assert await store.append(m, 2, "0:next", "e3'", "h") == ("OK", 3)
             assert await store.repair(m) == (3, 3)  # nothing lost: a no-op
+
+        self.run(body)
+
+    def test_an_entry_that_does_not_chain_onto_the_top_fences_the_match(self) -> None:
+        """A failover lost the entry a server acknowledged and another took its version: the
+        server's next entry (chained onto the lost one) is refused, and so is everyone's."""
+        def entry(prev: str) -> str:
+            return json.dumps({"prev": prev, "events": []}, sort_keys=True)
+
+        async def body(store: Store, m: str) -> None:
+            assert await store.append(m, 0, "", entry(""), "h1") == ("OK", 1)
+            assert await store.append(m, 1, "0:a", entry("h1"), "h2") == ("OK", 2)
+            # The writer that saw version 2 as "h2-lost" chains onto it: a fork, fenced.
+            assert await store.append(m, 2, "1:b", entry("h2-lost"), "h3") == ("BEHIND", 2)
+            assert await store.append(m, 2, "0:c", entry("h2"), "h3") == ("BEHIND", 2)
+            assert await store.version(m) == 2
+            assert await store.repair(m) == (3, 2)
+            assert await store.append(m, 2, "0:c", entry("h2"), "h3") == ("OK", 3)
 
         self.run(body)
 

@@ -21,6 +21,15 @@ def created(game: str, seats: list[tuple[str, bytes]], **setup: object) -> Match
                                    match_id="m1", server_seed=SEED)
 
 
+def state_seed(state: object) -> bytes:
+    """The match seed a game's state deals from (each game keeps it in its match part)."""
+    for name in ("match", "m"):
+        part = getattr(state, name, None)
+        if part is not None and hasattr(part, "seed"):
+            return bytes(part.seed)
+    raise AssertionError(f"no match seed in {type(state).__name__}")
+
+
 def test_creation_with_every_seat_named_starts_the_match_in_entry_one() -> None:
     game = get_game("dix")
     step = lifecycle.create(game, created("dix", [("ann", b"a"), ("bob", b"")]),
@@ -31,8 +40,25 @@ def test_creation_with_every_seat_named_starts_the_match_in_entry_one() -> None:
     assert step.record.started and step.record.version == 1 and step.record.head == step.digest
     assert step.events[0].commitment == commitment(SEED)
     start = step.events[1]
-    assert start.seed == match_seed(SEED, [b"a", b""])  # contributions, in seat order
-    assert fold_entries([entry]) == step.record  # the sealed record is the fold of the entry
+    assert start.seed == b"" and '"seed":""' in step.text  # withheld from the log (§1)
+    # ... but the record deals from the match seed of the contributions, in seat order
+    assert state_seed(step.record.state) == match_seed(SEED, [b"a", b""])
+    assert not step.record.seedless
+    # the sealed record is the fold of the entry with the server seed; without it, seedless
+    assert fold_entries([entry], server_seed=SEED) == step.record
+    assert fold_entries([entry]).seedless
+
+
+def test_a_seedless_record_refuses_to_decide() -> None:
+    game = get_game("dix")
+    step = lifecycle.create(game, created("dix", [("ann", b""), ("bob", b"")]),
+                            server_seed=SEED, time_ms=5)
+    record = fold_entries([step.entry])
+    seat = game.to_act(record.state)
+    assert seat is not None
+    with pytest.raises(MatchError) as refused:
+        lifecycle.decide(record, seat, game.legal_commands(record.state, seat)[0])
+    assert refused.value.code == "SEED_WITHHELD"
 
 
 def test_the_same_inputs_give_the_same_entry_byte_for_byte() -> None:
@@ -75,7 +101,8 @@ def test_joins_fill_open_seats_and_the_last_one_deals_from_the_match_seed() -> N
     assert first.record.open_seats == (1,) and lifecycle.join_starts(first.record)
     last = lifecycle.join(first.record, 1, "bob", b"", server_seed=SEED, time_ms=2)
     assert last.record.started and last.record.names == ("a", "bob", "cid")
-    assert last.events[1].seed == match_seed(SEED, [b"", b"", b"\x07"])
+    assert last.events[1].seed == b""  # withheld from the log
+    assert state_seed(last.record.state) == match_seed(SEED, [b"", b"", b"\x07"])
 
 
 def test_a_taken_or_missing_seat_is_refused() -> None:

@@ -133,8 +133,12 @@ def test_show_interactive_mode_reads_commands(six: Path, capsys: pytest.CaptureF
                for line in out.splitlines() if line.startswith("── step")]
     total = len(archive.read(six).entries)
     assert code == 0
-    assert headers == [f"{total}the full table", "1the full table", "2the full table",
+    # -i steps through from the start (an arbiter reads a match from its beginning)
+    assert headers == ["1the full table", "1the full table", "2the full table",
                        "3the full table", "2the full table", "2seat 2's view"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    code, out, _ = run(capsys, "show", str(six), "-i", "--step", "-1")
+    assert code == 0 and f"── step {total}" in out  # --step still says where to start
 
 
 def test_show_before_the_match_starts() -> None:

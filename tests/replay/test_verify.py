@@ -104,7 +104,9 @@ def test_R_3_prearranged_dice_verify_and_a_changed_given_roll_is_caught() -> Non
     assert lines[0]["prearranged"] is True
     report = check(lines)
     assert report.status == "VERIFIED", report.text()
-    assert report.prearranged and not report.fair and report.rolls == 6
+    assert report.prearranged and not report.fair
+    assert (report.prearranged_rolls, report.rolls) == (6, 0)  # given, not re-derived
+    assert "6 die rolls as given at creation" in report.text()
 
     def edit(out: Lines) -> None:
         event_of(entries(out)[0], "Dealt")["rolls"][0][1] = 5
@@ -329,7 +331,9 @@ def test_a_forged_seed_with_a_forged_commitment_fails_where_the_deals_began(
 
     report = check(tampered(dix, forge_both, recompute=True))
     assert report.first_bad_entry == 2, report.text()  # the match started when seat 1 joined
-    assert "the deals were not drawn from the committed seed" in report.problems[0].message
+    # The log holds no match seed (schema 3): the first draw the forged seed does not give
+    # (the lot, or the deck) is the one named.
+    assert "from the match seed" in report.problems[0].message
 
 
 def test_a_commitment_noted_at_creation_pins_the_file(dix: Lines) -> None:

@@ -60,7 +60,7 @@ def test_R_8_a_timeout_forged_before_its_deadline_fails_at_that_entry() -> None:
 
 
 def test_R_8_a_move_accepted_after_its_deadline_fails_at_that_entry() -> None:
-    lines = timed_log(6, then_timeout=False)
+    lines = timed_log(6, then_timeout=True)
 
     def late(ls: Lines) -> None:
         body = entries(ls)

@@ -4,10 +4,14 @@ match a real stored match that can be read back."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.receipts import KeyRing, read_receipts
+from kozyr.replay import archive
+from kozyr.replay.verify import verify
 from kozyr.tournament import Tournament, run
 from kozyr.tournament.report import to_json
 from tests.api.helpers import auth
@@ -60,3 +64,21 @@ def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -
         view = stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id)).view
         assert view.status == pb.MATCH_STATUS_FINISHED
         assert list(view.outcome.scores) == list(r.scores)
+
+
+def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_verify(
+        server: ServerThread, tmp_path: Path) -> None:
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 2,
+                   5, deals="seeded", keep=str(tmp_path))
+    result = run(t, workers=1, server=server.address)
+    assert len(result.results) == 2 and not result.interrupted
+    key = bytes(server.signer.public_key).hex()
+    for r in result.results:
+        replay = tmp_path / f"{r.match_id}.jsonl"
+        receipts = [tmp_path / f"{r.match_id}.seat{k}.receipts.jsonl" for k in (0, 1)]
+        report = verify(archive.read(replay), keys=KeyRing([bytes.fromhex(key)]),
+                        receipts=[x for p in receipts for x in read_receipts(p)])
+        assert report.verified, report.text()
+        assert report.fair and not report.prearranged  # the server's seed, the seats' bytes
+        contributions = archive.read(replay).header["seats"]
+        assert all(len(s["contribution"]) == 32 for s in contributions)

@@ -18,11 +18,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-import redis
 import structlog
 
 from kozyr.engine import Engine
-from kozyr.engine.redis_store import meta_key
+from kozyr.engine.keys import meta_key
+from kozyr.engine.redis_connect import SyncClient
 from kozyr.engine.tokens import token_hash
 from kozyr.match import limits
 
@@ -84,7 +84,7 @@ def _checked(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-def revoke(client: redis.Redis, match_id: str, *, token: str | None = None,
+def revoke(client: SyncClient, match_id: str, *, token: str | None = None,
            seat: int | None = None) -> int:
     """Revoke a seat token of a match (the token itself, or every token of `seat`); the count.
 

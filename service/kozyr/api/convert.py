@@ -53,6 +53,8 @@ def _option(spec: OptionSpec) -> pb.OptionSpec:
     )
     if spec.minimum is not None:
         msg.minimum = spec.minimum
+    if spec.maximum is not None:
+        msg.maximum = spec.maximum
     return msg
 
 

@@ -29,6 +29,7 @@ from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
 from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 from kozyr.engine.timers import Timers
 
 __all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
@@ -104,10 +105,14 @@ async def _cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
 
 async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                        config: ServerConfig | None = None, tls: Tls | None = None,
-                       reflection_on: bool = True, arbiter: Arbiter | None = None) -> Running:
-    """Build and start a server on `address` ("127.0.0.1:0" picks a free port)."""
+                       reflection_on: bool = True, arbiter: Arbiter | None = None,
+                       reuse_port: bool = False) -> Running:
+    """Build and start a server on `address` ("127.0.0.1:0" picks a free port); with
+    `reuse_port`, one of several processes on that port (kozyr serve --workers)."""
     config = config or ServerConfig()
-    server = grpc.aio.server(options=config.grpc_options())
+    options = [(k, int(reuse_port) if k == "grpc.so_reuseport" else v)
+               for k, v in config.grpc_options()]
+    server = grpc.aio.server(options=options)
     servicer = KozyrServicer(engine, arbiter=arbiter)
     guard = Guard(config)
     server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
@@ -212,11 +217,12 @@ def _reload(arbiter: Arbiter) -> None:
 
 
 async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
-                seed_box: SeedBox | None = None, config: ServerConfig | None = None,
+                seed_box: SeedBox | None = None, signer: Signer | None = None,
+                config: ServerConfig | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
-                supervised: EmbeddedRedis | None = None) -> None:
+                supervised: EmbeddedRedis | None = None, reuse_port: bool = False) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
@@ -227,10 +233,11 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         watch_connections=config.redis_watch_connections,
         socket_timeout=config.redis_socket_timeout_s,
         socket_connect_timeout=config.redis_connect_timeout_s)
-    await store.redis.ping()
-    engine = Engine(store, seed_box=seed_box)
+    await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
+    engine = Engine(store, seed_box=seed_box, signer=signer)
     running = await start_server(engine, address, config=config, tls=tls,
-                                 reflection_on=reflection_on, arbiter=arbiter)
+                                 reflection_on=reflection_on, arbiter=arbiter,
+                                 reuse_port=reuse_port)
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),

@@ -21,6 +21,7 @@ import structlog
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api import convert, terms
+from kozyr.api import receipts as wire_receipts
 from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
@@ -208,6 +209,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             version=created.version,
             tokens=[pb.SeatToken(seat=t.seat, name=t.name, token=t.token)
                     for t in created.tokens],
+            receipt=wire_receipts.to_pb(created.receipt),
+            seed_commitment=created.commitment,
         )
 
     @_rpc
@@ -224,7 +227,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         log.info("seat_joined", match_id=request.match_id, seat=joined.seat,
                  version=joined.version, started=joined.started)
         return pb.JoinMatchResponse(seat=joined.seat, token=joined.token,
-                                    version=joined.version, started=joined.started)
+                                    version=joined.version, started=joined.started,
+                                    receipt=wire_receipts.to_pb(joined.receipt),
+                                    seed_commitment=joined.commitment)
 
     @_rpc
     async def GetMatch(self, request: pb.GetMatchRequest,
@@ -281,7 +286,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         METRICS.latency.observe(elapsed)
         log.info("move", match_id=match_id, seat=seat, command_id=request.command_id,
                  version=applied.entry.version, result="OK", latency_ms=round(elapsed * 1e3, 3))
-        return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view)
+        return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view,
+                                     receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
 
     @_stream_rpc
     async def WatchMatch(self, request: pb.WatchMatchRequest,
@@ -296,7 +302,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                     self.engine.updates(request.match_id, request.from_version)) as updates:
                 while (applied := await self._next_update(updates)) is not None:
                     events, view = self._update(applied, viewer)
-                    yield pb.MatchUpdate(version=applied.entry.version, events=events, view=view)
+                    yield pb.MatchUpdate(
+                        version=applied.entry.version, events=events, view=view,
+                        receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
         finally:
             METRICS.watchers.dec()
             self.watching[watch] -= 1
@@ -346,9 +354,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=[pb.LogEntry(version=e.version, canonical_json=e.text, hash=e.hash)
-                     for e in entries],
-        )
+            entries=wire_receipts.log_entries(record, entries, self.engine.signer))
+
+    @_rpc
+    async def GetSigningKeys(self, request: pb.GetSigningKeysRequest,
+                             context: Context) -> pb.GetSigningKeysResponse:
+        """The public keys receipts are signed with."""
+        return wire_receipts.signing_keys(self.engine.signer)
 
     @_rpc
     async def ReplayMatch(self, request: pb.ReplayMatchRequest,

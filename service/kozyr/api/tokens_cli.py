@@ -30,8 +30,9 @@ def _revoke(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"kozyr tokens revoke: cannot read {args.token_file}: {e.strerror}")
             return 1
-    client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                  socket_connect_timeout=5)
+    from kozyr.engine.redis_connect import connect_sync
+
+    client = connect_sync(url, socket_timeout=5, socket_connect_timeout=5)
     try:
         removed = revoke(client, args.match_id, token=token, seat=args.seat)
     except MatchError as e:

@@ -17,6 +17,35 @@ from kozyr.match.record import MatchRecord
 ChooseBot = Callable[[MatchRecord, int, str], Awaitable[Any]]
 
 
+async def append_with(engine: Engine, match_id: str, key: str,
+                      build: Callable[[MatchRecord, int], Awaitable[Step]]) -> Step:
+    """Append the entry `build(record, now_ms)` makes (or refuses with MatchError) through
+    the same expected-version append as a move: on CONFLICT it is built again on the
+    caught-up record, and a repeated `key` gets the recorded answer. Early endings and
+    timeouts use it, so a move that lands first wins. (Kept beside them, not in
+    kozyr.engine.engine, which stays the moves' module; it uses the engine's own steps.)"""
+    async with engine._lock(match_id):
+        record = await engine._writable(await engine.record(match_id))
+        for _ in range(engine.max_retries):
+            try:
+                step = await build(record, engine._now_ms())
+            except MatchError:
+                if key and (answer := await engine._repeated(match_id, key)) is not None:
+                    return answer
+                raise
+            await engine._before_append(record, step)
+            status, version = await engine.store.append(
+                match_id, record.version, key, step.text, step.digest)
+            if status == "OK":
+                engine._appended(step)
+                return step
+            if status == "DUPLICATE":
+                return await engine._answer_at(match_id, version)
+            record = await engine._after_refusal(record, status, version)
+    raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
+                     "too many concurrent writers on this match; try again", match_id)
+
+
 async def resign(engine: Engine, match_id: str, seat: int, command_id: str) -> Step:
     """R-7: `seat` resigns."""
     limits.check_command_id(command_id)
@@ -25,7 +54,7 @@ async def resign(engine: Engine, match_id: str, seat: int, command_id: str) -> S
         seed = await engine.server_seed(match_id)
         return endings.resign(record, seat, command_id, server_seed=seed, time_ms=now)
 
-    return await engine.append_with(match_id, command_key(seat, command_id), build)
+    return await append_with(engine, match_id, command_key(seat, command_id), build)
 
 
 async def abort(engine: Engine, match_id: str, seat: int, command_id: str) -> Step:
@@ -37,7 +66,7 @@ async def abort(engine: Engine, match_id: str, seat: int, command_id: str) -> St
         seed = await engine.server_seed(match_id)
         return endings.abort(record, seat, command_id, server_seed=seed, time_ms=now)
 
-    return await engine.append_with(match_id, command_key(seat, command_id), build)
+    return await append_with(engine, match_id, command_key(seat, command_id), build)
 
 
 async def claim(engine: Engine, match_id: str, seat: int, command_id: str,
@@ -53,7 +82,7 @@ async def claim(engine: Engine, match_id: str, seat: int, command_id: str,
         return endings.claim(record, seat, command_id, watched=is_watched, server_seed=seed,
                              time_ms=now)
 
-    return await engine.append_with(match_id, command_key(seat, command_id), build)
+    return await append_with(engine, match_id, command_key(seat, command_id), build)
 
 
 async def apply_due(engine: Engine, match_id: str, choose: ChooseBot) -> Step | None:
@@ -78,7 +107,7 @@ async def apply_due(engine: Engine, match_id: str, choose: ChooseBot) -> Step | 
         return endings.time_out(record, due, command, server_seed=seed, time_ms=now)
 
     try:
-        return await engine.append_with(match_id, "", build)
+        return await append_with(engine, match_id, "", build)
     except MatchError as e:
         if e.code == "NOT_DUE":
             return None

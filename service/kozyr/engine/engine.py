@@ -20,7 +20,7 @@ import os
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ import structlog
 from kozyr.cards import Card
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.signing import Signer
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
     SeatToken,
@@ -48,6 +49,7 @@ from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -59,6 +61,8 @@ class Created:
     match_id: str
     tokens: tuple[SeatToken, ...]
     version: int
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +73,8 @@ class Joined:
     token: str
     version: int
     started: bool
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +100,10 @@ class Engine:
         random_bytes: Callable[[int], bytes] = os.urandom,
         request_ttl_s: float = 24 * 3600,
         seed_box: SeedBox | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.store = store
+        self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -170,7 +178,7 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
         self._tell(step.record)
-        return Created(match_id, tokens, 1)
+        return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def _created_earlier(self, request_id: str, match_id: str, body: str,
                                now: int) -> Created:
@@ -185,7 +193,10 @@ class Engine:
                              f"request_id {request_id!r} created match {match_id} more than "
                              f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
                              "longer handed out again", match_id)
-        return Created(match_id, unseal(request_id, match_id, record), 1)
+        first = (await self.store.read_after(match_id, 0, upto=1))[0]
+        promised = _commitment_of(first.text)
+        return Created(match_id, unseal(request_id, match_id, record), 1, promised,
+                       self._sign(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
@@ -207,7 +218,8 @@ class Engine:
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
                     self._appended(step)
-                    return Joined(chosen, token, step.record.version, step.record.started)
+                    return Joined(chosen, token, step.record.version, step.record.started,
+                                  step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "the match is busy; try joining again", match_id)
@@ -258,33 +270,6 @@ class Engine:
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "too many concurrent writers on this match; try again", match_id, seat)
 
-    async def append_with(self, match_id: str, key: str,
-                          build: Callable[[MatchRecord, int], Awaitable[Step]]) -> Step:
-        """Append the entry `build(record, now_ms)` makes (or refuses with MatchError) through
-        the same expected-version append as a move: on CONFLICT it is built again on the
-        caught-up record, and a repeated `key` gets the recorded answer. Early endings and
-        timeouts (engine/endings.py) use it, so a move that lands first wins."""
-        async with self._lock(match_id):
-            record = await self._writable(await self.record(match_id))
-            for _ in range(self.max_retries):
-                try:
-                    step = await build(record, self._now_ms())
-                except MatchError:
-                    if key and (answer := await self._repeated(match_id, key)) is not None:
-                        return answer
-                    raise
-                await self._before_append(record, step)
-                status, version = await self.store.append(
-                    match_id, record.version, key, step.text, step.digest)
-                if status == "OK":
-                    self._appended(step)
-                    return step
-                if status == "DUPLICATE":
-                    return await self._answer_at(match_id, version)
-                record = await self._after_refusal(record, status, version)
-        raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
-                         "too many concurrent writers on this match; try again", match_id)
-
     async def server_seed(self, match_id: str) -> bytes:
         """The match's server seed (for an entry that finishes the match)."""
         return await self._server_seed(match_id)
@@ -313,7 +298,10 @@ class Engine:
         if status == "FULL":
             raise store_full()
         if status == "BEHIND":
+            # The store's fence is past its stream: refuse every later command here too, so a
+            # player is told the log is damaged, not "not your turn" on the rolled-back state.
             self._forget(match_id)
+            self._fences[match_id] = max(self._fences.get(match_id, 0), current + 1)
             raise _behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
             self._forget(match_id)
@@ -338,7 +326,9 @@ class Engine:
         if fence is None or record.version >= fence:
             return record
         repaired = await self.store.meta(record.match_id, "repaired")
-        if repaired is not None and int(repaired) == record.version:
+        # A repair below what this process saw, that the log has reached: the operator
+        # accepted the loss (another server may have played on from it since).
+        if repaired is not None and int(repaired) < fence and int(repaired) <= record.version:
             del self._fences[record.match_id]
             return record
         raise _behind(record.match_id, record.version, f"this server saw version {fence}")
@@ -353,13 +343,25 @@ class Engine:
             self._cache.move_to_end(match_id)
             return await self._catch_up(cached)
         stored = await self.log(match_id)
-        return self._remember(_fold_stored(None, stored), _text_bytes(stored), fresh=True)
+        return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
+                              fresh=True)
 
     async def _catch_up(self, record: MatchRecord) -> MatchRecord:
         stored = await self.store.read_after(record.match_id, record.version)
         if not stored:
             return record
-        return self._remember(_fold_stored(record, stored), _text_bytes(stored))
+        return self._remember(await self._fold(record.match_id, record, stored),
+                              _text_bytes(stored))
+
+    async def _fold(self, match_id: str, record: MatchRecord | None,
+                    stored: Sequence[StoredEntry]) -> MatchRecord:
+        """Fold entries into a record this process may decide on: the log withholds the match
+        seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
+        sealed server seed."""
+        seed = None
+        if (record is None or not record.started) and any(_STARTS in s.text for s in stored):
+            seed = await self._server_seed(match_id)
+        return _fold_stored(record, stored, seed)
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -440,6 +442,21 @@ class Engine:
     async def close(self) -> None:
         """Stop the feed readers."""
         self.feeds.close()
+
+    # ------------------------------------------------------------------ receipts
+
+    def receipt(self, step: Step) -> Receipt | None:
+        """The signed receipt of a step's entry (None without a signer): every answer that
+        appends, and every watched update, carries one (docs/fairness.md §6)."""
+        record = step.record
+        return self._sign(record.match_id, step.entry.version, record.head,
+                          record.created.commitment)
+
+    def _sign(self, match_id: str, version: int, digest: str, commitment: str
+              ) -> Receipt | None:
+        if self.signer is None:
+            return None
+        return self.signer.receipt(match_id, version, digest, commitment)
 
     # ------------------------------------------------------------------ helpers
 
@@ -531,6 +548,11 @@ def _fingerprint(created: Any) -> str:
     return fingerprint({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
 
 
+def _commitment_of(first_entry: str) -> str:
+    """The seed commitment recorded in a match's entry 1."""
+    return str(Entry.from_canonical(first_entry).events[0]["commitment"])
+
+
 def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:
     if expected is None or expected == record.version:
         return
@@ -543,9 +565,15 @@ def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> Non
                      record.match_id, seat)
 
 
-def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry]) -> MatchRecord:
+# How the entry that starts a match shows in its canonical text (no spaces; a name holding this
+# text would have its quotes escaped).
+_STARTS = '"type":"MatchStarted"'
+
+
+def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
+                 server_seed: bytes | None = None) -> MatchRecord:
     for item in stored:
-        record = apply_entry(record, Entry.from_canonical(item.text), item.hash)
+        record = apply_entry(record, Entry.from_canonical(item.text), item.hash, server_seed)
     assert record is not None
     return record
 

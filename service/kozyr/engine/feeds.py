@@ -141,7 +141,13 @@ class Feeds:
             subscribed.difference_update(idle)
             for match_id in idle:
                 feed = self._feeds.get(match_id)
-                if feed is not None and not feed.waiters:
+                if feed is None:
+                    continue
+                if feed.waiters or feed.idle_since is None:
+                    # A watcher came back while we unsubscribed: listen again, or it would
+                    # hear nothing more than its re-read timeout.
+                    self._new.add(match_id)
+                else:
                     del self._feeds[match_id]
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ not a mock): fast engine tests and in-process tools use it."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -40,6 +41,9 @@ class MemoryStore:
         log = self._log(match_id)
         current = log.entries[-1].version if log.entries else 0
         if current < log.fence:
+            return "BEHIND", current
+        if log.entries and current == expected_version and _forks(text, log.entries[-1].hash):
+            log.fence = current + 1  # as the Redis script: fence the match until repaired
             return "BEHIND", current
         if command_key and command_key in log.commands:
             return "DUPLICATE", log.commands[command_key]
@@ -170,3 +174,13 @@ class MemoryTicks:
     async def close(self) -> None:
         """See Ticks.close."""
         self._store._forget(self)
+
+
+def _forks(text: str, top_hash: str) -> bool:
+    """Whether an entry's text names a previous hash other than the top's (not chained)."""
+    try:
+        entry = json.loads(text)
+    except ValueError:
+        return False
+    prev = entry.get("prev") if isinstance(entry, dict) else None
+    return isinstance(prev, str) and prev != top_hash

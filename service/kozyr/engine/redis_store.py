@@ -8,15 +8,16 @@ Keys of a match share the hash tag ``{<match_id>}`` so they live in one Redis Cl
   and the token hashes (``tok:<sha256>`` → seat).
 - ``kozyr:{id}:cmds`` a hash ``<seat>:<command_id>`` → version, for idempotent commands.
 
-The append script checks the command id, then the expected version, then XADDs with our own ID
-and records the command id and any meta fields, all atomically in one round trip.
+The append script checks the command id, then the expected version (and that the entry chains
+onto the stream's top), then XADDs with our own ID and records the command id and any meta
+fields, all atomically in one round trip. Key names live in kozyr.engine.keys; clients are made
+by kozyr.engine.redis_connect (one server or a Redis Cluster).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import zlib
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -25,8 +26,25 @@ import redis.asyncio as aioredis
 import redis.exceptions
 from redis.commands.core import AsyncScript
 
+from kozyr.engine.keys import (
+    DEADLINE_SHARDS,
+    cmds_key,
+    deadline_shard,
+    deadline_versions_key,
+    deadlines_key,
+    fence_key,
+    log_key,
+    match_of,
+    meta_key,
+    tick_channel,
+)
+from kozyr.engine.redis_connect import AsyncClient, connect, server_version
 from kozyr.engine.store import AppendStatus, StoredEntry, store_full
 from kozyr.match.errors import Kind, MatchError
+
+# The key helpers stay importable from here (they live in kozyr.engine.keys).
+__all__ = ["APPEND_LUA", "REPAIR_LUA", "RedisStore", "RedisTicks", "cmds_key", "fence_key",
+           "log_key", "meta_key", "tick_channel"]
 
 APPEND_LUA = """
 local current = 0
@@ -34,6 +52,14 @@ local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
 local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if current < fence then return {'BEHIND', tostring(current)} end
+-- An entry that does not chain onto the top at its own version: the stream lost the entry this
+-- server acknowledged (an asynchronous failover) and another took its place. Fence the match.
+local ok, entry = pcall(cjson.decode, ARGV[3])
+if ok and type(entry) == 'table' and type(entry.prev) == 'string' and #top > 0
+    and current == tonumber(ARGV[1]) and entry.prev ~= top[1][2][4] then
+  redis.call('SET', KEYS[4], current + 1)
+  return {'BEHIND', tostring(current)}
+end
 if ARGV[2] ~= '' then
   local seen = redis.call('HGET', KEYS[2], ARGV[2])
   if seen then return {'DUPLICATE', seen} end
@@ -52,26 +78,6 @@ redis.call('PUBLISH', ARGV[5], version)
 return {'OK', tostring(version)}
 """
 
-def log_key(match_id: str) -> str:
-    """The stream key of a match."""
-    return f"kozyr:{{{match_id}}}:log"
-
-
-def meta_key(match_id: str) -> str:
-    """The secrets hash of a match."""
-    return f"kozyr:{{{match_id}}}:meta"
-
-
-def cmds_key(match_id: str) -> str:
-    """The command-id hash of a match."""
-    return f"kozyr:{{{match_id}}}:cmds"
-
-
-def fence_key(match_id: str) -> str:
-    """The highest version the match ever acknowledged (kept apart from the stream)."""
-    return f"kozyr:{{{match_id}}}:fence"
-
-
 REPAIR_LUA = """
 local current = 0
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -85,10 +91,9 @@ return {tostring(fence), tostring(current)}
 
 
 # --- clocks: deadlines ---
-# Deadlines of many matches cannot share a match's hash tag, so they are spread over a fixed
-# number of shards, each a sorted set with its own tag (one Redis Cluster slot each) and a hash
-# of the versions the deadlines were derived from, under the same tag.
-DEADLINE_SHARDS = 8
+# Deadlines of many matches cannot share a match's hash tag, so they are spread over
+# DEADLINE_SHARDS shards (kozyr.engine.keys), each a sorted set in its own slot with a hash of
+# the versions the deadlines were derived from in the same slot.
 
 SET_DEADLINE_LUA = """
 local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
@@ -111,29 +116,6 @@ return due
 """
 
 
-def deadline_shard(match_id: str) -> int:
-    """The deadline shard of a match (stable across processes: CRC-32 of its id)."""
-    return zlib.crc32(match_id.encode()) % DEADLINE_SHARDS
-
-
-def deadlines_key(shard: int) -> str:
-    """The sorted set of one deadline shard: match id -> due time (ms)."""
-    return f"kozyr:deadlines:{{{shard}}}"
-
-
-def deadline_versions_key(shard: int) -> str:
-    """The versions the deadlines of one shard were derived from (same slot as the set)."""
-    return f"kozyr:deadlines:{{{shard}}}:v"
-
-
-def tick_channel(match_id: str) -> str:
-    """The pub/sub channel the append script rings with each new version of a match."""
-    return f"kozyr:{{{match_id}}}:tick"
-
-
-def _match_of(channel: str) -> str:
-    return channel[channel.index("{") + 1:channel.rindex("}")]
-
 
 @contextmanager
 def _translated() -> Iterator[None]:
@@ -143,6 +125,12 @@ def _translated() -> Iterator[None]:
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as e:
         raise MatchError(Kind.UNAVAILABLE, "STORE_UNAVAILABLE",
                          "the event store is unreachable; retry shortly") from e
+    except (redis.exceptions.ClusterError, redis.exceptions.TryAgainError,
+            redis.exceptions.RedisClusterException) as e:
+        # A Redis Cluster between a master's loss and its replica's promotion (or a slot on
+        # the move): the client retried already; the caller may retry shortly.
+        raise MatchError(Kind.UNAVAILABLE, "STORE_FAILING_OVER",
+                         "the event store is failing over; retry shortly") from e
     except redis.exceptions.BusyLoadingError as e:
         raise MatchError(Kind.UNAVAILABLE, "STORE_LOADING",
                          "the event store is loading its data; retry shortly") from e
@@ -163,30 +151,47 @@ class RedisStore:
     for good, and a client that drops thousands of calls at once cancels exactly so.)
     """
 
-    def __init__(self, client: aioredis.Redis, watch_client: aioredis.Redis | None = None,
-                 *, limit: int = 64, watch_limit: int = 8) -> None:
+    def __init__(self, client: AsyncClient, watch_client: AsyncClient | None = None,
+                 *, limit: int = 64, watch_limit: int = 8, sharded: bool = False) -> None:
         self.redis = client
         self.watch_redis = watch_client or client
-        self._append: AsyncScript = client.register_script(APPEND_LUA)
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
         self._set_deadline: AsyncScript = client.register_script(SET_DEADLINE_LUA)
         self._claim: AsyncScript = client.register_script(CLAIM_LUA)
         self._next_shard = 0
+        self.use_sharded_ticks(sharded)
         self._gate = asyncio.Semaphore(limit)
         self._watch_gate = asyncio.Semaphore(watch_limit)
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 64, watch_connections: int = 8,
                  **kwargs: Any) -> RedisStore:
-        """Connect lazily to the Redis at `url` (redis://, rediss:// or unix://)."""
-        def pool(size: int) -> aioredis.Redis:
-            return aioredis.Redis.from_url(url, max_connections=size, decode_responses=True,
-                                           **kwargs)
-
+        """Connect lazily to the Redis at `url` (redis://, rediss://, unix:// or a Redis
+        Cluster's redis+cluster://host:port,... - see kozyr.engine.redis_connect)."""
         # The watchers' pool has room for their reads and the pub/sub listeners (ticks and
         # token revocations, each holding a connection).
-        return cls(pool(max_connections), pool(watch_connections + 4), limit=max_connections,
-                   watch_limit=watch_connections)
+        return cls(connect(url, max_connections=max_connections, **kwargs),
+                   connect(url, max_connections=watch_connections + 4, **kwargs),
+                   limit=max_connections, watch_limit=watch_connections)
+
+    @property
+    def cluster(self) -> bool:
+        """Whether this store talks to a Redis Cluster."""
+        return not isinstance(self.redis, aioredis.Redis)
+
+    def use_sharded_ticks(self, sharded: bool) -> None:
+        """Ring ticks with SPUBLISH and hear them with SSUBSCRIBE (Redis >= 7, a cluster):
+        a tick then stays on its match's shard instead of crossing the whole cluster bus."""
+        self.sharded = sharded
+        script = APPEND_LUA.replace("'PUBLISH'", "'SPUBLISH'") if sharded else APPEND_LUA
+        self._append: AsyncScript = self.redis.register_script(script)
+
+    async def ready(self) -> None:
+        """Connect now (errors surface here, not on the first move); on a Redis Cluster of
+        Redis >= 7 switch ticks to sharded pub/sub."""
+        await self.redis.ping()
+        if self.cluster:
+            self.use_sharded_ticks(await server_version(self.redis) >= (7, 0))
 
     @contextlib.asynccontextmanager
     async def _slot(self, watch: bool = False) -> AsyncIterator[None]:
@@ -257,8 +262,9 @@ class RedisStore:
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
     def ticks(self) -> RedisTicks:
-        """See Store.ticks: one pub/sub connection from the watchers' pool."""
-        return RedisTicks(self.watch_redis)
+        """See Store.ticks: one pub/sub connection from the watchers' pool (one per node
+        holding a watched match, with sharded ticks)."""
+        return RedisTicks(self.watch_redis, sharded=self.sharded)
 
     async def meta(self, match_id: str, field: str) -> str | None:
         """One field of the match's secrets hash."""
@@ -312,19 +318,38 @@ def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:
 
 
 class RedisTicks:
-    """Ticks over Redis pub/sub: the append script PUBLISHes each version on the match's
-    channel. Used by one task at a time (Feeds' listener), so its connection is never shared."""
+    """Ticks over Redis pub/sub: the append script PUBLISHes (SPUBLISHes, when sharded) each
+    version on the match's channel. Used by one task at a time (Feeds' listener), so its
+    connections are never shared."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: AsyncClient, *, sharded: bool = False) -> None:
         self._client = client
-        self._pubsub = client.pubsub(ignore_subscribe_messages=True)
+        self._sharded = sharded
+        self._pubsub: Any = None
         self._channels = 0
+
+    async def _connected(self) -> Any:
+        if self._pubsub is None:
+            if isinstance(self._client, aioredis.Redis):
+                self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            else:
+                await self._client.initialize()  # the slot map, to find the channels' nodes
+                # Classic ticks reach every node of a cluster: any one node will do.
+                node = None if self._sharded else self._client.get_random_node()
+                self._pubsub = self._client.pubsub(node=node, ignore_subscribe_messages=True)
+        return self._pubsub
 
     async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
         """See Ticks.subscribe."""
         ids = list(match_ids)
+        channels = [tick_channel(m) for m in ids]
         with _translated():
-            await self._pubsub.subscribe(*(tick_channel(m) for m in ids))
+            await self._connected()
+            if self._sharded:  # one SSUBSCRIBE per channel: each may live on another node
+                for channel in channels:
+                    await self._pubsub.ssubscribe(channel)
+            else:
+                await self._pubsub.subscribe(*channels)
             async with self._client.pipeline(transaction=False) as pipe:
                 for m in ids:
                     pipe.xrevrange(log_key(m), count=1)
@@ -335,9 +360,21 @@ class RedisTicks:
 
     async def unsubscribe(self, match_ids: Collection[str]) -> None:
         """See Ticks.unsubscribe."""
+        channels = [tick_channel(m) for m in match_ids]
         with _translated():
-            await self._pubsub.unsubscribe(*(tick_channel(m) for m in match_ids))
+            if self._sharded:
+                for channel in channels:
+                    await self._pubsub.sunsubscribe(channel)
+            else:
+                await self._pubsub.unsubscribe(*channels)
         self._channels -= len(match_ids)
+
+    async def _message(self, timeout: float) -> dict[str, Any] | None:
+        if self._sharded:
+            message: dict[str, Any] | None = await self._pubsub.get_sharded_message(
+                ignore_subscribe_messages=True, timeout=timeout)
+            return message
+        return await self._pubsub.get_message(timeout=timeout)  # type: ignore[no-any-return]
 
     async def next(self, timeout: float) -> list[tuple[str, int]]:
         """See Ticks.next."""
@@ -346,14 +383,16 @@ class RedisTicks:
             return []
         heard: list[tuple[str, int]] = []
         with _translated():
-            message = await self._pubsub.get_message(timeout=timeout)
+            message = await self._message(timeout)
             while message is not None and len(heard) < 10_000:
-                if message.get("type") == "message":
-                    heard.append((_match_of(message["channel"]), int(message["data"])))
-                message = await self._pubsub.get_message(timeout=0)
+                if message.get("type") in ("message", "smessage"):
+                    heard.append((match_of(message["channel"]), int(message["data"])))
+                message = await self._message(0)
         return heard
 
     async def close(self) -> None:
         """See Ticks.close."""
+        if self._pubsub is None:
+            return
         with contextlib.suppress(redis.exceptions.RedisError, OSError):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self._pubsub.aclose()

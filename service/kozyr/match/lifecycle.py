@@ -16,7 +16,7 @@ from typing import Any
 
 from kozyr.fairness import commitment, match_seed
 from kozyr.games import Game, IllegalMove, InvalidOptions
-from kozyr.games.base import Setup
+from kozyr.games.base import MatchStarted, Setup
 from kozyr.games.codec import encode
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -192,6 +192,9 @@ def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
     if not record.started:
         raise MatchError(Kind.RULES, "NOT_STARTED", "the match waits for players to join",
                          record.match_id, seat)
+    if record.seedless:  # a programming error: the engine folds with the server seed
+        raise MatchError(Kind.INTERNAL, "SEED_WITHHELD", "the match seed is not known here",
+                         record.match_id, seat)
     game = record.game
     try:
         events = tuple(game.decide(record.state, seat, command))
@@ -230,6 +233,12 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
 # ---------------------------------------------------------------------- sealing
 
 
+def withheld(events: Sequence[Any]) -> tuple[Any, ...]:
+    """The events as the log holds them: MatchStarted without the match seed, which would
+    predict every later deal (docs/fairness.md §1); SeedRevealed makes it public at the end."""
+    return tuple(replace(e, seed=b"") if isinstance(e, MatchStarted) else e for e in events)
+
+
 def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
            events: Sequence[Any], time_ms: int) -> Entry:
     return Entry(version=record.version + 1, seat=seat, command_id=command_id, command=command,
@@ -243,12 +252,14 @@ def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
 
 def seal(record: MatchRecord, seat: int, command_id: str, command: Any,
          events: Sequence[Any], time_ms: int) -> Step:
-    """The next entry with these events (lifecycle or game events, folded here), sealed."""
-    entry = _entry(record, seat, command_id, command, events, time_ms)
+    """The next entry with these events (lifecycle or game events, folded here), sealed. The
+    entry logs the withheld events; the record keeps the seed to deal later hands."""
+    logged = withheld(events)
+    entry = _entry(record, seat, command_id, command, logged, time_ms)
     text = entry.canonical()
     digest = entry_hash(text)
-    after = advance(record, events, entry.version, digest, time_ms, seat, False)
-    return Step(entry, tuple(events), after, text, digest)
+    after = advance(record, events, entry.version, digest, time_ms=time_ms, seat=seat)
+    return Step(entry, logged, after, text, digest)
 
 
 def _unhex(text: str) -> bytes:

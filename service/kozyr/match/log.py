@@ -22,7 +22,12 @@ from kozyr.cards import Card
 from kozyr.games import Game
 from kozyr.games.codec import Registry, encode
 
-SCHEMA_VERSION = 2  # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt
+# 2: the games' shared MatchStarted/FirstDealerChosen/Dealt; 3: MatchStarted in the log holds no
+# match seed (it is withheld until SeedRevealed, docs/fairness.md §1), so nothing in a running
+# match's log predicts a later deal. Schema-2 logs still read and verify.
+SCHEMA_VERSION = 3
+READABLE_SCHEMAS = (2, 3)
+WITHHELD_SEED_SCHEMA = 3
 GENESIS_HASH = "0" * 64
 SYSTEM_SEAT = -1
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from kozyr.fairness import match_seed
 from kozyr.games import Game, get_game
-from kozyr.games.base import Outcome, Setup
+from kozyr.games.base import MatchStarted, Outcome, Setup
 from kozyr.match import clock
 from kozyr.match.clock import Clock
 from kozyr.match.log import (
@@ -42,6 +43,9 @@ class MatchRecord:
     head: str = GENESIS_HASH
     revealed_seed: str = ""
     terms: MatchTerms = NO_TERMS
+    # True when the state was folded from a log that withholds the match seed (schema 3) and
+    # no server seed was given: it can be shown, but no later hand can be dealt from it.
+    seedless: bool = False
     clock: Clock = NO_CLOCK
     ended: Outcome | None = None  # the outcome of an early ending (R-7)
 
@@ -90,14 +94,18 @@ def new_record(game: Game, created: MatchCreated) -> MatchRecord:
 
 
 def advance(record: MatchRecord, events: Sequence[Any], version: int, head: str,
-            time_ms: int | None = None, seat: int = SYSTEM_SEAT, own: bool = False
-            ) -> MatchRecord:
+            server_seed: bytes | None = None, *, time_ms: int | None = None,
+            seat: int = SYSTEM_SEAT, own: bool = False) -> MatchRecord:
     """The record after one entry's decoded events (MatchCreated itself excluded). Pure.
 
-    With the entry's `time_ms` (and its `seat`, `own` when it is that seat's game command) the
-    clock advances too; without, it stays (a partial fold, e.g. of the terms alone)."""
+    A MatchStarted whose seed was withheld from the log gets the match seed back from
+    `server_seed` and the contributions (docs/fairness.md §1); without it the record is
+    `seedless`. With the entry's `time_ms` (and its `seat`, `own` when it is that seat's game
+    command) the clock advances too; without, it stays (a partial fold, e.g. of the terms).
+    """
     names, contributions = list(record.names), list(record.contributions)
-    state, revealed, terms = record.state, record.revealed_seed, record.terms
+    state, revealed = record.state, record.revealed_seed
+    terms, seedless = record.terms, record.seedless
     evolve = record.game.evolve
     for event in events:
         if isinstance(event, MatchTerms):
@@ -108,10 +116,16 @@ def advance(record: MatchRecord, events: Sequence[Any], version: int, head: str,
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
         elif not isinstance(event, LIFECYCLE_EVENTS):
+            if isinstance(event, MatchStarted) and not event.seed:
+                if server_seed is None:
+                    seedless = True
+                else:
+                    event = replace(event, seed=match_seed(
+                        server_seed, [bytes.fromhex(c) for c in contributions]))
             state = evolve(state, event)
     seated = MatchRecord(record.match_id, record.game, record.created, tuple(names),
                          tuple(contributions), record.state, record.version, record.head,
-                         revealed, terms, record.clock, record.ended)
+                         revealed, terms, seedless, record.clock, record.ended)
     return finish_entry(seated, state, events, version, head, time_ms, seat, own)
 
 
@@ -124,13 +138,15 @@ def finish_entry(record: MatchRecord, state: Any, events: Sequence[Any], version
     ended = record.ended or clock.ending_of(record, state, events)
     return MatchRecord(record.match_id, record.game, record.created, record.names,
                        record.contributions, state, version, head, record.revealed_seed,
-                       record.terms, ticked, ended)
+                       record.terms, record.seedless, ticked, ended)
 
 
-def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> MatchRecord:
+def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",
+                server_seed: bytes | None = None) -> MatchRecord:
     """Fold one entry into the record (None before the first entry). Pure.
 
-    `digest` is the entry's hash when the caller has it already (saves re-serializing).
+    `digest` is the entry's hash when the caller has it already (saves re-serializing);
+    `server_seed` restores the withheld match seed (see `advance`).
     """
     if record is None:
         first = entry.events[0]
@@ -143,13 +159,32 @@ def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "") -> M
     else:
         events = decode_events(record.game, entry)
     return advance(record, events, entry.version, digest or entry_hash(entry.canonical()),
-                   entry.time_ms, entry.seat, entry.seat >= 0 and entry.command is not None)
+                   server_seed, time_ms=entry.time_ms, seat=entry.seat,
+                   own=entry.seat >= 0 and entry.command is not None)
 
 
-def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None) -> MatchRecord:
-    """Apply entries in order."""
+def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None,
+                 server_seed: bytes | None = None) -> MatchRecord:
+    """Apply entries in order; a finished log's own revealed seed restores the match seed."""
+    entries = list(entries)
+    if server_seed is None:
+        server_seed = revealed_in(entries)
     for entry in entries:
-        record = apply_entry(record, entry)
+        record = apply_entry(record, entry, server_seed=server_seed)
     if record is None:
         raise ValueError("an empty log")
     return record
+
+
+def revealed_in(entries: Sequence[Entry]) -> bytes | None:
+    """The server seed a finished log reveals in its last entry (None while it runs). Not
+    checked against the commitment: that is the verifier's job."""
+    if not entries:
+        return None
+    for event in entries[-1].events:
+        if event.get("type") == "SeedRevealed":
+            try:
+                return bytes.fromhex(str(event.get("server_seed", "")))
+            except ValueError:
+                return None
+    return None

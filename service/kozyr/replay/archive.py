@@ -19,14 +19,16 @@ from kozyr.games.base import Outcome
 from kozyr.games.codec import encode
 from kozyr.match.log import Entry, canonical_json
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.receipts import Receipt
 
 FORMAT = "kozyr-replay"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: an entry line may carry the server's signed receipt of it
 
 # The members of an entry's canonical object, in the order a line shows them (the hash is taken
 # over the canonical form with sorted keys, docs/replay-format.md §3).
 ENTRY_FIELDS = ("version", "seat", "command_id", "command", "time_ms", "events", "prev", "schema")
 ENTRY_KEYS = frozenset(("kind", "hash", *ENTRY_FIELDS))
+RECEIPT_KEY = "receipt"  # not covered by the hash: the server's signature over it
 
 
 class Unreadable(Exception):
@@ -40,6 +42,7 @@ class RawEntry:
     version: int
     canonical: str
     hash: str
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,10 @@ def entry_line(raw: RawEntry) -> dict[str, Any]:
     line.update((k, data[k]) for k in ENTRY_FIELDS if k in data)
     line.update((k, v) for k, v in data.items() if k not in line)  # keep anything unexpected
     line["hash"] = raw.hash
+    if raw.receipt is not None:
+        receipt = raw.receipt.to_json()
+        del receipt["kind"]
+        line[RECEIPT_KEY] = receipt
     return line
 
 

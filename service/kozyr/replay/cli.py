@@ -55,6 +55,13 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     verify.add_argument("--commitment", default=None,
                         help="the seed commitment you noted when the match was created")
     verify.add_argument("--head", default=None, help="the final head hash you noted")
+    verify.add_argument("--key", action="append", default=[], metavar="PUBKEY",
+                        help="the operator's Ed25519 public key (64 hex digits, or a file "
+                             "holding it, e.g. `kozyr keys show` output); repeat for retired "
+                             "keys. Every entry must then carry the operator's signature")
+    verify.add_argument("--receipts", action="append", default=[], metavar="FILE",
+                        help="a player's receipts file (saved by `kozyr play`, kozyr_client); "
+                             "each receipt is checked against the log (needs --key)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(func=_verify)
 
@@ -65,7 +72,8 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     show.add_argument("file")
     show.add_argument("--step", default=None,
                       help="N, A-B, A- (to the end), all, or a comma list; negative counts "
-                           "from the end (default: the last step, or interactive on a terminal)")
+                           "from the end (default: the last step; interactive from step 1 "
+                           "on a terminal)")
     show.add_argument("--as", dest="viewer", default="full",
                       help="a seat number, 'spectator' or 'full' (default)")
     show.add_argument("-i", "--interactive", action="store_true",
@@ -104,14 +112,26 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from kozyr.receipts import KeyRing, parse_public_key, read_receipts
     from kozyr.replay.verify import unreadable, verify
 
+    try:
+        keys = KeyRing(parse_public_key(k) for k in args.key)
+        if args.receipts and not keys:
+            raise ValueError("--receipts needs the operator's key (--key): a receipt is only "
+                             "evidence once its signature is checked")
+        held = [r for path in args.receipts for r in read_receipts(path)] \
+            if args.receipts else None
+    except (OSError, ValueError) as e:
+        print(f"kozyr replay verify: {e}", file=sys.stderr)
+        return 2
     try:
         replay = archive.read(args.file)
     except archive.Unreadable as e:
         report = unreadable(str(e))
     else:
-        report = verify(replay, expect_commitment=args.commitment, expect_head=args.head)
+        report = verify(replay, expect_commitment=args.commitment, expect_head=args.head,
+                        keys=keys, receipts=held)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -143,8 +163,9 @@ def _show(args: argparse.Namespace) -> int:
         return 2
     interactive = args.interactive or (args.step is None and sys.stdin.isatty()
                                        and sys.stdout.isatty())
-    if interactive:
-        return _interactive(frames, viewer, steps[0], not args.no_events)
+    if interactive:  # stepping through starts at the beginning unless --step says where
+        return _interactive(frames, viewer, steps[0] if args.step is not None else 1,
+                            not args.no_events)
     for n, step in enumerate(steps):
         if n:
             print()

@@ -26,7 +26,8 @@ class Draws:
         self.created = created
         self.players = players
         self.seed = seed
-        self.deals = self.prearranged_deals = self.rolls = self.lots = 0
+        self.deals = self.prearranged_deals = self.rolls = self.prearranged_rolls = 0
+        self.lots = 0
 
     def check(self, i: int, recorded: Sequence[dict[str, Any]]) -> None:
         """The draws of entry i's recorded events; Bad at the first that is not re-derived."""
@@ -80,11 +81,16 @@ class Draws:
         for j, (_, value) in enumerate(rolls):
             expected = given[j] if j < len(given) else stream.die()
             if value != expected:
+                source = (f"roll {j + 1} given at creation for game {number}" if j < len(given)
+                          else f"the next die of {dice_label(number)} from the match seed")
                 raise Bad(Problem(
-                    f"entry {i}", f"game {number}: die roll {j + 1} is not the next die of "
-                                  f"{dice_label(number)} from the match seed (docs/fairness.md)",
+                    f"entry {i}", f"game {number}: die roll {j + 1} is not {source} "
+                                  "(docs/fairness.md)",
                     expected=str(expected), found=short(value), entry=i))
-            self.rolls += 1
+            if j < len(given):
+                self.prearranged_rolls += 1
+            else:
+                self.rolls += 1
 
     def _lot(self, i: int, value: Any) -> None:
         expected = RandomStream(self.seed, FIRST_DEALER).randbelow(self.players)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kozyr.receipts import Receipt
 from kozyr.replay import archive
 
 
@@ -51,7 +52,14 @@ def fetch_log(address: str, match_id: str, token: str | None, *, tls: bool = Fal
         raise ExportError(_rpc_error_text(e)) from None
     finally:
         channel.close()
-    return [archive.RawEntry(e.version, e.canonical_json, e.hash) for e in response.entries]
+    return [archive.RawEntry(e.version, e.canonical_json, e.hash,
+                             _receipt(e.receipt) if e.HasField("receipt") else None)
+            for e in response.entries]
+
+
+def _receipt(message: Any) -> Receipt:
+    return Receipt(message.match_id, message.version, message.entry_hash, message.commitment,
+                   message.key_id, message.signature.hex())
 
 
 def _rpc_error_text(error: Any) -> str:

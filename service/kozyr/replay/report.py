@@ -15,6 +15,10 @@ EXIT_CODES = {VERIFIED: 0, NOT_VERIFIED: 1, UNREADABLE: 2}
 
 _HEX = frozenset("0123456789abcdef")
 
+NO_KEY = ("no key given (--key): only the file's own consistency was checked — anyone can "
+          "write a file that agrees with itself; give the operator's public key to check "
+          "that the operator wrote it")
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -52,12 +56,18 @@ class Report:
     deals: int = 0
     prearranged_deals: int = 0
     rolls: int = 0
+    prearranged_rolls: int = 0
     lots: int = 0
     prearranged: bool = False
     finished: bool = False
     outcome: str = ""
     head: str = ""
     divergences: tuple[Problem, ...] = field(default=())
+    keyed: bool = False  # the operator's public key was given: signatures were checked
+    signatures: int = 0
+    key_ids: tuple[str, ...] = ()
+    receipts: int = 0  # a player's receipts checked against the log
+    proofs: int = 0  # receipts that prove the log was rewritten
 
     @property
     def verified(self) -> bool:
@@ -90,32 +100,52 @@ class Report:
                        f"{self.entries} entries")
         out += [f"note: {n}" for n in self.notes]
         if self.status == VERIFIED:
-            out.append(f"chain: {self.entries} entries, every version, link and hash checked; "
-                       f"head {self.head}")
-            out.append("seed: the revealed server seed matches the commitment; the match seed "
-                       "re-derived (docs/fairness.md §1)")
-            out.append(f"deals: {plural(self.deals, 'shuffle')}, "
-                       f"{plural(self.rolls, 'die roll')} and {plural(self.lots, 'lot')} "
-                       "re-derived from the match seed"
-                       + (f"; {plural(self.prearranged_deals, 'deck')} as given at creation"
-                          if self.prearranged_deals else ""))
-            out.append(f"rules: {self.commands} commands re-decided under rules "
-                       f"{self.current_rules_version}; every event as recorded")
-            out.append(f"outcome: {self.outcome}")
-            if self.prearranged:
-                out.append("VERIFIED — prearranged: not a fair random deal")
-            else:
-                out.append("VERIFIED — a fair deal: every shuffle and roll came from the "
-                           "committed seed")
+            out += self._verified_lines()
             return "\n".join(out)
         if self.divergences:
             out.append(f"diverging entries under rules {self.current_rules_version}: "
                        + ", ".join(str(p.entry) for p in self.divergences))
             out += [p.text() for p in self.divergences]
         out.append("NOT VERIFIED")
-        if self.problems and not self.divergences:
+        if self.problems and (self.proofs or not self.divergences):
             out.append(self.problems[0].text())
+        if self.proofs > 1:
+            out.append(f"  … and {plural(self.proofs - 1, 'later receipt')} the log disagrees "
+                       "with too (every entry after a rewritten one changes with it; --json "
+                       "lists them)")
+        if self.proofs and len(self.problems) > self.proofs:
+            out.append(self.problems[self.proofs].text())
+        if not self.keyed:
+            out.append(NO_KEY)
         return "\n".join(out)
+
+    def _verified_lines(self) -> list[str]:
+        out = [f"chain: {self.entries} entries, every version, link and hash checked; "
+               f"head {self.head}"]
+        if self.keyed:
+            out.append(f"signatures: all {self.entries} entries signed by the operator's key "
+                       f"{', '.join(self.key_ids)}: this is the operator's log")
+        if self.receipts:
+            out.append(f"receipts: {plural(self.receipts, 'receipt')} a player kept, each "
+                       "matching the log's entry at its version")
+        out.append("seed: the revealed server seed matches the commitment; the match seed "
+                   "re-derived (docs/fairness.md §1)")
+        given = [plural(n, what) for n, what in ((self.prearranged_deals, "deck"),
+                                                  (self.prearranged_rolls, "die roll")) if n]
+        out.append(f"deals: {plural(self.deals, 'shuffle')}, {plural(self.rolls, 'die roll')} "
+                   f"and {plural(self.lots, 'lot')} re-derived from the match seed"
+                   + (f"; {' and '.join(given)} as given at creation" if given else ""))
+        out.append(f"rules: {self.commands} commands re-decided under rules "
+                   f"{self.current_rules_version}; every event as recorded")
+        out.append(f"outcome: {self.outcome}")
+        if not self.keyed:
+            out.append(NO_KEY)
+        if self.prearranged:
+            out.append("VERIFIED — prearranged: not a fair random deal")
+        else:
+            out.append("VERIFIED — a fair deal: every shuffle and roll came from the "
+                       "committed seed")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain data (for `--json`)."""

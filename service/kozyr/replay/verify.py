@@ -26,7 +26,6 @@ recorded events from one entry to the next).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -35,14 +34,16 @@ from kozyr.fairness import (
     commitment,
 )
 from kozyr.games import GAMES, Game, InvalidOptions
+from kozyr.games.base import MatchStarted
 from kozyr.games.codec import encode
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import MatchError
 from kozyr.match.limits import MAX_CONTRIBUTION
 from kozyr.match.log import (
     GENESIS_HASH,
-    SCHEMA_VERSION,
+    READABLE_SCHEMAS,
     SYSTEM_SEAT,
+    WITHHELD_SEED_SCHEMA,
     MatchCreated,
     SeatJoined,
     canonical_json,
@@ -50,9 +51,17 @@ from kozyr.match.log import (
     registry_for,
 )
 from kozyr.match.record import MatchRecord, advance, new_record
+from kozyr.receipts import KeyRing, Receipt
 from kozyr.replay import verify_clock
-from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, ReplayFile, outcome_json
+from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, RECEIPT_KEY, ReplayFile
 from kozyr.replay.draws import Draws
+from kozyr.replay.envelope import (
+    check_envelope,
+    command_text,
+    describe,
+    outcome_text,
+    prescan_revealed,
+)
 from kozyr.replay.report import (
     NOT_VERIFIED,
     UNREADABLE,
@@ -64,13 +73,16 @@ from kozyr.replay.report import (
     is_hex,
     short,
 )
+from kozyr.replay.signatures import Signatures, check_receipts
 
 
 class _Walk:
     """The verifier's state while it walks the entries."""
 
-    def __init__(self, replay: ReplayFile, expect_commitment: str | None) -> None:
+    def __init__(self, replay: ReplayFile, expect_commitment: str | None,
+                 keys: KeyRing) -> None:
         self.replay = replay
+        self.signatures = Signatures(keys)
         self.expect_commitment = expect_commitment
         self.game: Game | None = None
         self.created: MatchCreated | None = None
@@ -88,7 +100,11 @@ class _Walk:
         self.divergent = False  # another rules version: collect divergences, follow the record
         self.divergences: list[Problem] = []
         self.commands = 0
-        self.revealed_in_log = _prescan_revealed(replay.entries)
+        self.revealed_in_log = prescan_revealed(replay.entries)
+        self.schema = min(READABLE_SCHEMAS)
+        # A running log of schema 3 withholds the match seed: its chain (and signatures) can be
+        # checked, its deals and moves not until the reveal.
+        self.blind = False
 
     @property
     def state(self) -> Any:
@@ -106,6 +122,7 @@ class _Walk:
             raise Bad(Problem("file", "the replay holds no entries"))
         for i, line in enumerate(self.replay.entries, 1):
             self._chain(i, line)
+            self.signatures.check(i, line)
             try:
                 self._content(i, line)
             except Bad:
@@ -117,9 +134,9 @@ class _Walk:
     def _chain(self, i: int, line: dict[str, Any]) -> None:
         """Version, link and hash of entry i (docs/replay-format.md §3)."""
         where = f"entry {i}"
-        if set(line) != ENTRY_KEYS:
+        if set(line) - {RECEIPT_KEY} != ENTRY_KEYS:
             missing = sorted(ENTRY_KEYS - set(line))
-            extra = sorted(set(line) - ENTRY_KEYS)
+            extra = sorted(set(line) - ENTRY_KEYS - {RECEIPT_KEY})
             raise Bad(Problem(where, "the entry line does not have the entry's fields",
                                expected=", ".join(sorted(ENTRY_KEYS)),
                                found=f"missing {missing or 'none'}, extra {extra or 'none'}",
@@ -149,13 +166,20 @@ class _Walk:
             raise Bad(Problem(where, "the hash does not match the entry's content: it was "
                                       "changed after it was written",
                                expected=digest, found=line["hash"], entry=i))
-        if line["schema"] != SCHEMA_VERSION:
-            raise Bad(Problem(where, "unknown entry schema", expected=str(SCHEMA_VERSION),
+        if line["schema"] not in READABLE_SCHEMAS or line["schema"] < self.schema:
+            raise Bad(Problem(where, "unknown entry schema (or older than the entry before)",
+                               expected=" or ".join(map(str, READABLE_SCHEMAS)),
                                found=str(line["schema"]), entry=i))
+        self.schema = line["schema"]
         self.prev = line["hash"]
         self.fields, self.text = fields, text
 
     def _content(self, i: int, line: dict[str, Any]) -> None:
+        if self.blind:
+            if any(e.get("type") == "SeedRevealed" for e in line["events"]):
+                assert self.created is not None
+                self._reveal(i, line["events"][-1], line["prev"])  # it does not match
+            return
         if self.finished_at:
             raise Bad(Problem(f"entry {i}", f"the match ended at entry {self.finished_at} (its "
                                              "server seed was revealed); no entry may follow",
@@ -215,8 +239,10 @@ class _Walk:
                 f"{game.RULES_VERSION}: re-run under the current rules; diverging entries are "
                 "listed")
         if created.prearranged:
-            self.notes.append("prearranged: not a fair random deal (decks given at creation, "
-                              "docs/rules.md R-3)")
+            given = " and ".join(w for w, g in (("decks", created.decks),
+                                                ("die rolls", created.dice)) if g)
+            self.notes.append(f"prearranged: not a fair random deal ({given} given at "
+                              "creation, docs/rules.md R-3)")
         self.record = new_record(game, created)
         offset = verify_clock.terms(self, i, events)
         if not self.record.open_seats:
@@ -287,16 +313,20 @@ class _Walk:
         assert game is not None and created is not None
         first = recorded[0] if recorded else {}
         if first.get("type") != "MatchStarted" or not is_hex(first.get("seed")):
-            raise Bad(Problem(where, "every seat is taken, so the game's MatchStarted (with "
-                                      "the match seed) must follow", found=short(first),
-                               entry=i))
-        seed = bytes.fromhex(first["seed"])
+            raise Bad(Problem(where, "every seat is taken, so the game's MatchStarted must "
+                                      "follow", found=short(first), entry=i))
         record = self.record
         assert record is not None
         revealed = self.revealed_in_log
         if revealed and commitment(bytes.fromhex(revealed)) == created.commitment:
             self.trusted_seed = lifecycle.seed_of(record, bytes.fromhex(revealed))
-            if self.trusted_seed != seed:
+        if self.schema >= WITHHELD_SEED_SCHEMA:
+            seed = self._withheld_seed(i, first)
+            if seed is None:
+                return
+        else:  # schema 2 logged the match seed; it must be the one the reveal gives
+            seed = bytes.fromhex(first["seed"])
+            if self.trusted_seed is not None and self.trusted_seed != seed:
                 raise Bad(Problem(
                     where, "the match seed is not the one the revealed server seed and the "
                            "seats' contributions give (docs/fairness.md §1): the deals were "
@@ -310,7 +340,29 @@ class _Walk:
         except InvalidOptions as e:
             raise Bad(Problem(where, f"the rules refuse this setup: {e.code}: {e.message}",
                                entry=i)) from None
-        self._set_state(i, self._compare(i, None, expected, offset, len(events)))
+        after = None
+        for event in expected:
+            after = game.evolve(after, event)
+        logged = lifecycle.withheld(expected) if self.schema >= WITHHELD_SEED_SCHEMA else expected
+        self._set_state(i, self._compare(i, None, logged, offset, len(events), after))
+
+    def _withheld_seed(self, i: int, started: dict[str, Any]) -> bytes | None:
+        """Schema 3: MatchStarted holds no seed; the match seed comes from the revealed server
+        seed. None (and only the chain checked from here) while the match runs."""
+        if started.get("seed") != "":
+            raise Bad(Problem(f"entry {i}", "MatchStarted holds a match seed, which a log of "
+                                             f"schema {self.schema} withholds until the end",
+                               expected='""', found=short(started.get("seed")), entry=i))
+        if self.trusted_seed is not None:
+            return self.trusted_seed
+        self.blind = True
+        if self.revealed_in_log:  # blamed on the entry that reveals it, once the chain is there
+            return None
+        self.blind = True
+        self.notes.append("the match is still running: its log withholds the match seed, so "
+                          "only the chain (and signatures) were checked; deals and moves can be "
+                          "checked once the final entry reveals the server seed")
+        return None
 
     # ------------------------------------------------------------------ moves
 
@@ -339,7 +391,7 @@ class _Walk:
         try:  # the very decision the server makes (kozyr.match.lifecycle)
             decision = lifecycle.decide(self.record, seat, command)
         except MatchError as e:
-            problem = Problem(where, f"the rules refuse seat {seat}'s command {_command_text(raw)}"
+            problem = Problem(where, f"the rules refuse seat {seat}'s command {command_text(raw)}"
                                      f": {e.code}: {e.message}",
                               expected="a legal command", found=short(raw), entry=i)
             self._diverge(problem)
@@ -425,7 +477,7 @@ class _Walk:
             if j >= len(recorded):
                 problem = Problem(where, f"event {j + 1}: the rules give "
                                          f"{expected[j]['type']} here, the log has no event",
-                                  expected=_describe(game, produced[j]), found="nothing",
+                                  expected=describe(game, produced[j]), found="nothing",
                                   entry=i)
                 break
             if j >= len(expected):
@@ -438,7 +490,7 @@ class _Walk:
                 path, a, b = first_diff(expected[j], recorded[j])
                 problem = Problem(where, f"event {j + 1} ({expected[j]['type']}): {path} is not "
                                          f"what the rules give — they give: "
-                                         f"{_describe(game, produced[j])}",
+                                         f"{describe(game, produced[j])}",
                                   expected=a, found=b, entry=i)
                 break
         self._diverge(problem)
@@ -457,6 +509,8 @@ class _Walk:
         try:
             for data in recorded:
                 event = reg.decode(data)
+                if isinstance(event, MatchStarted) and not event.seed and self.seed:
+                    event = replace(event, seed=self.seed)  # withheld from the log (schema 3)
                 if not isinstance(event, (MatchCreated, SeatJoined)) and \
                         data.get("type") != "SeedRevealed":
                     state = game.evolve(state, event)
@@ -475,7 +529,7 @@ class _Walk:
         n = len(self.replay.entries)
         if self.divergences:
             return
-        if not self.finished_at:
+        if not self.finished_at or self.blind:
             raise Bad(Problem("end", f"the match is not finished: the log ends at entry {n} "
                                       "and the server seed is not revealed, so the deals "
                                       "cannot be checked against the commitment",
@@ -486,107 +540,65 @@ class _Walk:
         if expect_head is not None and self.prev != expect_head:
             raise Bad(Problem("end", "the head hash is not the one you noted for this match",
                                expected=expect_head, found=self.prev))
-        header = self.replay.header
-        seats = [{"seat": s, "name": name, "contribution": c}
-                 for s, (name, c) in enumerate(zip(record.names, record.contributions,
-                                                   strict=True))]
-        for key, value in (("match_id", created.match_id), ("game", created.game),
-                           ("rules_version", created.rules_version),
-                           ("options", dict(created.options)), ("seats", seats),
-                           ("commitment", created.commitment),
-                           ("prearranged", created.prearranged),
-                           ("first_dealer", created.first_dealer)):
-            if canonical_json(header.get(key)) != canonical_json(value):
-                raise Bad(Problem("header", f"{key} is not what the log says",
-                                   expected=short(value), found=short(header.get(key))))
-        footer = self.replay.footer
-        if footer is None:
-            raise Bad(Problem("footer", "the file has no footer (was it cut short?)",
-                               expected="a footer line", found="none"))
-        for key, value in (("entries", n), ("head", self.prev), ("finished", True),
-                           ("outcome", outcome_json(outcome)),
-                           ("revealed_seed", self.revealed)):
-            if canonical_json(footer.get(key)) != canonical_json(value):
-                path, a, b = first_diff(value, footer.get(key), key)
-                raise Bad(Problem("footer", f"{path} is not what the log says", expected=a,
-                                   found=b))
-
-
-def _prescan_revealed(entries: Sequence[Any]) -> str:
-    """The server seed the last entry claims to reveal (trusted only once it matches the
-    commitment), so a seed that does not fit is blamed on the entry that recorded it."""
-    if not entries or not isinstance(entries[-1], dict):
-        return ""
-    events = entries[-1].get("events")
-    if not isinstance(events, list):
-        return ""
-    for event in events:
-        if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
-                is_hex(event.get("server_seed")):
-            return str(event["server_seed"])
-    return ""
-
-
-def _command_text(raw: dict[str, Any]) -> str:
-    values = [json.dumps(v) if not isinstance(v, str) else v
-              for k, v in raw.items() if k != "type"]
-    return " ".join([str(raw.get("type")), *values])
-
-
-def _describe(game: Game, event: Any) -> str:
-    try:
-        return game.describe(event)
-    except Exception:  # describe is for people; never let it hide the real problem
-        return type(event).__name__
-
-
-def _outcome_text(game: Game, state: Any) -> str:
-    outcome = game.outcome(state)
-    if outcome is None:
-        return "not finished"
-    winners = ", ".join(f"seat {w}" for w in outcome.winners) or "nobody"
-    return f"{winners} won; scores {' '.join(map(str, outcome.scores))}; {outcome.reason}"
+        check_envelope(self.replay, record, self.prev, outcome, self.revealed)
 
 
 def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
-           expect_head: str | None = None) -> Report:
+           expect_head: str | None = None, keys: KeyRing | None = None,
+           receipts: Sequence[Receipt] | None = None) -> Report:
     """Verify a parsed replay file (see the module docstring); never raises for bad content.
 
     `expect_commitment` / `expect_head`: values the caller noted independently (a player sees
-    the commitment when the match is created), pinning the file to that match.
+    the commitment when the match is created), pinning the file to that match. `keys`: the
+    operator's public keys: every entry must carry its signature. `receipts`: a player's
+    receipts, each checked against the log (a missing or different entry is a proof).
     """
-    walk = _Walk(replay, expect_commitment)
+    keys = keys if keys is not None else KeyRing()
+    walk = _Walk(replay, expect_commitment, keys)
     problem: Problem | None = None
     try:
         walk.run()
         walk.finish(expect_head)
     except Bad as bad:
         problem = bad.problem
-    game = walk.game
-    created = walk.created
-    problems = (problem,) if problem else tuple(walk.divergences)
-    status = NOT_VERIFIED if problems else VERIFIED
+    held = check_receipts(replay.entries, receipts, keys) if receipts is not None else None
+    game, created, draws = walk.game, walk.created, walk.draws
+    problems = (*(held.proofs if held else ()),
+                *((problem,) if problem else tuple(walk.divergences)))
     return Report(
-        status=status,
+        status=NOT_VERIFIED if problems else VERIFIED,
         problems=problems,
-        notes=tuple(walk.notes),
+        notes=(*walk.notes, *(held.notes if held else ())),
         match_id=created.match_id if created else str(replay.header.get("match_id", "")),
         game=game.NAME if game else str(replay.header.get("game", "")),
         rules_version=created.rules_version if created else "",
         current_rules_version=game.RULES_VERSION if game else "",
-        seats=walk.record.players if walk.record else 0,
+        seats=walk.record.players if walk.record else _header_seats(replay.header),
         entries=len(replay.entries),
         commands=walk.commands,
-        deals=walk.draws.deals if walk.draws else 0,
-        prearranged_deals=walk.draws.prearranged_deals if walk.draws else 0,
-        rolls=walk.draws.rolls if walk.draws else 0,
-        lots=walk.draws.lots if walk.draws else 0,
+        deals=draws.deals if draws else 0,
+        prearranged_deals=draws.prearranged_deals if draws else 0,
+        rolls=draws.rolls if draws else 0,
+        prearranged_rolls=draws.prearranged_rolls if draws else 0,
+        lots=draws.lots if draws else 0,
         prearranged=bool(created and created.prearranged),
         finished=bool(walk.finished_at),
-        outcome=_outcome_text(game, walk.state) if game and walk.state is not None else "",
+        outcome=outcome_text(game, walk.state, walk.record.names if walk.record else ())
+        if game and walk.state is not None else "",
         head=walk.prev,
         divergences=tuple(walk.divergences),
+        keyed=bool(keys),
+        signatures=walk.signatures.checked,
+        key_ids=tuple(sorted(walk.signatures.key_ids)),
+        receipts=held.checked if held else 0,
+        proofs=len(held.proofs) if held else 0,
     )
+
+
+def _header_seats(header: dict[str, Any]) -> int:
+    """The seat count the header claims (when the log itself could not be read that far)."""
+    seats = header.get("seats")
+    return len(seats) if isinstance(seats, list) else 0
 
 
 def unreadable(message: str) -> Report:

@@ -60,6 +60,7 @@ class ClockWalk(Walk, Protocol):
     shadow: MatchRecord | None
     text: str
     fields: dict[str, Any]
+    revealed_in_log: str
 
     def _reveal(self, i: int, event: dict[str, Any], prev: str) -> None: ...
 
@@ -69,7 +70,9 @@ ENDINGS = ("Resigned", "Aborted", "TimedOut", "Abandoned", "Expired")
 
 def track(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
     """Fold the checked entry into the walk's full record (clock included)."""
-    walk.shadow = apply_entry(walk.shadow, Entry.from_canonical(walk.text), line["hash"])
+    seed = bytes.fromhex(walk.revealed_in_log) if walk.revealed_in_log else None
+    walk.shadow = apply_entry(walk.shadow, Entry.from_canonical(walk.text), line["hash"],
+                              server_seed=seed)
 
 
 def in_time(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:

@@ -58,6 +58,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help=f"worker processes (default: the cores, {os.cpu_count()})")
     p.add_argument("--server", metavar="ADDR", default=None,
                    help="play every match on this Kozyr server, each bot a gRPC client")
+    p.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="spread the matches over a Ray cluster (auto: the local one, started "
+                        "if none runs); needs pip install 'kozyr[ray]'")
+    p.add_argument("--deals", choices=("prearranged", "seeded"), default="prearranged",
+                   help="with --server: send each fixture's deal (prearranged, the default: "
+                        "duplicate deals repeat exactly), or let the server deal from its "
+                        "committed seed and each seat's contribution (seeded: fair random "
+                        "deals, so duplicate deals no longer repeat)")
+    p.add_argument("--save-dir", type=Path, default=None,
+                   help="with --server: keep each match's log and its seats' receipts here")
     p.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
     p.add_argument("--csv", type=Path, default=None, help="write one row per player per match")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -71,7 +81,10 @@ def main(args: argparse.Namespace) -> int:
         seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
         t = Tournament(game=args.game, players=tuple(s.text for s in specs),
                        options=tuple(args.option), format=args.format, matches=args.matches,
-                       seed=seed, seats=args.seats)
+                       seed=seed, seats=args.seats, deals=args.deals,
+                       keep=str(args.save_dir) if args.save_dir else "")
+        if (args.deals != "prearranged" or args.save_dir) and not args.server:
+            raise ValueError("--deals and --save-dir are for matches played on a --server")
     except (BadBotSpec, InvalidOptions, KeyError, ValueError) as e:
         print(f"kozyr tournament: {e}", file=sys.stderr)
         return 2
@@ -80,8 +93,22 @@ def main(args: argparse.Namespace) -> int:
         print(f"kozyr tournament: {scheduled} matches (rounded up to whole "
               f"{'rotations' if t.format == 'duplicate' else 'permutation cycles'})",
               file=sys.stderr)
+    if args.ray and args.server:
+        print("kozyr tournament: --ray plays in-process on the cluster; drop --server",
+              file=sys.stderr)
+        return 2
     progress = Progress(scheduled, enabled=not args.no_progress)
-    result = run(t, workers=args.workers, server=args.server, on_progress=progress.update)
+    if args.ray:
+        from kozyr.tournament.ray_runner import RayUnavailable, run_on_ray
+
+        try:
+            result = run_on_ray(t, args.ray, on_progress=progress.update)
+        except RayUnavailable as e:
+            progress.close("")
+            print(f"kozyr tournament: {e}", file=sys.stderr)
+            return 1
+    else:
+        result = run(t, workers=args.workers, server=args.server, on_progress=progress.update)
     progress.close("interrupted" if result.interrupted else "")
     rows = standings(t.names, result.results)
     print_table(result, rows)

@@ -8,6 +8,8 @@ from kozyr.bots import check_spec, parse_spec
 from kozyr.games import get_game
 from kozyr.tournament.schedule import FORMATS, Fixture, master_key, schedule
 
+DEALS = ("prearranged", "seeded")
+
 
 @dataclass(frozen=True, slots=True)
 class Tournament:
@@ -20,9 +22,16 @@ class Tournament:
     matches: int = 100
     seed: int | str = 0
     seats: int = 0  # 0: every player in every match
+    # --server only: "prearranged" sends each fixture's deal (duplicate deals repeat exactly);
+    # "seeded" lets the server draw them from its committed seed and each seat's contribution,
+    # so every match is a fair random deal (and duplicate deals no longer repeat).
+    deals: str = "prearranged"
+    keep: str = ""  # --server only: a folder for each match's log and its seats' receipts
 
     def __post_init__(self) -> None:
         game = get_game(self.game)  # KeyError names the known games
+        if self.deals not in DEALS:
+            raise ValueError(f"unknown deals {self.deals!r} (known: {', '.join(DEALS)})")
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r} (known: {', '.join(FORMATS)})")
         for text in self.players:

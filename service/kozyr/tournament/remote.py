@@ -14,7 +14,9 @@ Duplicate deals through a server: the server draws its own seed, so the fixture'
 passed as prearranged decks (docs/rules.md R-3) — the decks the rules derive from the deal's match
 seed (kozyr.fairness, checked against the rules' own first deal) for the first
 `MAX_PREARRANGED` hands or games — with Durak's die rolls (`prearranged_dice`) and its first
-dealer (the lot). Served matches are then the very matches played in-process.
+dealer (the lot). Served matches are then the very matches played in-process. With
+``deals="seeded"`` the server deals from its own committed seed and one contribution per seat
+instead: fair random deals, which a duplicate format then no longer repeats.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import Any
 
 from google.protobuf.message import Message
@@ -163,22 +166,42 @@ def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
     game = get_game(t.game)
     names = [t.names[p] for p in fixture.lineup]
     config = game.make_config(dict(t.options), len(names))
-    first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
-    created = client_for(address, -1).create_match(
-        game.NAME, names, dict(t.options), first_dealer=first, prearranged_decks=decks,
-        prearranged_dice=dice)
+    organiser = client_for(address, -1)
+    if t.deals == "seeded":  # the server's seed and each seat's own contribution: a fair deal
+        created = organiser.create_match(game.NAME, names, dict(t.options), seed_contributions=[
+            RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
+            for s in range(len(names))])
+    else:
+        first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
+        created = organiser.create_match(
+            game.NAME, names, dict(t.options), first_dealer=first, prearranged_decks=decks,
+            prearranged_dice=dice)
     seats = [
-        RemoteSeat(game, s, client_for(address, s).seat(created.match_id, created.tokens[s]),
+        RemoteSeat(game, s, client_for(address, s).seat(created.match_id, created.tokens[s],
+                                                        [created.receipt]),
                    make_bot(parse_spec(t.players[p]), game, s,
                             bot_seed(t.master, fixture.index, s)))
         for s, p in enumerate(fixture.lineup)
     ]
     _run_all([s.run for s in seats], [s.stop for s in seats])
+    if t.keep:
+        keep_match(Path(t.keep), address, created.match_id, [s.client for s in seats])
     final = seats[0].final
     assert final is not None
     return MatchResult(fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
                        tuple(final.outcome.scores), sum(s.moves for s in seats),
                        final.outcome.reason, match_id=created.match_id)
+
+
+def keep_match(folder: Path, address: str, match_id: str, seats: list[SeatClient]) -> None:
+    """Save a finished served match beside its receipts: ``<id>.jsonl`` (the log, which anyone
+    may read once it is over) and ``<id>.seat<k>.receipts.jsonl`` (what seat k was handed)."""
+    from kozyr.replay.export import export, write_text
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for k, seat in enumerate(seats):
+        seat.receipts.save(folder / f"{match_id}.seat{k}.receipts.jsonl")
+    write_text(str(folder / f"{match_id}.jsonl"), export(address, match_id, None).text)
 
 
 def _run_all(tasks: list[Callable[[], None]], stops: list[Callable[[], None]]) -> None:

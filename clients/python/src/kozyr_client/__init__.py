@@ -16,6 +16,7 @@ from kozyr_client.client import (
     bearer,
 )
 from kozyr_client.errors import KozyrError, error_info
+from kozyr_client.receipts import Receipts
 
 __all__ = [
     "Backoff",
@@ -23,6 +24,7 @@ __all__ = [
     "Joined",
     "KozyrClient",
     "KozyrError",
+    "Receipts",
     "SeatClient",
     "Watch",
     "bearer",

@@ -29,7 +29,9 @@ import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr.receipts import Receipt
 from kozyr_client.errors import KozyrError
+from kozyr_client.receipts import Receipts, receipt_of
 
 Resp = TypeVar("Resp")
 
@@ -57,6 +59,8 @@ class Created:
     match_id: str
     tokens: dict[int, str]
     version: int = 0
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,8 @@ class Joined:
     token: str
     version: int = 0
     started: bool = False
+    commitment: str = ""
+    receipt: Receipt | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +173,7 @@ class KozyrClient:
             request.first_dealer = first_dealer
         response = self.call(self.stub.CreateMatch, request)
         return Created(response.match_id, {t.seat: t.token for t in response.tokens},
-                       response.version)
+                       response.version, response.seed_commitment, receipt_of(response))
 
     def join(self, match_id: str, name: str, seat: int | None = None,
              seed_contribution: bytes = b"") -> Joined:
@@ -177,11 +183,21 @@ class KozyrClient:
         if seat is not None:
             request.seat = seat
         response = self.call(self.stub.JoinMatch, request, retry=False)
-        return Joined(response.seat, response.token, response.version, response.started)
+        return Joined(response.seat, response.token, response.version, response.started,
+                      response.seed_commitment, receipt_of(response))
 
-    def seat(self, match_id: str, token: str) -> SeatClient:
-        """Act in a match with a seat token (or look with the arbiter token)."""
-        return SeatClient(self, match_id, token)
+    def signing_keys(self) -> list[pb.SigningKey]:
+        """The public keys the server signs receipts with (the current one first)."""
+        return list(self.call(self.stub.GetSigningKeys, pb.GetSigningKeysRequest()).keys)
+
+    def seat(self, match_id: str, token: str,
+             receipts: Sequence[Receipt | None] = ()) -> SeatClient:
+        """Act in a match with a seat token (or look with the arbiter token); `receipts` are
+        ones the seat got already (its Created or Joined receipt)."""
+        seat = SeatClient(self, match_id, token)
+        for receipt in receipts:
+            seat.receipts.keep(receipt)
+        return seat
 
     def spectate(self, match_id: str) -> SeatClient:
         """Look at a match as a spectator (no token: the public table only)."""
@@ -195,6 +211,9 @@ class SeatClient:
         self.client = client
         self.match_id = match_id
         self.token = token
+        # Every receipt this viewer was handed (moves, watched updates): its evidence of what
+        # the server's log held (docs/fairness.md §6); save them with receipts.save(path).
+        self.receipts = Receipts(match_id)
 
     def __repr__(self) -> str:
         who = "spectator" if self.token is None else "seat"
@@ -221,7 +240,9 @@ class SeatClient:
                                        command_id=command_id or uuid.uuid4().hex)
         if expected_version is not None:
             request.expected_version = expected_version
-        return self.client.call(self.client.stub.SubmitMove, request, self.token)
+        response = self.client.call(self.client.stub.SubmitMove, request, self.token)
+        self.receipts.keep(receipt_of(response))
+        return response
 
     def watch(self, from_version: int = 0, backoff: Backoff | None = None) -> Watch:
         """Every update after `from_version` until the match ends, surviving dropped streams."""
@@ -331,6 +352,7 @@ class Watch(Iterator[pb.MatchUpdate]):
                     if update.version != self.version + 1:
                         break  # a gap would be a server bug; resume after what we have
                     self.version = update.version
+                    self.seat.receipts.keep(receipt_of(update))
                     progressed = True
                     delays = self.backoff.delays()  # progress earns a fresh retry budget
                     if update.view.status == pb.MATCH_STATUS_FINISHED:

@@ -247,6 +247,7 @@ class OptionSpec(_message.Message):
     CHOICES_FIELD_NUMBER: _builtins.int
     MINIMUM_FIELD_NUMBER: _builtins.int
     HELP_FIELD_NUMBER: _builtins.int
+    MAXIMUM_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The option's name, as docs/rules.md writes it (e.g. "target")."""
     kind: _builtins.str
@@ -257,6 +258,8 @@ class OptionSpec(_message.Message):
     """The least allowed number for an "int" option without choices."""
     help: _builtins.str
     """One line of help."""
+    maximum: _builtins.int
+    """The greatest allowed number for an "int" option without choices."""
     @_builtins.property
     def choices(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The allowed values as text, when they can be listed."""
@@ -270,13 +273,19 @@ class OptionSpec(_message.Message):
         choices: _abc.Iterable[_builtins.str] | None = ...,
         minimum: _builtins.int | None = ...,
         help: _builtins.str = ...,
+        maximum: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_minimum", b"_minimum", "minimum", b"minimum"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "maximum", b"maximum", "minimum", b"minimum"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_minimum", b"_minimum", "choices", b"choices", "default_value", b"default_value", "help", b"help", "kind", b"kind", "minimum", b"minimum", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "choices", b"choices", "default_value", b"default_value", "help", b"help", "kind", b"kind", "maximum", b"maximum", "minimum", b"minimum", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__maximum: _TypeAlias = _typing.Literal["maximum"]  # noqa: Y015
+    _WhichOneofArgType__maximum: _TypeAlias = _typing.Literal["_maximum", b"_maximum"]  # noqa: Y015
     _WhichOneofReturnType__minimum: _TypeAlias = _typing.Literal["minimum"]  # noqa: Y015
     _WhichOneofArgType__minimum: _TypeAlias = _typing.Literal["_minimum", b"_minimum"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__maximum) -> _WhichOneofReturnType__maximum | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__minimum) -> _WhichOneofReturnType__minimum | None: ...
 
 Global___OptionSpec: _TypeAlias = OptionSpec  # noqa: Y015
@@ -560,13 +569,21 @@ class CreateMatchResponse(_message.Message):
     MATCH_ID_FIELD_NUMBER: _builtins.int
     TOKENS_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The new match's id."""
     version: _builtins.int
     """The match's version after creation."""
+    seed_commitment: _builtins.str
+    """SHA-256 commitment to the server seed (hex), as entry 1 records it."""
     @_builtins.property
     def tokens(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
         """One token per named seat."""
+
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of entry 1 (which holds the seed commitment)."""
 
     def __init__(
         self,
@@ -574,10 +591,12 @@ class CreateMatchResponse(_message.Message):
         match_id: _builtins.str = ...,
         tokens: _abc.Iterable[Global___SeatToken] | None = ...,
         version: _builtins.int = ...,
+        receipt: Global___Receipt | None = ...,
+        seed_commitment: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "tokens", b"tokens", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "receipt", b"receipt", "seed_commitment", b"seed_commitment", "tokens", b"tokens", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -629,6 +648,8 @@ class JoinMatchResponse(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
     STARTED_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat taken."""
     token: _builtins.str
@@ -637,6 +658,12 @@ class JoinMatchResponse(_message.Message):
     """The match's version after joining."""
     started: _builtins.bool
     """True when this join filled the last seat and the match started."""
+    seed_commitment: _builtins.str
+    """SHA-256 commitment to the server seed (hex), as entry 1 records it."""
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of the join's entry; it carries the match's seed commitment."""
+
     def __init__(
         self,
         *,
@@ -644,10 +671,12 @@ class JoinMatchResponse(_message.Message):
         token: _builtins.str = ...,
         version: _builtins.int = ...,
         started: _builtins.bool = ...,
+        receipt: Global___Receipt | None = ...,
+        seed_commitment: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "started", b"started", "token", b"token", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "seat", b"seat", "seed_commitment", b"seed_commitment", "started", b"started", "token", b"token", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1602,6 +1631,7 @@ class SubmitMoveResponse(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The match's version after the move."""
     @_builtins.property
@@ -1612,16 +1642,21 @@ class SubmitMoveResponse(_message.Message):
     def view(self) -> Global___MatchView:
         """The caller's view after the move."""
 
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of the move's entry (of the recorded entry, for a repeat)."""
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
         view: Global___MatchView | None = ...,
+        receipt: Global___Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "receipt", b"receipt", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1662,6 +1697,7 @@ class MatchUpdate(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The entry's version; consecutive updates have consecutive versions."""
     @_builtins.property
@@ -1672,16 +1708,21 @@ class MatchUpdate(_message.Message):
     def view(self) -> Global___MatchView:
         """The watcher's view after the entry."""
 
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of this entry."""
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
         view: Global___MatchView | None = ...,
+        receipt: Global___Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "receipt", b"receipt", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1718,22 +1759,28 @@ class LogEntry(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     CANONICAL_JSON_FIELD_NUMBER: _builtins.int
     HASH_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version, from 1."""
     canonical_json: _builtins.str
     """The entry in its canonical JSON form (docs/replay-format.md), hashed by `hash`."""
     hash: _builtins.str
     """SHA-256 of canonical_json, hex."""
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of this entry (signed when the log is served)."""
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         canonical_json: _builtins.str = ...,
         hash: _builtins.str = ...,
+        receipt: Global___Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["canonical_json", b"canonical_json", "hash", b"hash", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["canonical_json", b"canonical_json", "hash", b"hash", "receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1932,3 +1979,125 @@ class EndMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EndMatchResponse: _TypeAlias = EndMatchResponse  # noqa: Y015
+
+@_typing.final
+class Receipt(_message.Message):
+    """--- receipts ---
+
+    The server's Ed25519 signature on one log entry (docs/fairness.md §6). The signed bytes are
+    the canonical JSON of {commitment, entry_hash, key_id, match_id, type: "kozyr-receipt/v1",
+    version}; whoever holds a receipt can prove what the server's log held at that version.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    ENTRY_HASH_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    version: _builtins.int
+    """The entry's version."""
+    entry_hash: _builtins.str
+    """SHA-256 of the entry's canonical JSON, hex."""
+    commitment: _builtins.str
+    """The match's seed commitment (hex), as entry 1 records it."""
+    key_id: _builtins.str
+    """The signing key's id: the first 16 hex digits of SHA-256 over its raw public key."""
+    signature: _builtins.bytes
+    """The Ed25519 signature (64 bytes) over the signed bytes."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        entry_hash: _builtins.str = ...,
+        commitment: _builtins.str = ...,
+        key_id: _builtins.str = ...,
+        signature: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "entry_hash", b"entry_hash", "key_id", b"key_id", "match_id", b"match_id", "signature", b"signature", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Receipt: _TypeAlias = Receipt  # noqa: Y015
+
+@_typing.final
+class SigningKey(_message.Message):
+    """One public key the server signs (or signed) receipts with."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    CURRENT_FIELD_NUMBER: _builtins.int
+    FINGERPRINT_FIELD_NUMBER: _builtins.int
+    key_id: _builtins.str
+    """The key id receipts name."""
+    public_key: _builtins.bytes
+    """The 32 raw bytes of the Ed25519 public key."""
+    current: _builtins.bool
+    """True for the key new receipts are signed with."""
+    fingerprint: _builtins.str
+    """SHA-256 of public_key, hex: what people compare with `kozyr keys show`."""
+    def __init__(
+        self,
+        *,
+        key_id: _builtins.str = ...,
+        public_key: _builtins.bytes = ...,
+        current: _builtins.bool = ...,
+        fingerprint: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["current", b"current", "fingerprint", b"fingerprint", "key_id", b"key_id", "public_key", b"public_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SigningKey: _TypeAlias = SigningKey  # noqa: Y015
+
+@_typing.final
+class GetSigningKeysRequest(_message.Message):
+    """Request of GetSigningKeys."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSigningKeysRequest: _TypeAlias = GetSigningKeysRequest  # noqa: Y015
+
+@_typing.final
+class GetSigningKeysResponse(_message.Message):
+    """Response of GetSigningKeys."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEYS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def keys(self) -> _containers.RepeatedCompositeFieldContainer[Global___SigningKey]:
+        """The current key first, then the retired ones."""
+
+    def __init__(
+        self,
+        *,
+        keys: _abc.Iterable[Global___SigningKey] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["keys", b"keys"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSigningKeysResponse: _TypeAlias = GetSigningKeysResponse  # noqa: Y015

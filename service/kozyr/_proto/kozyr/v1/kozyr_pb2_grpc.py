@@ -85,6 +85,11 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchResponse.FromString,
                 _registered_method=True)
+        self.GetSigningKeys = channel.unary_unary(
+                '/kozyr.v1.KozyrService/GetSigningKeys',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
+                _registered_method=True)
 
 
 class KozyrServiceServicer:
@@ -173,6 +178,15 @@ class KozyrServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSigningKeys(self, request, context):
+        """--- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KozyrServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -225,6 +239,11 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.EndMatch,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchResponse.SerializeToString,
+            ),
+            'GetSigningKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSigningKeys,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -498,6 +517,33 @@ class KozyrService:
             '/kozyr.v1.KozyrService/EndMatch',
             kozyr_dot_v1_dot_kozyr__pb2.EndMatchRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.EndMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSigningKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/GetSigningKeys',
+            kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -92,6 +92,11 @@ class KozyrServiceStub:
     command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
     FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
     """
+    GetSigningKeys: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -135,6 +140,11 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
     command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
     FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
+    """
+    GetSigningKeys: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]  # type: ignore[assignment]
+    """--- receipts ---
+    The public keys the server signs receipts with (the current one first, then retired
+    ones, so old receipts still verify). Errors: none.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -236,6 +246,17 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
         command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
         FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
+        """
+
+    @_abc_1.abstractmethod
+    def GetSigningKeys(
+        self,
+        request: _kozyr_pb2.GetSigningKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetSigningKeysResponse, _abc.Awaitable[_kozyr_pb2.GetSigningKeysResponse]]:
+        """--- receipts ---
+        The public keys the server signs receipts with (the current one first, then retired
+        ones, so old receipts still verify). Errors: none.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

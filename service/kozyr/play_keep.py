@@ -1,0 +1,99 @@
+"""What `kozyr play` keeps of a match: its replay file and the player's receipts, side by side.
+
+Without --server the embedded server (and its Redis) is gone when `kozyr play` ends, so the
+match is exported at the end or it is lost; with --server the log stays there, and the
+receipts are what lets the player prove later what it held (docs/fairness.md §6). The files go
+to ``--save-dir`` (default ``$XDG_DATA_HOME/kozyr/matches``, else
+``~/.local/share/kozyr/matches``):
+
+- ``<match id>.jsonl`` — the replay file (`kozyr replay verify`, `kozyr replay show`);
+- ``<match id>.receipts.jsonl`` — every receipt the player's seat was handed;
+- ``<match id>.key`` — the public key the receipts are signed with (as the server said).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kozyr_client import KozyrClient, SeatClient
+
+
+def default_folder() -> Path:
+    """Where matches are kept unless --save-dir says otherwise."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kozyr" / "matches"
+
+
+def parse_contribution(text: str) -> bytes:
+    """--contribution: ``0x…`` is hex, anything else its UTF-8 bytes (at most 64, as the
+    server allows; docs/fairness.md §1)."""
+    if text.startswith(("0x", "0X")):
+        try:
+            raw = bytes.fromhex(text[2:])
+        except ValueError:
+            raise ValueError(f"--contribution {text!r} is not hex after 0x") from None
+    else:
+        raw = text.encode("utf-8")
+    if len(raw) > 64:
+        raise ValueError(f"--contribution is {len(raw)} bytes; the server takes at most 64")
+    return raw
+
+
+@dataclass
+class Keeper:
+    """Collects what to keep while the match is played, and writes it at the end."""
+
+    folder: Path | None
+    address: str = ""
+    token: str | None = None  # the embedded server's arbiter token: export even unfinished
+    match_id: str = ""
+    seat: SeatClient | None = None
+    key: str = ""
+    key_id: str = ""
+    lines: list[str] = field(default_factory=list)
+
+    def started(self, client: KozyrClient, match_id: str, seat: SeatClient) -> str:
+        """Note the match; the line telling the player its signed commitment and the key."""
+        from kozyr.receipts import short_fingerprint
+
+        self.match_id, self.seat = match_id, seat
+        keys = client.signing_keys()
+        if keys:
+            self.key, self.key_id = keys[0].public_key.hex(), keys[0].key_id
+        commitment = seat.receipts.fingerprint()
+        if not commitment:
+            return "the server sent no signed receipt: nothing to prove a dispute with"
+        return (f"seed commitment {commitment} (signed by key {self.key_id}, fingerprint "
+                f"{short_fingerprint(keys[0].fingerprint) if keys else '?'})")
+
+    def save(self) -> list[str]:
+        """Write the files; the lines to print (what was kept, and how to verify it)."""
+        if self.folder is None or self.seat is None:
+            return []
+        from kozyr.replay.export import ExportError, export, write_text
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        stem = self.folder / self.match_id
+        receipts = stem.with_name(f"{self.match_id}.receipts.jsonl")
+        self.seat.receipts.save(receipts)
+        out = [f"receipts: {len(self.seat.receipts)} kept in {receipts}"]
+        if self.key:
+            key_file = stem.with_name(f"{self.match_id}.key")
+            key_file.write_text(self.key + "\n", encoding="utf-8")
+        replay = stem.with_name(f"{self.match_id}.jsonl")
+        try:
+            done = export(self.address, self.match_id, self.token)
+        except ExportError as e:
+            out.append(f"match log not exported ({e}); export it later with `kozyr replay "
+                       f"export {self.match_id} --server {self.address}` once it is over")
+            return out
+        write_text(str(replay), done.text)
+        out.append(f"match log: {done.entries} entries in {replay}")
+        if self.key:
+            out.append(f"verify: kozyr replay verify {replay} --key {self.key} "
+                       f"--receipts {receipts}")
+        return out

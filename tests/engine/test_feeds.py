@@ -1,0 +1,60 @@
+"""The process's watcher feeds (engine/feeds.py) on the in-memory store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+
+from kozyr.engine.feeds import Feeds
+from kozyr.engine.memory_store import MemoryStore, MemoryTicks
+
+
+class _GatedTicks(MemoryTicks):
+    """Ticks whose unsubscribe waits for a gate, as a slow network round trip would."""
+
+    def __init__(self, store: MemoryStore, gate: asyncio.Event, entered: asyncio.Event) -> None:
+        super().__init__(store)
+        self.gate, self.entered = gate, entered
+
+    async def unsubscribe(self, match_ids: Collection[str]) -> None:
+        self.entered.set()
+        await self.gate.wait()
+        await super().unsubscribe(match_ids)
+
+
+class _GatedStore(MemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate, self.entered = asyncio.Event(), asyncio.Event()
+
+    def ticks(self) -> MemoryTicks:
+        ticks = _GatedTicks(self, self.gate, self.entered)
+        self._ticks.add(ticks)
+        return ticks
+
+
+async def _append(store: MemoryStore, match_id: str, version: int) -> None:
+    status, _ = await store.append(match_id, version - 1, "", f'{{"v":{version}}}', f"h{version}")
+    assert status == "OK"
+
+
+def test_a_watcher_that_returns_while_its_idle_feed_is_unsubscribed_still_hears_moves() -> None:
+    async def body() -> None:
+        store = _GatedStore()
+        await _append(store, "m1", 1)
+        feeds = Feeds(store, linger=0.0)
+        await feeds.wait("m1", 0, timeout=5.0)  # subscribes; version 1 is there already
+        # The feed idles; the listener's next sweep unsubscribes it, held at the gate...
+        await asyncio.wait_for(store.entered.wait(), 10.0)
+        # ...while a watcher comes back to wait for version 2.
+        waiting = asyncio.create_task(feeds.wait("m1", 1, timeout=30.0))
+        await asyncio.sleep(0)
+        store.gate.set()
+        for _ in range(50):  # let the listener finish the sweep and listen again
+            await asyncio.sleep(0.01)
+        await _append(store, "m1", 2)  # another process appends: only a tick can tell us
+        done, _ = await asyncio.wait({waiting}, timeout=10.0)
+        feeds.close()
+        assert waiting in done, "the watcher heard no tick for version 2"
+
+    asyncio.run(body())
