@@ -11,7 +11,9 @@ Sections (all by default, or pick with --only):
            plain fold of the same entries (what replaying without verifying costs);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client, side by side.
+           bot is a gRPC client, side by side;
+- clocks:  deadline lateness (deadline to the appended timeout, from the log) p50 and p99 with
+           100 and with 1,000 running clocks (tests/bench/bench_clocks.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -373,7 +375,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "tournament"],
+                        choices=["games", "service", "verify", "tournament", "clocks"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -381,7 +383,7 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "tournament"]
+    sections = args.only or ["games", "service", "verify", "tournament", "clocks"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -396,6 +398,10 @@ def main() -> int:
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    if "clocks" in sections:
+        from tests.bench.bench_clocks import bench_clocks
+        print("clocks: deadline lateness, kozyr serve + embedded Redis", flush=True)
+        results["clocks"] = bench_clocks()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
