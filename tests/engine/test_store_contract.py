@@ -207,6 +207,19 @@ class StoreContract:
         self.run(body)
 
 
+    def test_a_watched_seat_is_noted_until_a_time_that_only_moves_later(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.watched_until(m, 0) == 0
+            await store.set_watched(m, {0: 5_000, 2: 7_000})
+            await store.set_watched(m, {0: 4_000})  # another process's older note
+            assert await store.watched_until(m, 0) == 5_000
+            assert await store.watched_until(m, 2) == 7_000
+            assert await store.watched_until(m, 1) == 0
+            await store.set_watched(m, {})
+
+        self.run(body)
+
+
 class TestMemoryStore(StoreContract):
     """The in-process store."""
 

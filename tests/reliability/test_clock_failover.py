@@ -127,7 +127,9 @@ async def logs(fleet: Fleet, match_ids: list[str]) -> dict[str, list[RawEntry]]:
 @pytest.mark.slow
 def test_three_servers_one_killed_every_clock_applied_exactly_once(
         redis_url: str, tmp_path: Path) -> None:
-    flags = ("--redis-url", redis_url, "--timer-lease-s", "1")
+    # Replicas share the seed key (the first creates it) and one Redis.
+    flags = ("--redis-url", redis_url, "--timer-lease-s", "1",
+             "--seed-key-file", str(tmp_path / "seed.key"))
     serves = [Serve(tmp_path / f"s{i}", port=free_port(), extra=flags) for i in range(3)]
     try:
         for serve in serves:

@@ -142,6 +142,7 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     assert running.timers is not None
     running.tasks.append(asyncio.create_task(running.timers.run()))
+    running.tasks.append(asyncio.create_task(servicer.presence.run()))
     if hasattr(engine.store, "watch_redis"):  # a RedisStore
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
     return running

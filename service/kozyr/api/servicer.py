@@ -8,7 +8,6 @@ INTERNAL with a generic message while the traceback goes to the log.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import time
@@ -26,6 +25,7 @@ from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
 from kozyr.api.metrics import METRICS
+from kozyr.api.presence import Presence
 from kozyr.cards import parse_cards
 from kozyr.engine import Engine, Viewer
 from kozyr.games import GAMES
@@ -107,8 +107,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         self.arbiter = arbiter
         self.closing = asyncio.Event()
         self.term_defaults = terms.Defaults()  # the server's (config.py)
-        # Seats watched through this process (abandonment, R-7).
-        self.watching: collections.Counter[tuple[str, int]] = collections.Counter()
+        self.presence = Presence(engine)  # who watches which seat (abandonment, R-7)
 
     # ------------------------------------------------------------------ helpers
 
@@ -142,7 +141,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         return convert.match_view(record, viewer.seat)
 
     async def _watched(self, match_id: str, seat: int) -> bool:
-        return self.watching[(match_id, seat)] > 0
+        return await self.presence.watched(match_id, seat)
 
     def _update(self, applied: Step, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
@@ -295,8 +294,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         """Stream updates after from_version until the match ends or the server stops."""
         viewer = await self._viewer(request.match_id, context)
         METRICS.watchers.inc()
-        watch = (request.match_id, -1 if viewer.seat is None else viewer.seat)
-        self.watching[watch] += 1
+        seat = viewer.seat
+        if seat is not None:
+            await self.presence.opened(request.match_id, seat)
         try:
             async with contextlib.aclosing(
                     self.engine.updates(request.match_id, request.from_version)) as updates:
@@ -307,9 +307,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                         receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
         finally:
             METRICS.watchers.dec()
-            self.watching[watch] -= 1
-            if self.watching[watch] <= 0:
-                del self.watching[watch]
+            if seat is not None:
+                self.presence.closed(request.match_id, seat)
 
     async def _next_update(self, updates: AsyncIterator[Step]) -> Step | None:
         """The next update; None once the stream ends or the server is closing."""

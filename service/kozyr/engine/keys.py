@@ -73,6 +73,11 @@ def shard_key(name: str, shard: int) -> str:
     return f"{PREFIX}:{{{name}:{shard}}}"
 
 
+def seen_key(match_id: str) -> str:
+    """Until when each seat of a match is watched, by any process (abandonment, R-7)."""
+    return match_key(match_id, "seen")
+
+
 # --- clocks: the deadline index, spread over shards (engine/timers.py) ---
 DEADLINE_SHARDS = 8
 

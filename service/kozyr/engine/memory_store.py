@@ -26,6 +26,7 @@ class MemoryStore:
         self._logs: dict[str, _Log] = {}
         self._ticks: set[MemoryTicks] = set()
         self._deadlines: dict[str, tuple[int, int]] = {}  # match -> (due ms, version)
+        self._watched: dict[tuple[str, int], int] = {}  # (match, seat) -> until ms
 
     def _log(self, match_id: str) -> _Log:
         log = self._logs.get(match_id)
@@ -131,6 +132,16 @@ class MemoryStore:
         for _, m in due:
             self._deadlines[m] = (now_ms + lease_ms, self._deadlines[m][1])
         return [(m, d) for d, m in due]
+
+    async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
+        """See Store.set_watched."""
+        for seat, until in seats.items():
+            key = (match_id, seat)
+            self._watched[key] = max(until, self._watched.get(key, 0))
+
+    async def watched_until(self, match_id: str, seat: int) -> int:
+        """See Store.watched_until."""
+        return self._watched.get((match_id, seat), 0)
 
     def delete_top(self, match_id: str, count: int) -> None:
         """Delete the newest `count` entries (the fence remembers them), so tests can damage a

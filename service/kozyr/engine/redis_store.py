@@ -36,6 +36,7 @@ from kozyr.engine.keys import (
     log_key,
     match_of,
     meta_key,
+    seen_key,
     tick_channel,
 )
 from kozyr.engine.redis_connect import AsyncClient, connect, server_version
@@ -108,6 +109,19 @@ end
 return 1
 """
 
+SEEN_LUA = """
+local latest = 0
+for i = 1, #ARGV, 2 do
+  local held = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+  if tonumber(ARGV[i + 1]) > held then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+  latest = math.max(latest, tonumber(ARGV[i + 1]))
+end
+local now = redis.call('TIME')
+local left = latest - (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+redis.call('PEXPIRE', KEYS[1], math.max(left, 0) + 60000)
+return 1
+"""
+
 CLAIM_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
                        ARGV[3])
@@ -158,6 +172,7 @@ class RedisStore:
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
         self._set_deadline: AsyncScript = client.register_script(SET_DEADLINE_LUA)
         self._claim: AsyncScript = client.register_script(CLAIM_LUA)
+        self._seen: AsyncScript = client.register_script(SEEN_LUA)
         self._next_shard = 0
         self.use_sharded_ticks(sharded)
         self._gate = asyncio.Semaphore(limit)
@@ -311,6 +326,24 @@ class RedisStore:
                                          args=[now_ms, now_ms + lease_ms, limit - len(claimed)])
             claimed += [(str(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
         return claimed
+
+
+    async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
+        """See Store.set_watched: a hash in the match's slot that expires with its last
+        watcher (a field only ever moves later, so replicas never undo each other)."""
+        if not seats:
+            return
+        args: list[int] = []
+        for seat, until in seats.items():
+            args += [seat, until]
+        async with self._slot():
+            await self._seen(keys=[seen_key(match_id)], args=args)
+
+    async def watched_until(self, match_id: str, seat: int) -> int:
+        """See Store.watched_until."""
+        async with self._slot():
+            value = await self.redis.hget(seen_key(match_id), str(seat))
+        return 0 if value is None else int(value)
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:

@@ -105,6 +105,15 @@ class Store(Protocol):
         (match id, the deadline it had)."""
         ...
 
+    async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
+        """Note that these seats are watched until the given times (ms): abandonment (R-7)
+        needs to know whether any process has a watcher of a seat."""
+        ...
+
+    async def watched_until(self, match_id: str, seat: int) -> int:
+        """Until when (ms) some process said the seat is watched; 0 if none ever did."""
+        ...
+
 
 class Ticks(Protocol):
     """Hears which watched matches grew, whoever appended: a doorbell, not a log - a tick may be
