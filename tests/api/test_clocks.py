@@ -24,12 +24,13 @@ LIMIT_MS = 150
 
 
 def timed_match(stub: Stub, game: str, policy: int = pb.TIMEOUT_POLICY_FORFEIT,
-                policy_bot: str = "", **kwargs: object) -> tuple[str, list[str]]:
+                policy_bot: str = "", limit_ms: int = LIMIT_MS,
+                **kwargs: object) -> tuple[str, list[str]]:
     """A match of `game` with a short limit per decision; its id and the tokens."""
     response = stub.CreateMatch(pb.CreateMatchRequest(
         game=game, options=SHORT[game],
         seats=[pb.SeatRequest(name=f"p{i}") for i in range(PLAYERS[game])],
-        time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=LIMIT_MS),
+        time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=limit_ms),
         timeout_policy=policy, policy_bot=policy_bot, **kwargs))
     return response.match_id, [t.token for t in sorted(response.tokens, key=lambda t: t.seat)]
 
@@ -103,8 +104,8 @@ def test_R_9_the_bot_policy_plays_silent_seats_to_the_normal_end(stub: Stub, gam
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
-def test_R_7_resign_abort_and_claim_on_the_server(stub: Stub, game: str) -> None:
-    match_id, tokens = timed_match(stub, game)
+def test_R_7_an_abort_before_anyone_decided_has_no_result(stub: Stub, game: str) -> None:
+    match_id, tokens = timed_match(stub, game, limit_ms=600_000)  # no timeout in the way
     watcher = Watcher(stub, match_id, tokens[1])
     answer = stub.EndMatch(pb.EndMatchRequest(match_id=match_id, reason=pb.END_REASON_ABORT,
                                               command_id=uuid.uuid4().hex),

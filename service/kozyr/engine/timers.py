@@ -116,8 +116,11 @@ class Timers:
         if due is not None and due.at_ms <= self.engine.now_ms():
             if due.kind == "BOT":
                 await self.seatbots.play(match_id)
-            elif await apply_due(self.engine, match_id, self.seatbots.choose) is not None:
+                return  # each bot move's append records the next deadline (keep)
+            if await apply_due(self.engine, match_id, self.seatbots.choose) is not None:
                 self.applied += 1
+                return  # the append records the next deadline (keep); should that write fail,
+                # this claim's lease ends and the deadline is derived again then
             record = await self.engine.record(match_id)
             due = clock.deadline(record)
         await self.engine.store.set_deadline(
