@@ -106,6 +106,11 @@ class Timers:
     async def apply(self, match_id: str) -> None:
         """Apply what is due in the match now, then record its next deadline."""
         try:
+            # The timeout first: it re-derives what is due from the caught-up log itself.
+            if await apply_due(self.engine, match_id, self.seatbots.choose) is not None:
+                self.applied += 1
+                return  # the append records the next deadline (keep); should that write fail,
+                # this claim's lease ends and the deadline is derived again then
             record = await self.engine.record(match_id)
         except MatchError as e:
             if e.kind is Kind.NOT_FOUND:  # its creation failed after the deadline was set
@@ -113,16 +118,9 @@ class Timers:
                 return
             raise
         due = clock.deadline(record)
-        if due is not None and due.at_ms <= self.engine.now_ms():
-            if due.kind == "BOT":
-                await self.seatbots.play(match_id)
-                return  # each bot move's append records the next deadline (keep)
-            if await apply_due(self.engine, match_id, self.seatbots.choose) is not None:
-                self.applied += 1
-                return  # the append records the next deadline (keep); should that write fail,
-                # this claim's lease ends and the deadline is derived again then
-            record = await self.engine.record(match_id)
-            due = clock.deadline(record)
+        if due is not None and due.kind == "BOT" and due.at_ms <= self.engine.now_ms():
+            await self.seatbots.play(match_id)
+            return  # each bot move's append records the next deadline (keep)
         await self.engine.store.set_deadline(
             match_id, None if due is None else clock.alarm_ms(due), record.version)
 
