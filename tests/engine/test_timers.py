@@ -79,7 +79,7 @@ def test_a_move_that_lands_first_wins_over_the_timeout() -> None:
 def test_a_claim_held_by_a_dead_replica_is_covered_when_its_lease_ends() -> None:
     async def body() -> None:
         store, now = MemoryStore(), Clock()
-        (a, ta), (b, tb) = replica(store, now, 1), replica(store, now, 2)
+        (a, ta), (_, tb) = replica(store, now, 1), replica(store, now, 2)
         match_id = await timed(a)
         await asyncio.sleep(0)
         now.now += LIMIT / 1000
