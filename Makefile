@@ -5,7 +5,8 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test test-fast test-cluster lint bench clean ts-client
+.PHONY: venv proto proto-check run test test-fast test-cluster lint bench clean ts-client web \
+        chromium screenshots
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,9 +25,10 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m kozyr.protogen --check
 
-## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data.
+## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data, and the web
+## table (Connect + gRPC-Web + the page) on http://127.0.0.1:8080/.
 run: $(STAMP)
-	$(BIN)/kozyr serve
+	$(BIN)/kozyr serve --web-port 8080
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python
@@ -41,7 +43,7 @@ define pytest
 endef
 
 ## Everything: lint, the stub check and the whole suite (slow end-to-end tests included).
-test: $(STAMP) lint proto-check
+test: $(STAMP) lint proto-check chromium
 	@$(call pytest,)
 
 ## The Redis Cluster lane (also inside `make test`): a local 3-master, 3-replica cluster from
@@ -55,6 +57,25 @@ test-cluster: $(STAMP)
 ## tests/conftest.py; `pytest -m "not slow"` runs all but the long end-to-end tests.
 test-fast: $(STAMP)
 	@$(call pytest,-m fast)
+
+## Debian's Chromium for tests/web (playwright drives it; a browser download does not work
+## here). Installed when missing, as root (CI runs as root); otherwise it says what to run.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else echo "make: tests/web need Debian's chromium: sudo apt-get install -y chromium" >&2; \
+	    exit 1; fi; fi
+
+## Rebuild the web page (web/ -> service/kozyr/web/static, committed) with the pinned npm
+## toolchain: stubs from protos/ by protoc-gen-es, a strict type check, the esbuild bundle.
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
+
+## Retake the web page's screenshots in docs/ (the browser tests write there only then, so
+## `make test` leaves the working tree as it was).
+screenshots: $(STAMP) chromium
+	KOZYR_WEB_SHOTS=docs $(PYTEST) tests/web -p no:randomly
 
 ## Install the pinned TypeScript toolchain and build clients/typescript (node and npm needed).
 ts-client:

@@ -17,6 +17,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 SUBCOMMANDS: list[str] = [
     "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
     "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.keys_cli",
+    "kozyr.api.health_cli",
 ]
 
 
@@ -90,6 +91,8 @@ def _serve(args: argparse.Namespace) -> int:
         worker = args.worker_index is not None
         if not worker:  # a worker's siblings listen on its port already (SO_REUSEPORT)
             check_address(args.address)
+            if args.web_port:  # 0 picks a free port
+                check_address(f"{args.address.rsplit(':', 1)[0]}:{args.web_port}")
         if args.metrics_port is not None:
             args.metrics_port += args.worker_index or 0  # one metrics port per worker
             check_address(f"{args.address.rsplit(':', 1)[0]}:{args.metrics_port}")
@@ -108,7 +111,7 @@ def _serve(args: argparse.Namespace) -> int:
                           tls=tls, reflection_on=args.reflection,
                           metrics_port=args.metrics_port,
                           on_serving=lock.note if lock is not None else None,
-                          supervised=embedded, reuse_port=worker))
+                          supervised=embedded, reuse_port=worker, web_port=args.web_port))
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -154,6 +157,9 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
                        help="gRPC server reflection (--no-reflection turns it off)")
     serve.add_argument("--metrics-port", type=int, default=None,
                        help="Prometheus port (no metrics without it)")
+    serve.add_argument("--web-port", type=int, default=None,
+                       help="serve the web table and the Connect/gRPC-Web API on this port "
+                            "(same host as --address; `make run` uses 8080)")
     serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
                        help="JSON log lines (default: when stderr is not a terminal)")
     limits = serve.add_argument_group("limits (also in --config; a flag wins over the file)")

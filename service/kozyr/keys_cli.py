@@ -1,7 +1,8 @@
 """`kozyr keys show | rotate`: the public keys the server signs receipts with.
 
 The folder is the server's (``--signing-key-dir``, else $KOZYR_SIGNING_KEY_DIR, else
-``<data-dir>/signing``); `show` makes no key, it only prints what is there.
+``<data-dir>/signing``); `show` makes no key, it only prints what is there, or with
+``--server ADDR`` what a running server answers to GetSigningKeys.
 """
 
 from __future__ import annotations
@@ -20,14 +21,26 @@ def signing_dir(args: argparse.Namespace) -> Path:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from kozyr.engine.signing import read_listing
+    from kozyr.engine.signing import PublicKey, read_listing
     from kozyr.receipts import short_fingerprint
 
-    folder = signing_dir(args)
-    keys = read_listing(folder)
+    if args.server:  # what a running server says it signs with
+        from kozyr_client import KozyrClient, KozyrError
+
+        try:
+            with KozyrClient(args.server, timeout=10) as client:
+                keys = tuple(PublicKey(k.key_id, k.public_key, k.current)
+                             for k in client.signing_keys())
+        except KozyrError as e:
+            print(f"kozyr keys: {e.reason}: {e.message}", file=sys.stderr)
+            return 1
+        where = f"the server at {args.server}"
+    else:
+        folder = signing_dir(args)
+        keys = read_listing(folder)
+        where = f"{folder} (`kozyr serve` makes one on first start)"
     if not keys:
-        print(f"kozyr keys: no signing keys in {folder} (`kozyr serve` makes one on first "
-              "start)", file=sys.stderr)
+        print(f"kozyr keys: no signing keys in {where}", file=sys.stderr)
         return 1
     for k in sorted(keys, key=lambda k: not k.current):
         print(f"{k.public_key.hex()}  key {k.key_id}  {'current' if k.current else 'retired'}")
@@ -64,4 +77,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         command.add_argument("--signing-key-dir", default=None,
                              help="the signing-key folder (default: $KOZYR_SIGNING_KEY_DIR, "
                                   "else <data-dir>/signing)")
+        if name == "show":
+            command.add_argument("--server", default=None, metavar="ADDR",
+                                 help="ask a running server (GetSigningKeys) instead")
         command.set_defaults(func=func)

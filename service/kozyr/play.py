@@ -264,10 +264,8 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
     """Create the match, start the bots, play your seat; the final view (None if you quit).
 
     `contribution` is your seat's part of the match seed (docs/fairness.md §1); `keeper`
-    collects the receipts your seat is handed, to save beside the match.
-
-    With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes the watch and raises Stopped
-    here, at a point of this function, whatever the main thread was waiting for.
+    collects your seat's receipts. With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes
+    the watch and raises Stopped here, whatever the main thread was waiting for.
     """
     lineup, names = _seating(vs, name, seat)
     base = random.Random(seed).randrange(2**32) if seed is not None else random.randrange(2**32)
@@ -285,11 +283,7 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
         failures.append(error)
         watch.close()
 
-    bots = [BotSeat(make_player(spec, game, s, client.seat(created.match_id, created.tokens[s]),
-                                base + s), failed)
-            for s, spec in enumerate(lineup) if spec is not None]
-    for bot in bots:
-        bot.start()
+    bots = _start_bots(client, game, created.match_id, created.tokens, lineup, base, failed)
     recent: deque[str] = deque([signed] if signed else [], maxlen=24)
     final: pb.MatchView | None = None
     try:
@@ -321,6 +315,18 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             if final is not None:
                 bot.join(5)  # each bot's own watch ends with the final update
             bot.stop()
+
+
+def _start_bots(client: KozyrClient, game: str, match_id: str, tokens: dict[int, str],
+                lineup: list[str | None], base: int,
+                failed: Callable[[BaseException], None]) -> list[BotSeat]:
+    """A thread per bot seat, started, each with its own seat token."""
+    bots = [BotSeat(make_player(spec, game, s, client.seat(match_id, tokens[s]), base + s),
+                    failed)
+            for s, spec in enumerate(lineup) if spec is not None]
+    for bot in bots:
+        bot.start()
+    return bots
 
 
 def _seating(vs: list[str], name: str, seat: int) -> tuple[list[str | None], list[str]]:
@@ -505,7 +511,7 @@ def _run(args: argparse.Namespace) -> int:
                 return 1
             finally:
                 for line in _kept(keeper):
-                    _say(f"kozyr play: {line}", sys.stderr)
+                    _say(line, sys.stderr)
     except (Stopped, KeyboardInterrupt) as e:
         _say(f"\nkozyr play: interrupted ({e})", sys.stderr)
         return 128 + (e.signum if isinstance(e, Stopped) else signal.SIGINT)
@@ -519,7 +525,7 @@ def _kept(keeper: Keeper) -> list[str]:
     try:
         return keeper.save()
     except Exception as e:  # never lose the game's own outcome to a full disk
-        return [f"could not save the match: {type(e).__name__}: {e}"]
+        return [f"kozyr play: could not save the match: {type(e).__name__}: {e}"]
 
 
 @contextlib.contextmanager

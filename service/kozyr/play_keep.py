@@ -57,9 +57,8 @@ class Keeper:
     lines: list[str] = field(default_factory=list)
 
     def started(self, client: KozyrClient, match_id: str, seat: SeatClient) -> str:
-        """Note the match; the line telling the player its signed commitment and the key."""
-        from kozyr.receipts import short_fingerprint
-
+        """Note the match; the line telling the player its signed commitment and the key (the
+        key id is the start of the key's fingerprint, docs/fairness.md §6)."""
         self.match_id, self.seat = match_id, seat
         keys = client.signing_keys()
         if keys:
@@ -67,33 +66,33 @@ class Keeper:
         commitment = seat.receipts.fingerprint()
         if not commitment:
             return "the server sent no signed receipt: nothing to prove a dispute with"
-        return (f"seed commitment {commitment} (signed by key {self.key_id}, fingerprint "
-                f"{short_fingerprint(keys[0].fingerprint) if keys else '?'})")
+        return f"seed commitment {commitment} · signed by key {self.key_id or '?'}"
 
     def save(self) -> list[str]:
-        """Write the files; the lines to print (what was kept, and how to verify it)."""
+        """Write the files; the lines to print, each under 80 columns (what was kept, and how
+        to verify it)."""
         if self.folder is None or self.seat is None:
             return []
         from kozyr.replay.export import ExportError, export, write_text
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        stem = self.folder / self.match_id
-        receipts = stem.with_name(f"{self.match_id}.receipts.jsonl")
-        self.seat.receipts.save(receipts)
-        out = [f"receipts: {len(self.seat.receipts)} kept in {receipts}"]
+        name = self.match_id
+        self.seat.receipts.save(self.folder / f"{name}.receipts.jsonl")
         if self.key:
-            key_file = stem.with_name(f"{self.match_id}.key")
-            key_file.write_text(self.key + "\n", encoding="utf-8")
-        replay = stem.with_name(f"{self.match_id}.jsonl")
+            (self.folder / f"{name}.key").write_text(self.key + "\n", encoding="utf-8")
+        # Short lines: they are printed under the 80-column table.
+        out = [f"{len(self.seat.receipts)} receipts kept in", f"  {self.folder}"]
+        head = "kozyr play: "
         try:
             done = export(self.address, self.match_id, self.token)
         except ExportError as e:
-            out.append(f"match log not exported ({e}); export it later with `kozyr replay "
-                       f"export {self.match_id} --server {self.address}` once it is over")
-            return out
-        write_text(str(replay), done.text)
-        out.append(f"match log: {done.entries} entries in {replay}")
+            return [head + out[0], out[1],
+                    f"{head}the log was not exported ({e.reason}): once the match is over,",
+                    f"  kozyr replay export {name} --server {self.address}"]
+        write_text(str(self.folder / f"{name}.jsonl"), done.text)
+        out[0] = f"{head}the match log ({done.entries} entries) and {out[0]}"
         if self.key:
-            out.append(f"verify: kozyr replay verify {replay} --key {self.key} "
-                       f"--receipts {receipts}")
+            out += [f"{head}check them there with",
+                    f"  kozyr replay verify {name}.jsonl --key {name}.key",
+                    f"      --receipts {name}.receipts.jsonl"]
         return out

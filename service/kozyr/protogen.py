@@ -1,6 +1,8 @@
 """Generate (or check) the Python stubs under service/kozyr/_proto from protos/.
 
-`python -m kozyr.protogen` regenerates them with grpcio-tools and mypy-protobuf (.pyi type stubs);
+`python -m kozyr.protogen` regenerates them with grpcio-tools and mypy-protobuf (.pyi type stubs),
+and the Connect server stubs (kozyr_connect.py, for the web port) with protoc-gen-connectrpc over
+the same google.protobuf messages;
 `--check` regenerates into a scratch folder and fails when the committed files differ, so CI
 catches a proto change without fresh stubs.
 """
@@ -33,6 +35,8 @@ def generate(out: Path) -> None:
         f"--plugin=protoc-gen-mypy={scripts / 'protoc-gen-mypy'}",
         f"--plugin=protoc-gen-mypy_grpc={scripts / 'protoc-gen-mypy_grpc'}",
         f"--mypy_out={out}", f"--mypy_grpc_out={out}",
+        f"--plugin=protoc-gen-connectrpc={scripts / 'protoc-gen-connectrpc'}",
+        f"--connectrpc_out={out}", "--connectrpc_opt=protobuf=google",
         *sources,
     ]
     if protoc.main(args) != 0:

@@ -13,6 +13,9 @@ import grpc
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api.errors import error_info
+from kozyr.games.codec import class_of
+from kozyr.match.log import Entry, SeedRevealed, decode_events
+from kozyr.match.record import MatchRecord, apply_entry
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 Stub = kozyr_pb2_grpc.KozyrServiceStub
@@ -89,3 +92,45 @@ class Watcher(threading.Thread):
                 self.raw.append(update.SerializeToString())
         except Exception as e:  # reported by the test
             self.error = e
+
+
+def forbidden_by_version(log: Sequence[pb.LogEntry], viewers: Sequence[int | None]
+                         ) -> tuple[dict[tuple[int | None, int], set[str]], list[bytes], int]:
+    """Fold a finished match's public log: for each (viewer, version), the cards that viewer
+    may not know then (hidden from it before and after the entry, and never face up so far);
+    with the seeds (secret until the final entry) and the final version."""
+    forbidden: dict[tuple[int | None, int], set[str]] = {}
+    record: MatchRecord | None = None
+    ever_public: set[str] = set()
+    hidden_before: dict[int | None, set[str]] = {v: set() for v in viewers}
+    secrets: list[bytes] = []
+    for item in log:
+        entry = Entry.from_canonical(item.canonical_json)
+        state = None if record is None else record.state
+        record = apply_entry(record, entry)
+        game_rules = record.game
+        for event in decode_events(game_rules, entry):
+            seed = getattr(event, "seed", b"")
+            if isinstance(seed, bytes) and seed:
+                secrets += [seed.hex().encode(), seed]
+            if isinstance(event, SeedRevealed):
+                secrets.append(event.server_seed.encode())
+            if type(event) in {class_of(t) for t in game_rules.EVENT_TYPES}:
+                # Step through the entry event by event: a card that lay face up at any moment
+                # (a trick taken and a new hand dealt in one entry) is public from then on.
+                state = game_rules.evolve(state, event)
+                zones = game_rules.zones(state)  # type: ignore[attr-defined]
+                secret = set(game_rules.hidden_zones(state, None))  # type: ignore[attr-defined]
+                ever_public |= {c.code for name, cs in zones.items() if name not in secret
+                                for c in cs}
+        if not record.started:
+            continue
+        state = record.state
+        zones = game_rules.zones(state)  # type: ignore[attr-defined]
+        for viewer in viewers:
+            hidden_names = set(game_rules.hidden_zones(state, viewer))  # type: ignore[attr-defined]
+            hidden = {c.code for name in hidden_names for c in zones.get(name, ())}
+            forbidden[(viewer, item.version)] = (hidden & hidden_before[viewer]) - ever_public
+            hidden_before[viewer] = hidden
+    assert record is not None and record.finished and secrets
+    return forbidden, secrets, record.version

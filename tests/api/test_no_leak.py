@@ -17,10 +17,7 @@ from collections import defaultdict
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.games.codec import class_of
-from kozyr.match.log import Entry, SeedRevealed, decode_events
-from kozyr.match.record import MatchRecord, apply_entry
-from tests.api.helpers import PLAYERS, Watcher, auth, create
+from tests.api.helpers import PLAYERS, Watcher, auth, create, forbidden_by_version
 from tests.conftest import ServerThread
 
 Sent = dict[int | None, list[tuple[int, bytes]]]  # viewer -> (version, bytes)
@@ -66,42 +63,7 @@ def test_no_hidden_card_or_seed_reaches_a_viewer(server: ServerThread, game: str
     log = server.stub().GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
     viewers: list[int | None] = [*range(len(tokens)), None]
 
-    # Fold the log: for each version, the cards each viewer may not know.
-    forbidden: dict[tuple[int | None, int], set[str]] = {}
-    record: MatchRecord | None = None
-    ever_public: set[str] = set()
-    hidden_before: dict[int | None, set[str]] = {v: set() for v in viewers}
-    secrets: list[bytes] = []
-    for item in log:
-        entry = Entry.from_canonical(item.canonical_json)
-        state = None if record is None else record.state
-        record = apply_entry(record, entry)
-        game_rules = record.game
-        for event in decode_events(game_rules, entry):
-            seed = getattr(event, "seed", b"")
-            if isinstance(seed, bytes) and seed:
-                secrets += [seed.hex().encode(), seed]
-            if isinstance(event, SeedRevealed):
-                secrets.append(event.server_seed.encode())
-            if type(event) in {class_of(t) for t in game_rules.EVENT_TYPES}:
-                # Step through the entry event by event: a card that lay face up at any moment
-                # (a trick taken and a new hand dealt in one entry) is public from then on.
-                state = game_rules.evolve(state, event)
-                zones = game_rules.zones(state)  # type: ignore[attr-defined]
-                secret = set(game_rules.hidden_zones(state, None))  # type: ignore[attr-defined]
-                ever_public |= {c.code for name, cs in zones.items() if name not in secret
-                                for c in cs}
-        if not record.started:
-            continue
-        state = record.state
-        zones = game_rules.zones(state)  # type: ignore[attr-defined]
-        for viewer in viewers:
-            hidden_names = set(game_rules.hidden_zones(state, viewer))  # type: ignore[attr-defined]
-            hidden = {c.code for name in hidden_names for c in zones.get(name, ())}
-            forbidden[(viewer, item.version)] = (hidden & hidden_before[viewer]) - ever_public
-            hidden_before[viewer] = hidden
-    assert record is not None and record.finished and secrets
-    final = record.version
+    forbidden, secrets, final = forbidden_by_version(log, viewers)
 
     checked = 0
     for viewer, messages in sent.items():

@@ -9,9 +9,17 @@ Sections (all by default, or pick with --only):
            every move re-decided, outcome) in entries/s over an archive of 1,000 matches
            recorded in-process in the engine's log format, beside the chain check alone and a
            plain fold of the same entries (what replaying without verifying costs);
+- scale, replicas, ray: `kozyr serve --workers 1|2|4`, Redis Cluster against one Redis, the
+           watch delay across replicas, tournaments on Ray (see tests/bench/scale.py);
+- receipts: the cost of signing: moves/s through the engine (on its in-memory store, each
+           answer's receipt made as the servicer makes it) with and without a signing key,
+           interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
+           second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
            bot is a gRPC client, side by side;
+- web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
+           on the web port of one process, side by side (tests/bench/bench_web.py);
 - clocks:  deadline lateness (deadline to the appended timeout, from the log) p50 and p99 with
            100 and with 1,000 running clocks (tests/bench/bench_clocks.py).
 
@@ -120,7 +128,7 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     """
     game = GAMES["dix"]
     decks = [RandomStream(seed, deal_label(h + 1)).shuffle(deck(53)) for h in range(hands)]
-    options = {"target": 100_000, "max_hands": hands}
+    options = {"target": 10_000, "max_hands": hands}
     config = game.make_config(options, 2)
     setup = Setup(first_dealer=0, decks=tuple(decks))
     state = fold(game, game.start(config, ["a", "b"], b"\x00" * 32, setup))
@@ -167,7 +175,7 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
 
     async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
         r = await stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", options={"target": "100000", "max_hands": str(len(decks))},
+            game="dix", options={"target": "10000", "max_hands": str(len(decks))},
             seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
             prearranged_decks=decks))
         return r.match_id, [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
@@ -370,12 +378,94 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
     return out
 
 
+def scale_out(sections: list[str], matches: int, results: dict[str, Any]) -> None:
+    """The scale-out sections (tests/bench/scale.py)."""
+    from tests.bench import scale
+
+    if "scale" in sections:
+        print("scale: moves/s by service processes, cluster against single Redis, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["scale"] = scale.bench_scale(matches)
+    if "replicas" in sections:
+        print("replicas: three kozyr serve on one Redis, a watcher on another replica",
+              flush=True)
+        results["replicas"] = scale.bench_replicas()
+    if "ray" in sections:
+        print(f"ray: tournament matches/s, local Ray against the local runner, median of "
+              f"{scale.RUNS} runs", flush=True)
+        results["ray"] = scale.bench_ray(400)
+
+
+# ---------------------------------------------------------------------------- receipts
+
+
+def bench_receipts(matches: int) -> dict[str, Any]:
+    """Moves/s with and without receipts, side by side (interleaved runs, the same matches)."""
+    from kozyr.cards import parse_cards
+    from kozyr.engine import Engine, MemoryStore
+    from kozyr.engine.signing import Signer
+    from kozyr.match.log import registry_for
+    from kozyr.receipts import KeyRing
+
+    game = GAMES["dix"]
+    registry = registry_for(game)
+    scripts = [dix_script(f"r{i}".encode(), 1) for i in range(matches)]
+    signer = Signer.generate()
+
+    async def rate(signed: bool) -> float:
+        engine = Engine(MemoryStore(), signer=signer if signed else None)
+        ids = [(await engine.create("dix", {"target": "10000", "max_hands": "1"},
+                                    [("a", b""), ("b", b"")], first_dealer=0,
+                                    decks=[parse_cards(d) for d in decks])).match_id
+               for decks, _ in scripts]
+        commands = [[(seat, registry.decode({"type": "Play", "card": card}))
+                     for seat, card in script] for _, script in scripts]
+        start = time.perf_counter()
+        total = 0
+        for match_id, moves in zip(ids, commands, strict=True):
+            for n, (seat, command) in enumerate(moves):
+                step = await engine.submit(match_id, seat, command, f"c{n}")
+                engine.receipt(step)  # what every SubmitMove answer carries
+                total += 1
+        return total / (time.perf_counter() - start)
+
+    with_r, without = [], []
+    for _ in range(RUNS):  # interleaved, so both see the same machine load
+        without.append(asyncio.run(rate(False)))
+        with_r.append(asyncio.run(rate(True)))
+    ring = KeyRing([signer.public_key])
+    receipt = signer.receipt("m", 1, "00" * 32, "11" * 32)
+
+    def per_second(action: Callable[[], object], n: int = 2000) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            action()
+        return n / (time.perf_counter() - start)
+
+    signs = median_of(RUNS, lambda: per_second(lambda: signer.receipt("m", 1, "00" * 32,
+                                                                       "11" * 32)))
+    checks = median_of(RUNS, lambda: per_second(lambda: ring.problem(receipt)))
+    a, b = statistics.median(with_r), statistics.median(without)
+    result = {
+        "engine_moves_per_s_without_receipts": round(b),
+        "engine_moves_per_s_with_receipts": round(a),
+        "with_to_without_ratio": round(a / b, 3),
+        "signing_us_per_move": round((1 / a - 1 / b) * 1e6, 1),
+        "receipts_signed_per_s": round(signs),
+        "receipts_checked_per_s": round(checks),
+    }
+    for k, v in result.items():
+        print(f"  {k:40} {v}", flush=True)
+    return result
+
+
 def main() -> int:
     """Run the chosen sections and print (and optionally save) the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "tournament", "clocks"],
+                        choices=["games", "service", "verify", "receipts", "tournament",
+                                 "scale", "replicas", "ray", "web", "clocks"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -383,7 +473,8 @@ def main() -> int:
                         help="matches in the verify section's archive")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "tournament", "clocks"]
+    sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
+                             "replicas", "ray", "clocks"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -395,9 +486,20 @@ def main() -> int:
         print(f"verify: offline replay verification, {args.archive} matches, median of {RUNS} "
               "runs", flush=True)
         results["verify"] = bench_verify(args.archive)
+    if "receipts" in sections:
+        print(f"receipts: engine moves/s with and without signing, median of {RUNS} "
+              "interleaved runs", flush=True)
+        results["receipts"] = bench_receipts(args.matches)
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400, 40)
+    scale_out(sections, args.matches, results)
+    if "web" in sections:
+        from tests.bench.bench_web import CALLS, bench_web
+
+        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
+              flush=True)
+        results["web"] = bench_web()
     if "clocks" in sections:
         from tests.bench.bench_clocks import bench_clocks
         print("clocks: deadline lateness, kozyr serve + embedded Redis", flush=True)

@@ -74,10 +74,24 @@ class Tty:
 
 
 def frames(output: str) -> list[list[str]]:
-    """Each screen drawn (split at the clear-screen code), as lines without colours."""
+    """Each screen drawn (split at the clear-screen code), as lines without colours; what
+    `kozyr play` says after the last screen (from its first "kozyr play: " line) is not part of
+    it (see `epilogue`)."""
     screens = [visible(f).replace("\r", "").split("\n") for f in output.split(CLEAR)[1:]]
+    if screens:
+        last = screens[-1]
+        cut = next((i for i, line in enumerate(last) if line.startswith("kozyr play: ")),
+                   len(last))
+        screens[-1] = last[:cut] + ([""] if cut < len(last) else [])
     # The newline after the last line (or after the typed answer) starts no line of the screen.
     return [s[:-1] if s and s[-1] == "" else s for s in screens]
+
+
+def epilogue(output: str) -> list[str]:
+    """The lines `kozyr play` prints after its last screen (what it kept, how to verify)."""
+    last = visible(output.split(CLEAR)[-1]).replace("\r", "").split("\n")
+    cut = next((i for i, line in enumerate(last) if line.startswith("kozyr play: ")), len(last))
+    return [line for line in last[cut:] if line.strip()]
 
 
 def kozyr_play(*args: str, no_color: bool = False, data: str | None = None) -> Tty:
@@ -122,11 +136,17 @@ def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
     screens = frames(tty.output)
     assert len(screens) >= prompts
     for screen in screens:
-        lines = [line for line in screen[:-1] if "\x00" not in line]  # the typed answer
+        # The typed answer aside, and the closing report (paths and a verify command to copy,
+        # which no width can bound).
+        lines = [line for line in screen[:-1]
+                 if "\x00" not in line and not line.startswith("kozyr play:")]
         assert len(screen) <= 24, "\n".join(screen)
         assert all(len(line) <= 80 for line in lines), "\n".join(lines)
     last = "\n".join(screens[-1])
     assert "Match over:" in last, last
+    kept = epilogue(tty.output)
+    assert kept and all(len(line) <= 80 for line in kept), kept
+    assert any("receipts kept in" in line for line in kept)
     assert any("? 'nonsense'" in "\n".join(s) for s in screens), "a bad answer is explained"
     played = "\n".join("\n".join(s) for s in screens)
     assert "Your hand:" in played and "Moves: 1)" in played

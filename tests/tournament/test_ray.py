@@ -101,3 +101,25 @@ def test_fixture_numbers_alone_fix_a_match(local_ray: None) -> None:
     t = Tournament(game="dix", players=("random", "random"), matches=2, seed=3)
     fixtures: list[Fixture] = t.fixtures()
     assert play_chunk(t, fixtures, None) == play_chunk(t, fixtures, None)
+
+
+def test_ctrl_c_keeps_the_batches_in_flight_and_returns_what_was_played(
+        local_ray: None) -> None:
+    """As the local runner: the first Ctrl-C stops handing out batches; what was played is
+    returned (marked interrupted), each result the one the local runner gives."""
+    from kozyr.tournament.ray_runner import run_on_ray
+
+    t = Tournament(game="dix", players=("heuristic", "random"), matches=400, seed=5,
+                   options=(("single_hand", "true"),))
+    asked = [0]
+
+    def progress(done: int) -> None:
+        if not asked[0]:
+            asked[0] = 1
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, delivered to this (main) thread
+
+    on_ray = run_on_ray(t, "auto", on_progress=progress)
+    assert on_ray.interrupted
+    assert 0 < len(on_ray.results) < len(t.fixtures())
+    local = {r.index: r for r in run(t, workers=1).results}
+    assert outcomes(on_ray.results) == outcomes(tuple(local[r.index] for r in on_ray.results))

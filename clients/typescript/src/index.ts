@@ -6,7 +6,7 @@
 //   const { matchId, tokens } = await kozyr.createMatch({ game: "dix", seats: [{ name: "a" }, { name: "b" }] });
 //   for await (const update of watch(kozyr, matchId, tokens[0].token)) { ... }
 
-import { randomUUID } from "node:crypto";
+import { createHash, createPublicKey, randomUUID, verify as cryptoVerify } from "node:crypto";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { create } from "@bufbuild/protobuf";
@@ -21,6 +21,7 @@ import {
   type DurakDiceMove,
   type MatchUpdate,
   type Move,
+  type Receipt,
   type SubmitMoveResponse,
 } from "./gen/kozyr/v1/kozyr_pb.js";
 
@@ -155,4 +156,80 @@ export function describeMove(move: Move): string {
   if (action.case === undefined) return "(no action)";
   const card = "card" in action.value ? action.value.card : "";
   return card ? `${action.case} ${card}` : action.case;
+}
+
+// ---------------------------------------------------------------------------- receipts
+
+/** A receipt as a receipts file holds it (docs/fairness.md §6): what `kozyr replay verify
+ * --receipts` reads, the same JSON Lines the Python client writes. */
+export interface ReceiptJson {
+  kind: "receipt";
+  match_id: string;
+  version: number;
+  entry_hash: string;
+  commitment: string;
+  key_id: string;
+  signature: string;
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
+
+/** The receipt of a response or update (undefined when the server sent none) as file JSON. */
+export function receiptJson(receipt: Receipt | undefined): ReceiptJson | undefined {
+  if (receipt === undefined || receipt.signature.length === 0) return undefined;
+  return {
+    kind: "receipt", match_id: receipt.matchId, version: Number(receipt.version),
+    entry_hash: receipt.entryHash, commitment: receipt.commitment, key_id: receipt.keyId,
+    signature: hex(receipt.signature),
+  };
+}
+
+/** The exact bytes a receipt's signature covers: canonical JSON, keys sorted, no spaces. */
+export function signedBytes(r: ReceiptJson): Buffer {
+  return Buffer.from(JSON.stringify({
+    commitment: r.commitment, entry_hash: r.entry_hash, key_id: r.key_id, match_id: r.match_id,
+    type: "kozyr-receipt/v1", version: r.version,
+  }), "utf8");
+}
+
+/** True when `r` is the signature of the Ed25519 key `publicKeyHex` (64 hex digits) on its
+ * fields, and names that key (key id = first 16 hex digits of SHA-256 of the raw key). */
+export function verifyReceipt(r: ReceiptJson, publicKeyHex: string): boolean {
+  const raw = Buffer.from(publicKeyHex, "hex");
+  if (raw.length !== 32) return false;
+  if (createHash("sha256").update(raw).digest("hex").slice(0, 16) !== r.key_id) return false;
+  // SPKI DER of an Ed25519 key: a fixed 12-byte prefix, then the 32 raw bytes (RFC 8410).
+  const der = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), raw]);
+  const key = createPublicKey({ key: der, format: "der", type: "spki" });
+  return cryptoVerify(null, signedBytes(r), key, Buffer.from(r.signature, "hex"));
+}
+
+/** One match's receipts by version, as a seat collects them from its answers and updates. */
+export class Receipts {
+  private readonly byVersion = new Map<number, ReceiptJson>();
+
+  constructor(readonly matchId: string) {}
+
+  /** Keep the receipt of a response or update (other matches' and missing ones are ignored). */
+  keep(receipt: Receipt | undefined): void {
+    const r = receiptJson(receipt);
+    if (r !== undefined && r.match_id === this.matchId && !this.byVersion.has(r.version)) {
+      this.byVersion.set(r.version, r);
+    }
+  }
+
+  /** Every receipt kept, by version. */
+  all(): ReceiptJson[] {
+    return [...this.byVersion.values()].sort((a, b) => a.version - b.version);
+  }
+
+  /** The seed commitment the server signed ("" before any receipt). */
+  get commitment(): string {
+    return this.all()[0]?.commitment ?? "";
+  }
+
+  /** The receipts file's text (JSON Lines). */
+  toJsonLines(): string {
+    return this.all().map((r) => JSON.stringify(r) + "\n").join("");
+  }
 }

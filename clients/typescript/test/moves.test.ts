@@ -1,8 +1,11 @@
 // Unit tests of the client's helpers (node's own test runner: `npm test` after `npm run build`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { toBinary } from "@bufbuild/protobuf";
-import { Code, KozyrError, MoveSchema, describeMove, moveOf } from "../src/index.js";
+import { create, toBinary } from "@bufbuild/protobuf";
+import {
+  Code, KozyrError, MoveSchema, ReceiptSchema, Receipts, describeMove, moveOf, signedBytes,
+  verifyReceipt, type ReceiptJson,
+} from "../src/index.js";
 
 test("moveOf builds each game's move and describeMove reads it back", () => {
   assert.equal(describeMove(moveOf("dix", "play", "10H")), "play 10H");
@@ -25,4 +28,34 @@ test("a transport error without ErrorInfo keeps the code's name as reason", () =
   const e = KozyrError.from(new Error("boom"));
   assert.equal(e.code, Code.Unknown);
   assert.equal(e.reason, "Unknown");
+});
+
+test("a receipt from docs/fairness.md §7 verifies, and a changed one does not", () => {
+  const r: ReceiptJson = {
+    kind: "receipt", match_id: "m1", version: 3,
+    entry_hash: "081860f0d42780d3b3bf52f4cf210afa2bd50ec8b45309a2e16a55d9443d2f80",
+    commitment: "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+    key_id: "56475aa75463474c",
+    signature: "43f042dc8565484930b83ea1234ef31e614beef23842561d40ad074c6538b787" +
+      "5ab39d822224fbbcc27a95815598970a9b7e36117c2de474abaebc66da07bb07",
+  };
+  const key = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8";
+  assert.equal(verifyReceipt(r, key), true);
+  assert.equal(verifyReceipt({ ...r, version: 4 }, key), false);
+  assert.equal(signedBytes(r).toString(), '{"commitment":"' + r.commitment + '","entry_hash":"' +
+    r.entry_hash + '","key_id":"56475aa75463474c","match_id":"m1","type":"kozyr-receipt/v1","version":3}');
+});
+
+test("Receipts keeps one receipt per version of its match", () => {
+  const kept = new Receipts("m1");
+  const receipt = create(ReceiptSchema, { matchId: "m1", version: 2n, entryHash: "ab", commitment: "cd",
+    keyId: "k", signature: new Uint8Array([1, 2]) });
+  kept.keep(receipt);
+  kept.keep(receipt);
+  kept.keep(create(ReceiptSchema, { ...receipt, matchId: "other" }));
+  kept.keep(undefined);
+  assert.equal(kept.all().length, 1);
+  assert.equal(kept.commitment, "cd");
+  assert.equal(kept.toJsonLines(), JSON.stringify(kept.all()[0]) + "\n");
+  assert.equal(kept.all()[0].signature, "0102");
 });

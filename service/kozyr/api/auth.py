@@ -21,12 +21,11 @@ from typing import Any
 import structlog
 
 from kozyr.engine import Engine
-from kozyr.engine.keys import meta_key
+from kozyr.engine.keys import REVOKED_CHANNEL, meta_key
 from kozyr.engine.redis_connect import SyncClient
 from kozyr.engine.tokens import token_hash
 from kozyr.match import limits
 
-REVOKED_CHANNEL = "kozyr:revoked"
 MIN_ARBITER_TOKEN = 16
 
 log = structlog.get_logger("kozyr.auth")

@@ -246,6 +246,12 @@ def guarded_handler(servicer: Any, guard: Guard) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
 
 
+def guarded(name: str, behaviour: Callable[..., Any], guard: Guard, *, streaming: bool
+            ) -> Callable[..., Any]:
+    """One servicer method behind the guard, for another transport (the web port) to call."""
+    return (_guard_stream if streaming else _guard_unary)(name, behaviour, guard)
+
+
 def _guard_unary(name: str, behaviour: Callable[..., Any], guard: Guard) -> Callable[..., Any]:
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         if isinstance(request, Undecodable):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.engine.signing import Signer
@@ -29,10 +29,9 @@ def signing_keys(signer: Signer | None) -> pb.GetSigningKeysResponse:
 
 
 def log_entries(record: MatchRecord, entries: Sequence[StoredEntry],
-                signer: Signer | None) -> list[pb.LogEntry]:
+                sign: Callable[[str, int, str, str], Receipt | None]) -> list[pb.LogEntry]:
     """The log as GetMatchLog sends it: every entry with the server's receipt of it."""
     commitment = record.created.commitment
     return [pb.LogEntry(version=e.version, canonical_json=e.text, hash=e.hash,
-                        receipt=to_pb(None if signer is None else signer.receipt(
-                            record.match_id, e.version, e.hash, commitment)))
+                        receipt=to_pb(sign(record.match_id, e.version, e.hash, commitment)))
             for e in entries]

@@ -223,7 +223,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
                 tls: Tls | None = None, reflection_on: bool = True,
                 metrics_port: int | None = None, grace: float = 10.0,
                 on_serving: Callable[[str], None] | None = None,
-                supervised: EmbeddedRedis | None = None, reuse_port: bool = False) -> None:
+                supervised: EmbeddedRedis | None = None, reuse_port: bool = False,
+                web_port: int | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
@@ -244,6 +245,14 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
                           registry=METRICS.registry)
     bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
+    web = None
+    if web_port is not None:  # the browser's port, same host, same servicer and guard
+        from kozyr.api.web import start_web
+
+        host = address.rsplit(":", 1)[0]
+        web = await start_web(running.servicer, running.guard, host, web_port,
+                              reuse_port=reuse_port)
+        print(f"kozyr: web table on http://{host}:{web.port}/", file=sys.stderr, flush=True)
     if supervised is not None:  # its supervisor tells health the moment Redis dies
         supervised.on_death = running.report_store_lost
     if on_serving is not None:
@@ -260,5 +269,8 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
             loop.add_signal_handler(signal.SIGHUP, _reload, arbiter)
     await stop.wait()
     log.info("stopping", grace_s=grace)
+    if web is not None:
+        running.servicer.closing.set()  # ends the browsers' watches, so the port closes at once
+        await web.stop()
     await running.stop(grace)
     log.info("stopped")

@@ -19,7 +19,7 @@ import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import convert, terms
+from kozyr.api import convert, replays, terms
 from kozyr.api import receipts as wire_receipts
 from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, to_status
@@ -353,7 +353,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=wire_receipts.log_entries(record, entries, self.engine.signer))
+            entries=wire_receipts.log_entries(record, entries, self.engine.sign_entry))
 
     @_rpc
     async def GetSigningKeys(self, request: pb.GetSigningKeysRequest,
@@ -378,6 +378,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         shown = seat if seat is not None else (
             replay_show.SPECTATOR if request.spectator else replay_show.FULL)
         return pb.ReplayMatchResponse(view=view, text=replay_show.table_text(record, shown))
+
+    @_rpc
+    async def InspectReplay(self, request: pb.InspectReplayRequest,
+                            context: Context) -> pb.InspectReplayResponse:
+        """The verdict and one step of a stored match's replay or of a replay file (web)."""
+        return replays.inspect(await replays.replay_text(self, request, context), request)
 
     async def _replayable(self, match_id: str, context: Context) -> MatchRecord:
         """The match's record if the caller may read its history: the arbiter, or all once over."""

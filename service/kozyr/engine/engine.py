@@ -53,6 +53,8 @@ from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
 
+RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
+
 
 @dataclass(frozen=True, slots=True)
 class Created:
@@ -104,6 +106,7 @@ class Engine:
     ) -> None:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
+        self._receipts: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -196,7 +199,7 @@ class Engine:
         first = (await self.store.read_after(match_id, 0, upto=1))[0]
         promised = _commitment_of(first.text)
         return Created(match_id, unseal(request_id, match_id, record), 1, promised,
-                       self._sign(match_id, 1, first.hash, promised))
+                       self.sign_entry(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b""
@@ -449,14 +452,25 @@ class Engine:
         """The signed receipt of a step's entry (None without a signer): every answer that
         appends, and every watched update, carries one (docs/fairness.md §6)."""
         record = step.record
-        return self._sign(record.match_id, step.entry.version, record.head,
+        return self.sign_entry(record.match_id, step.entry.version, record.head,
                           record.created.commitment)
 
-    def _sign(self, match_id: str, version: int, digest: str, commitment: str
-              ) -> Receipt | None:
+    def sign_entry(self, match_id: str, version: int, digest: str, commitment: str
+                   ) -> Receipt | None:
+        """The receipt of one entry by its match, version, hash and the match's commitment:
+        what any appender (a move, a join, a timeout) or reader of the log calls."""
         if self.signer is None:
             return None
-        return self.signer.receipt(match_id, version, digest, commitment)
+        # The mover's answer and every watcher's update carry the same receipt (Ed25519 is
+        # deterministic): sign each entry once.
+        key = (match_id, version, digest)
+        receipt = self._receipts.get(key)
+        if receipt is None or receipt.commitment != commitment:
+            receipt = self._receipts[key] = self.signer.receipt(match_id, version, digest,
+                                                                commitment)
+            if len(self._receipts) > RECEIPT_CACHE:
+                self._receipts.popitem(last=False)
+        return receipt
 
     # ------------------------------------------------------------------ helpers
 

@@ -85,3 +85,9 @@ def describe(game: Game, event: Any) -> str:
         return game.describe(event)
     except Exception:  # describe is for people; never let it hide the real problem
         return type(event).__name__
+
+
+def header_seats(header: dict[str, Any]) -> int:
+    """The seat count the header claims (when the log itself could not be read that far)."""
+    seats = header.get("seats")
+    return len(seats) if isinstance(seats, list) else 0

@@ -21,6 +21,11 @@ from kozyr.replay import archive
 class ExportError(Exception):
     """The server refused or could not be reached; the message says why."""
 
+    @property
+    def reason(self) -> str:
+        """The first word of the message: the gRPC code (and reason) of the refusal."""
+        return str(self).split(":", 1)[0]
+
 
 @dataclass(frozen=True, slots=True)
 class Exported:

@@ -15,13 +15,10 @@ gRPC). It walks the entries in order and stops at the first bad one, checking fo
    recorded; the entry that ends the match must reveal the server seed, whose SHA-256 must be
    the commitment published in entry 1;
 
-then the outcome and the header and footer against the log. A tamperer who recomputes every
-hash still fails at 3 or 4: the commitment fixes the seed before anyone played, and the rules
-fix everything else.
-
-A match recorded under another rules version is re-run under the current rules: the verifier
-names both versions and lists every entry where the current rules disagree (following the
-recorded events from one entry to the next).
+then the outcome and the header and footer against the log; with the operator's key, every
+entry's signature, and a player's receipts against the log (`kozyr.replay.signatures`). A match
+recorded under another rules version is re-run under the current rules, and every entry where
+they disagree is listed.
 """
 
 from __future__ import annotations
@@ -59,6 +56,7 @@ from kozyr.replay.envelope import (
     check_envelope,
     command_text,
     describe,
+    header_seats,
     outcome_text,
     prescan_revealed,
 )
@@ -573,7 +571,7 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         game=game.NAME if game else str(replay.header.get("game", "")),
         rules_version=created.rules_version if created else "",
         current_rules_version=game.RULES_VERSION if game else "",
-        seats=walk.record.players if walk.record else _header_seats(replay.header),
+        seats=walk.record.players if walk.record else header_seats(replay.header),
         entries=len(replay.entries),
         commands=walk.commands,
         deals=draws.deals if draws else 0,
@@ -593,12 +591,6 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         receipts=held.checked if held else 0,
         proofs=len(held.proofs) if held else 0,
     )
-
-
-def _header_seats(header: dict[str, Any]) -> int:
-    """The seat count the header claims (when the log itself could not be read that far)."""
-    seats = header.get("seats")
-    return len(seats) if isinstance(seats, list) else 0
 
 
 def unreadable(message: str) -> Report:

@@ -2101,3 +2101,101 @@ class GetSigningKeysResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetSigningKeysResponse: _TypeAlias = GetSigningKeysResponse  # noqa: Y015
+
+@_typing.final
+class InspectReplayRequest(_message.Message):
+    """--- web ---
+
+    Request of InspectReplay.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    REPLAY_FILE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    AS_SEAT_FIELD_NUMBER: _builtins.int
+    SPECTATOR_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """A stored match (its log is fetched as GetMatchLog would)."""
+    replay_file: _builtins.str
+    """A replay file's text (docs/replay-format.md), at most 4 MiB."""
+    version: _builtins.int
+    """The step to show (1 .. versions); 0 shows the last."""
+    as_seat: _builtins.int
+    """The seat whose view to show; unset for the full table, or the spectator's with spectator."""
+    spectator: _builtins.bool
+    """With no as_seat: true shows the spectator's view instead of the full table."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        replay_file: _builtins.str = ...,
+        version: _builtins.int = ...,
+        as_seat: _builtins.int | None = ...,
+        spectator: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "match_id", b"match_id", "replay_file", b"replay_file", "source", b"source"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "match_id", b"match_id", "replay_file", b"replay_file", "source", b"source", "spectator", b"spectator", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
+    _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    _WhichOneofReturnType_source: _TypeAlias = _typing.Literal["match_id", "replay_file"]  # noqa: Y015
+    _WhichOneofArgType_source: _TypeAlias = _typing.Literal["source", b"source"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_source) -> _WhichOneofReturnType_source | None: ...
+
+Global___InspectReplayRequest: _TypeAlias = InspectReplayRequest  # noqa: Y015
+
+@_typing.final
+class InspectReplayResponse(_message.Message):
+    """Response of InspectReplay."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    REPORT_FIELD_NUMBER: _builtins.int
+    VERSIONS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    status: _builtins.str
+    """"VERIFIED", "NOT_VERIFIED" or "UNREADABLE" (the verdict of `kozyr replay verify`)."""
+    report: _builtins.str
+    """The verifier's report, as `kozyr replay verify` prints it."""
+    versions: _builtins.int
+    """How many steps (log entries) the replay has."""
+    version: _builtins.int
+    """The step shown."""
+    text: _builtins.str
+    """The table as text, as `kozyr replay show` prints it."""
+    @_builtins.property
+    def view(self) -> Global___MatchView:
+        """The view at that step for the viewer asked for; unset when the file is unreadable."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The step's events as that viewer may see them."""
+
+    def __init__(
+        self,
+        *,
+        status: _builtins.str = ...,
+        report: _builtins.str = ...,
+        versions: _builtins.int = ...,
+        version: _builtins.int = ...,
+        view: Global___MatchView | None = ...,
+        text: _builtins.str = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "report", b"report", "status", b"status", "text", b"text", "version", b"version", "versions", b"versions", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___InspectReplayResponse: _TypeAlias = InspectReplayResponse  # noqa: Y015

@@ -90,6 +90,11 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
                 _registered_method=True)
+        self.InspectReplay = channel.unary_unary(
+                '/kozyr.v1.KozyrService/InspectReplay',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.FromString,
+                _registered_method=True)
 
 
 class KozyrServiceServicer:
@@ -187,6 +192,17 @@ class KozyrServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def InspectReplay(self, request, context):
+        """--- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KozyrServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -244,6 +260,11 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.GetSigningKeys,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.SerializeToString,
+            ),
+            'InspectReplay': grpc.unary_unary_rpc_method_handler(
+                    servicer.InspectReplay,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -544,6 +565,33 @@ class KozyrService:
             '/kozyr.v1.KozyrService/GetSigningKeys',
             kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InspectReplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/InspectReplay',
+            kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.InspectReplayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -97,6 +97,13 @@ class KozyrServiceStub:
     The public keys the server signs receipts with (the current one first, then retired
     ones, so old receipts still verify). Errors: none.
     """
+    InspectReplay: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]
+    """--- web ---
+    Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+    sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+    file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+    seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
+    """
 
 @_typing.type_check_only
 class KozyrServiceAsyncStub(KozyrServiceStub):
@@ -145,6 +152,13 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """--- receipts ---
     The public keys the server signs receipts with (the current one first, then retired
     ones, so old receipts still verify). Errors: none.
+    """
+    InspectReplay: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]  # type: ignore[assignment]
+    """--- web ---
+    Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+    sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+    file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+    seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -257,6 +271,19 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         """--- receipts ---
         The public keys the server signs receipts with (the current one first, then retired
         ones, so old receipts still verify). Errors: none.
+        """
+
+    @_abc_1.abstractmethod
+    def InspectReplay(
+        self,
+        request: _kozyr_pb2.InspectReplayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.InspectReplayResponse, _abc.Awaitable[_kozyr_pb2.InspectReplayResponse]]:
+        """--- web ---
+        Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
+        sees it: a stored match (finished, or any with the arbiter token) or an exported replay
+        file sent whole. Errors: NOT_FOUND, INVALID_ARGUMENT (unreadable file, no such version or
+        seat), PERMISSION_DENIED (a stored match not finished), UNAUTHENTICATED.
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,152 @@
+"""Two browsers at one Durak match, and a Six Dozens hand on a phone-sized screen, in one real
+Chromium: each page sees the other's move as it happens (WatchMatch, no polling), a move from a
+view that fell behind is refused with the rule it breaks, the page resumes after a dropped
+connection, and neither page's traffic holds a card its seat may not see."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from tests.api.helpers import auth
+from tests.web.conftest import Web
+from tests.web.helpers import STATUS, Seat, Traffic, browser, leaks, play_page_to_end, shots
+
+pytestmark = pytest.mark.slow
+PLAYABLE = "button.card.legal, button.action"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    yield from browser()
+
+
+def _version(page: Any) -> int:
+    return int(page.get_attribute(STATUS, "data-version") or 0)
+
+
+def _token(page: Any, match_id: str) -> str:
+    held = json.loads(page.evaluate("localStorage.getItem('kozyr.seats')"))
+    return str(next(s["token"] for s in held if s["matchId"] == match_id))
+
+
+def _open_table(chromium: Any, **options: Any) -> tuple[Any, Any, Traffic]:
+    # bypass_csp: playwright evaluates its waits as strings, which the page's policy forbids
+    context = chromium.new_context(bypass_csp=True, **options)
+    page = context.new_page()
+    return context, page, Traffic(page)
+
+
+def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
+    """Reload the page with its watch cut off, play its seat's move behind its back, click
+    the card its stale view still offers, then let the watch through again."""
+    page.route("**/WatchMatch", lambda route: route.abort())
+    page.reload()
+    page.locator(PLAYABLE).first.wait_for()  # a reload resumes: the seat, its view and moves
+    token = _token(page, match_id)
+    stub = web.server.stub()
+    legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(token))
+    stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=legal.moves[0],
+                                         command_id="behind-its-back"), metadata=auth(token))
+    page.locator(PLAYABLE).first.click()
+    page.wait_for_function("document.querySelector('[data-testid=message]').textContent")
+    text = page.inner_text("[data-testid=message]")
+    assert "(" in text and ")" in text, text  # the reason and the rule: "NOT_YOUR_TURN (DUR-…)"
+    assert "reconnecting" in page.inner_text("main")
+    page.unroute("**/WatchMatch")
+    # ... and the page resumes from where it was, with no reload.
+    page.wait_for_function("v => +document.querySelector('[data-testid=status]').dataset"
+                           ".version >= v", arg=legal.version + 1, timeout=30_000)
+    print("refused:", text)
+
+
+def _whose_turn(a: Any, b: Any) -> tuple[Any, Any]:
+    """(the page that offers a move, the other), polling both for up to 30 s."""
+    for _ in range(300):
+        for mover, other in ((a, b), (b, a)):
+            if mover.locator(PLAYABLE).count():
+                return mover, other
+        a.wait_for_timeout(100)
+    raise AssertionError("neither page offers a move")
+
+
+def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> None:
+    ctx_a, a, traffic_a = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    ctx_b, b, traffic_b = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    a.goto(web.url + "/")
+    a.locator("form[data-game=durak-dice] [data-seat='1']").select_option("open")
+    a.locator("form[data-game=durak-dice] button[type=submit]").click()
+    link = a.locator("[data-testid=join-link]")
+    link.wait_for()
+    url = link.input_value()
+    match_id = url.rsplit("/", 1)[1]
+    b.goto(url)
+    b.fill("form.join input[name=name]", "bea")
+    b.click("form.join button[type=submit]")
+    b.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
+    a.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
+    seen: list[float] = []
+    for n in range(400):
+        if a.inner_text(STATUS).startswith("Finished"):
+            break
+        mover, other = _whose_turn(a, b)
+        if n == 6:
+            _refused_after_a_drop(web, mover, match_id)
+            continue
+        if n == 10:
+            a.screenshot(path=str(shots() / "web-durak.png"))
+        before = _version(other)
+        started = time.monotonic()
+        mover.locator(PLAYABLE).first.click()
+        other.wait_for_function("v => +document.querySelector('[data-testid=status]').dataset"
+                                ".version > v", arg=before, timeout=10_000)
+        seen.append(time.monotonic() - started)
+    assert a.inner_text(STATUS).startswith("Finished") and b.inner_text(STATUS).startswith(
+        "Finished")
+    assert len(seen) > 10
+    # Informative only (no timing assertions in tests): click to the other page's redraw.
+    print(f"durak: {len(seen)} moves seen by the other page, median "
+          f"{statistics.median(seen) * 1e3:.0f} ms, max {max(seen) * 1e3:.0f} ms")
+    stub = web.server.stub()
+    for seat, traffic in ((0, traffic_a), (1, traffic_b)):
+        leaked = leaks(stub, match_id, seat=seat, bodies=traffic.collect())
+        assert not leaked, leaked
+    ctx_a.close()
+    ctx_b.close()
+
+
+def test_a_six_dozens_hand_on_a_phone(web: Web, chromium: Any) -> None:
+    context, page, traffic = _open_table(
+        chromium, viewport={"width": 390, "height": 844}, device_scale_factor=2,
+        is_mobile=True, has_touch=True)
+    page.goto(web.url + "/")
+    form = page.locator("form[data-game=six-dozens]")
+    form.locator("summary").tap()
+    form.locator("[data-option=deck]").select_option("28")
+    form.locator("[data-seat='1']").select_option("random")  # the server's bot
+    form.locator("button[type=submit]").tap()
+    page.wait_for_selector("section.board")
+    match_id = page.url.rsplit("/", 1)[1]
+    stub = web.server.stub()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the table is wider than the phone ({width} px)"
+    first_hand = page.inner_text("section.board").split("\n")
+    played = play_page_to_end(page, moves=200, until_hand=2)
+    page.screenshot(path=str(shots() / "web-six.png"))
+    # The rest of the match from Python, so its log is public and the page's watch ends.
+    mine = Seat(stub, match_id, _token(page, match_id), seed=6)
+    mine.join(120)
+    mine.stopped.set()
+    assert not mine.is_alive() and mine.error is None, mine.error
+    assert played >= 1, first_hand
+    page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
+                           ".startsWith('Finished')")
+    leaked = leaks(stub, match_id, seat=0, bodies=traffic.collect())
+    assert not leaked, leaked
+    context.close()
