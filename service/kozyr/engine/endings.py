@@ -1,5 +1,5 @@
 """Early endings and timeouts on the engine: each is one entry appended through
-`Engine.append_with`, the same expected-version append as a move, so whatever lands first wins
+`append_with` (below), the same expected-version append as a move, so whatever lands first wins
 and nothing is applied twice (docs/rules.md R-7 … R-9; the pure checks are match/endings.py)."""
 
 from __future__ import annotations
