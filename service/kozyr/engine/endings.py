@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from kozyr.engine.deadlines import before_append
 from kozyr.engine.engine import Engine
 from kozyr.match import clock, endings, limits
 from kozyr.match.errors import Kind, MatchError
@@ -33,7 +34,7 @@ async def append_with(engine: Engine, match_id: str, key: str,
                 if key and (answer := await engine._repeated(match_id, key)) is not None:
                     return answer
                 raise
-            await engine._before_append(record, step)
+            await before_append(engine.store, record, step)
             status, version = await engine.store.append(
                 match_id, record.version, key, step.text, step.digest)
             if status == "OK":

@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 
 from kozyr.cards import Card
+from kozyr.engine.deadlines import before_append
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
@@ -169,7 +170,7 @@ class Engine:
         body = _fingerprint(created)
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
-        await self._before_append(None, step)
+        await before_append(self.store, None, step)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -216,7 +217,7 @@ class Engine:
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
                                       time_ms=self._now_ms())
                 meta = {f"tok:{token_hash(token)}": str(chosen)}
-                await self._before_append(record, step)
+                await before_append(self.store, record, step)
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
@@ -261,7 +262,7 @@ class Engine:
                 seed = await self._server_seed(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
                                       time_ms=now)
-                await self._before_append(record, step)
+                await before_append(self.store, record, step)
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest)
                 if status == "OK":
@@ -514,19 +515,6 @@ class Engine:
         self._remember(step.record, len(step.text))
         self.feeds.wake(step.record.match_id, step.record.version)
         self._tell(step.record)
-
-    async def _before_append(self, before: MatchRecord | None, step: Step) -> None:
-        """Where the entry makes a decision due that was not due before, record its deadline
-        before appending: a process that dies right after the append leaves the deadline
-        behind, so no match is forgotten (one whose append failed is dropped when due). The
-        deadlines of later decisions are set after their appends (engine/timers.py): the one
-        they replace stays until then, and is re-derived from the log when it comes due."""
-        if before is not None and clock.deadline(before) is not None:
-            return
-        due = clock.deadline(step.record)
-        if due is not None:
-            await self.store.set_deadline(step.record.match_id, clock.alarm_ms(due),
-                                          step.record.version)
 
     def _tell(self, record: MatchRecord) -> None:
         for listener in self.listeners:
