@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 
 from kozyr.cards import Card
+from kozyr.engine.deadlines import before_append
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
@@ -46,7 +47,7 @@ from kozyr.engine.tokens import (
 from kozyr.games import Game, get_game
 from kozyr.games.base import Setup
 from kozyr.games.codec import encode
-from kozyr.match import lifecycle, limits
+from kozyr.match import clock, lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
@@ -178,6 +179,7 @@ class Engine:
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
         await creating(self.platform, tenant, match_id)
+        await before_append(self.store, None, step)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -226,6 +228,7 @@ class Engine:
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
                                       time_ms=self._now_ms(), user=user)
                 meta = {f"tok:{token_hash(token)}": str(chosen), PHASE: str(phase(step.record))}
+                await before_append(self.store, record, step)
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
@@ -250,9 +253,11 @@ class Engine:
             record = await self._writable(self._cache.get(match_id) or await self.record(match_id))
             caught_up = False
             for _ in range(self.max_retries):
+                now = self._now_ms()
                 try:
                     _check_expected(record, expected_version, seat)
                     decision = lifecycle.decide(record, seat, command)
+                    clock.check_in_time(record, seat, now)
                 except MatchError as refusal:
                     if refusal.kind is not Kind.BAD_REQUEST and not caught_up:
                         # Refused on a cache that may be stale: check again on the store's.
@@ -268,8 +273,9 @@ class Engine:
                     raise
                 seed = await self._server_seed(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
-                                      time_ms=self._now_ms(), actor=actor)
+                                      time_ms=now, actor=actor)
                 meta = {PHASE: str(phase(step.record))} if decision.finishes else None
+                await before_append(self.store, record, step)
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
@@ -281,6 +287,10 @@ class Engine:
                 record, caught_up = await self._after_refusal(record, status, version), True
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "too many concurrent writers on this match; try again", match_id, seat)
+
+    async def server_seed(self, match_id: str) -> bytes:
+        """The match's server seed (for an entry that finishes the match)."""
+        return await self._server_seed(match_id)
 
     async def _repeated(self, match_id: str, key: str) -> Step | None:
         """The recorded answer if this command was already appended (a retry), else None."""
@@ -500,6 +510,10 @@ class Engine:
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
+
+    def now_ms(self) -> int:
+        """The server's clock, in ms: the only clock a match's times come from."""
+        return self._now_ms()
 
     def _lock(self, match_id: str) -> asyncio.Lock:
         lock = self._locks.get(match_id)
