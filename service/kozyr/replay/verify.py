@@ -27,9 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from kozyr.fairness import (
-    commitment,
-)
+from kozyr.fairness import commitment
 from kozyr.games import GAMES, Game, InvalidOptions
 from kozyr.games.base import MatchStarted
 from kozyr.games.codec import encode
