@@ -12,8 +12,10 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { create } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import {
+  EndReason,
   KozyrService,
   MatchStatus,
+  TimeControlKind,
   MoveSchema,
   PassSchema,
   PlayCardSchema,
@@ -21,6 +23,8 @@ import {
   TakeSchema,
   type Decision,
   type DurakDiceMove,
+  type EndMatchResponse,
+  type MatchView,
   type MatchUpdate,
   type Move,
   type SeatFinished,
@@ -356,4 +360,72 @@ export class Receipts {
   toJsonLines(): string {
     return this.all().map((r) => JSON.stringify(r) + "\n").join("");
   }
+}
+
+// ---------------------------------------------------------------------------- the clock
+
+const KIND_TEXT: Partial<Record<TimeControlKind, string>> = {
+  [TimeControlKind.DECISION]: "per decision",
+  [TimeControlKind.FISCHER]: "Fischer",
+  [TimeControlKind.CORRESPONDENCE]: "correspondence",
+};
+
+/**
+ * Each seat's time left at `nowMs` (default: now), in ms; [] for a match without a clock. A
+ * view gives every seat's time as of the start of the current decision and that decision's
+ * deadline by the server's clock: the seat to act counts down to it (docs/api.md).
+ */
+export function timeLeft(view: MatchView, nowMs: number = Date.now()): number[] {
+  const kind = view.timeControl?.kind;
+  if (kind === undefined || !(kind in KIND_TEXT) || view.remainingMs.length === 0) return [];
+  const left = view.remainingMs.map(Number);
+  if (view.toAct !== undefined && view.deadlineMs !== undefined
+      && view.status === MatchStatus.PLAYING) {
+    left[view.toAct] = Math.max(0, Number(view.deadlineMs) - nowMs);
+  }
+  return left;
+}
+
+/** A time left as people read it: 1:05:00, 4:07, 12.3s. */
+export function clockText(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const two = (n: number) => String(n).padStart(2, "0");
+  if (ms >= 3_600_000) return `${Math.floor(ms / 3_600_000)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  if (ms >= 60_000) return `${Math.floor(ms / 60_000)}:${two(s % 60)}`;
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** One line: the time control and each seat's time left, the seat to act marked; "" without. */
+export function clockLine(view: MatchView, nowMs: number = Date.now()): string {
+  const left = timeLeft(view, nowMs);
+  if (left.length === 0) return "";
+  const names = view.players.map((p) => p.name || `seat ${p.seat}`);
+  const parts = left.map((ms, s) => `${s === view.toAct ? ">" : ""}${names[s]} ${clockText(ms)}`);
+  return `Clock (${KIND_TEXT[view.timeControl!.kind]}): ${parts.join(" · ")}`;
+}
+
+/**
+ * End the match early for the seat of `token`: resign, abort (before every seat has decided)
+ * or claim victory over an abandoning seat (docs/rules.md R-7). Retried on UNAVAILABLE with the
+ * same command id, so it is applied at most once.
+ */
+export async function endMatch(
+  client: KozyrClient, matchId: string, token: string, reason: EndReason, attempts = 6,
+): Promise<EndMatchResponse> {
+  const commandId = randomUUID();
+  for (let attempt = 0, delay = 100; ; attempt++, delay = Math.min(delay * 2, 2000)) {
+    try {
+      return await client.endMatch({ matchId, reason, commandId }, auth(token));
+    } catch (error) {
+      const e = KozyrError.from(error);
+      if (e.code !== Code.Unavailable || attempt >= attempts) throw e;
+      await sleep(delay);
+    }
+  }
+}
+
+/** Give the match up (the game's forfeit). */
+export function resign(client: KozyrClient, matchId: string, token: string
+): Promise<EndMatchResponse> {
+  return endMatch(client, matchId, token, EndReason.RESIGN);
 }

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
-  Code, KozyrError, MoveSchema, ReceiptSchema, Receipts, describeMove, moveOf, signedBytes,
+  Code, KozyrError, MatchStatus, MatchViewSchema, TimeControlKind, clockLine, clockText, timeLeft, MoveSchema, ReceiptSchema, Receipts, describeMove, moveOf, signedBytes,
   verifyReceipt, type ReceiptJson,
 } from "../src/index.js";
 
@@ -58,4 +58,19 @@ test("Receipts keeps one receipt per version of its match", () => {
   assert.equal(kept.commitment, "cd");
   assert.equal(kept.toJsonLines(), JSON.stringify(kept.all()[0]) + "\n");
   assert.equal(kept.all()[0].signature, "0102");
+});
+
+test("the clock counts the seat to act down to its deadline, and reads as people read it", () => {
+  const view = create(MatchViewSchema, {
+    status: MatchStatus.PLAYING, toAct: 1,
+    timeControl: { kind: TimeControlKind.FISCHER },
+    remainingMs: [90_000n, 30_000n], deadlineMs: 1_000_030_000n, clockSinceMs: 1_000_000_000n,
+    players: [{ seat: 0, name: "ann" }, { seat: 1, name: "bob" }],
+  });
+  assert.deepEqual(timeLeft(view, 1_000_017_500), [90_000, 12_500]);
+  assert.deepEqual(timeLeft(view, 1_000_040_000), [90_000, 0]);
+  assert.equal(clockLine(view, 1_000_017_500), "Clock (Fischer): ann 1:30 · >bob 12.5s");
+  assert.equal(clockText(3_725_000), "1:02:05");
+  assert.deepEqual(timeLeft(create(MatchViewSchema, {})), []);
+  assert.equal(clockLine(create(MatchViewSchema, {})), "");
 });
