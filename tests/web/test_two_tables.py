@@ -1,7 +1,8 @@
-"""Two browsers at one Durak match, and a Six Dozens hand on a phone-sized screen, in one real
-Chromium: each page sees the other's move as it happens (WatchMatch, no polling), a move from a
-view that fell behind is refused with the rule it breaks, the page resumes after a dropped
-connection, and neither page's traffic holds a card its seat may not see."""
+"""Two browsers at one Durak match (the second joins from the lobby's open matches), and a
+Six Dozens hand on a phone-sized screen, in one real Chromium: each page sees the other's move
+as it happens (WatchMatch, no polling), a move from a view that fell behind is refused with the
+rule it breaks, the page resumes after a dropped connection, and neither page's traffic holds a
+card its seat may not see."""
 
 from __future__ import annotations
 
@@ -67,6 +68,18 @@ def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
     print("refused:", text)
 
 
+def _join_from_the_lobby(web: Web, page: Any, match_id: str) -> None:
+    """The second browser finds the match among the lobby's open matches (ListMatches) and
+    takes its open seat from there."""
+    page.goto(web.url + "/")
+    row = page.locator(f"[data-open-match='{match_id}']")
+    row.wait_for()
+    assert "1 open seat" in row.inner_text()
+    page.fill("input[name=join-name]", "bea")
+    row.locator("button", has_text="Join").click()
+    page.wait_for_url(f"**/#/m/{match_id}")
+
+
 def _whose_turn(a: Any, b: Any) -> tuple[Any, Any]:
     """(the page that offers a move, the other), polling both for up to 30 s."""
     for _ in range(300):
@@ -85,11 +98,8 @@ def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> 
     a.locator("form[data-game=durak-dice] button[type=submit]").click()
     link = a.locator("[data-testid=join-link]")
     link.wait_for()
-    url = link.input_value()
-    match_id = url.rsplit("/", 1)[1]
-    b.goto(url)
-    b.fill("form.join input[name=name]", "bea")
-    b.click("form.join button[type=submit]")
+    match_id = link.input_value().rsplit("/", 1)[1]
+    _join_from_the_lobby(web, b, match_id)
     b.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
     a.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
     seen: list[float] = []
