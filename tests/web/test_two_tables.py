@@ -70,9 +70,18 @@ def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
 
 def _join_from_the_lobby(web: Web, page: Any, match_id: str) -> None:
     """The second browser finds the match among the lobby's open matches (ListMatches) and
-    takes its open seat from there."""
+    takes its open seat from there: on the second page, as ten newer open matches fill the
+    first."""
+    stub = web.server.stub()
+    for n in range(10):
+        stub.CreateMatch(pb.CreateMatchRequest(game="dix", request_id=f"newer-{n}", seats=[
+            pb.SeatRequest(name=f"newer{n}"), pb.SeatRequest(name="")]))
     page.goto(web.url + "/")
+    page.locator("[data-open-match]").first.wait_for()
+    assert page.locator("[data-open-match]").count() == 10
     row = page.locator(f"[data-open-match='{match_id}']")
+    assert not row.count()
+    page.click("section.open-matches button:has-text('Older')")
     row.wait_for()
     assert "1 open seat" in row.inner_text()
     page.fill("input[name=join-name]", "bea")
