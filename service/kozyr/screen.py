@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Sequence
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr_client.clock import clock_line
 
 WIDTH = 79  # one column spare: some terminals wrap when the last column is written
 HEIGHT = 24
@@ -198,6 +199,8 @@ def render(view: pb.MatchView, moves: Sequence[str] = (), recent: Sequence[str] 
         body = [f"{view.game}: waiting for players to join"]
     else:
         body = LAYOUTS[view.game](t)
+    if (line := clock_line(view, [t.name(p.seat) for p in view.players])):
+        body.append(line)
     tail: list[str] = []
     if view.status == pb.MATCH_STATUS_FINISHED:
         o = view.outcome
@@ -206,6 +209,8 @@ def render(view: pb.MatchView, moves: Sequence[str] = (), recent: Sequence[str] 
                     f" · scores {' '.join(str(s) for s in o.scores)}")
         if o.reason:
             tail.append(t.sentence(o.reason))
+        if o.termination not in (pb.TERMINATION_UNSPECIFIED, pb.TERMINATION_NORMAL):
+            tail.append(f"Ended: {pb.Termination.Name(o.termination)[12:].lower()}")
     if moves:
         tail += wrap("Moves:", [f"{i}) {m}" for i, m in enumerate(moves, 1)])
     if notice:  # a refusal can be long: its sentence wrapped, at most three lines

@@ -25,6 +25,8 @@ Sections (all by default, or pick with --only):
            fold without a snapshot) beside the raw XRANGE of its stream.
 The service section also runs the same matches over PlaySession, interleaved with the unary
 moves and the health checks, and times the v10 and v1000 latency bands alternately.
+- clocks:  deadline lateness (deadline to the appended timeout, from the log) p50 and p99 with
+           100 and with 1,000 running clocks (tests/bench/bench_clocks.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -469,7 +471,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
                         choices=["games", "service", "verify", "receipts", "tournament",
-                                 "scale", "replicas", "ray", "web", "cold"],
+                                 "scale", "replicas", "ray", "web", "cold", "clocks"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -478,7 +480,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
-                             "replicas", "ray", "cold"]
+                             "replicas", "ray", "cold", "clocks"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -508,6 +510,10 @@ def main() -> int:
         print(f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
               flush=True)
         results["cold"] = speed.bench_cold()
+    if "clocks" in sections:
+        from tests.bench.bench_clocks import bench_clocks
+        print("clocks: deadline lateness, kozyr serve + embedded Redis", flush=True)
+        results["clocks"] = bench_clocks()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -181,6 +181,65 @@ class StoreContract:
         self.run(body)
 
 
+    # --- clocks: deadlines ---
+
+    def test_a_deadline_is_set_moved_and_removed_and_an_older_version_never_wins(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.deadline_of(m) is None
+            assert await store.set_deadline(m, 5_000, 3)
+            assert await store.deadline_of(m) == 5_000
+            assert not await store.set_deadline(m, 1_000, 2)  # derived from an older record
+            assert await store.deadline_of(m) == 5_000
+            assert await store.set_deadline(m, 7_000, 3)  # the same version may move it
+            assert await store.deadline_of(m) == 7_000
+            assert await store.set_deadline(m, None, 4)
+            assert await store.deadline_of(m) is None
+
+        self.run(body)
+
+    def test_due_deadlines_are_claimed_once_per_lease_and_come_due_again_after_it(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            mine = [f"{m}-{i}" for i in range(5)]
+            for i, match in enumerate(mine):
+                await store.set_deadline(match, 1_000 + i, 1)
+            claimed = [c for c in await store.claim_deadlines(1_002, 500, 100) if c[0] in mine]
+            assert sorted(claimed) == [(mine[0], 1_000), (mine[1], 1_001), (mine[2], 1_002)]
+            again = [c for c in await store.claim_deadlines(1_400, 500, 100) if c[0] in mine]
+            assert sorted(again) == [(mine[3], 1_003), (mine[4], 1_004)], "claimed ones wait"
+            assert await store.deadline_of(mine[0]) == 1_502  # the lease's end
+            late = [c for c in await store.claim_deadlines(1_502, 500, 100) if c[0] in mine]
+            assert sorted(m for m, _ in late) == mine[:3], "a dead claimer's lease runs out"
+            for match in mine:
+                await store.set_deadline(match, None, 2)
+
+        self.run(body)
+
+    def test_a_claim_takes_at_most_its_limit(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            mine = [f"{m}-{i}" for i in range(4)]
+            for match in mine:
+                await store.set_deadline(match, 10, 1)
+            claimed = await store.claim_deadlines(10, 1_000, 2)
+            assert len(claimed) <= 2
+            for match in mine:
+                await store.set_deadline(match, None, 2)
+
+        self.run(body)
+
+
+    def test_a_watched_seat_is_noted_until_a_time_that_only_moves_later(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.watched_until(m, 0) == 0
+            await store.set_watched(m, {0: 5_000, 2: 7_000})
+            await store.set_watched(m, {0: 4_000})  # another process's older note
+            assert await store.watched_until(m, 0) == 5_000
+            assert await store.watched_until(m, 2) == 7_000
+            assert await store.watched_until(m, 1) == 0
+            await store.set_watched(m, {})
+
+        self.run(body)
+
+
 class TestMemoryStore(StoreContract):
     """The in-process store."""
 

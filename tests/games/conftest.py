@@ -10,6 +10,7 @@ from kozyr.games.base import IllegalMove, InvalidOptions
 
 # The rule IDs of RULES.md: R-1 … R-6, DIX-1 … DIX-9, SIX-1 … SIX-13, DUR-1 … DUR-10.
 RULE_IDS = frozenset(
+    # R-7 … R-9 and the last two of each game: the early endings and clocks (match/clock.py)
     [f"R-{i}" for i in range(1, 10)] + [f"DIX-{i}" for i in range(1, 12)]
     + [f"SIX-{i}" for i in range(1, 16)] + [f"DUR-{i}" for i in range(1, 13)]
 )

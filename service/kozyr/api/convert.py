@@ -17,6 +17,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api import clockview
 from kozyr.cards import Card, Suit, parse_card
 from kozyr.games import Game
 from kozyr.games.base import OptionSpec
@@ -33,7 +34,7 @@ TABLE_FIELD = {"dix": "dix", "six-dozens": "six_dozens", "durak-dice": "durak_di
 
 def game_info(game: Game) -> pb.GameInfo:
     """ListGames' description of one game."""
-    return pb.GameInfo(
+    info = pb.GameInfo(
         name=game.NAME,
         title=game.TITLE,
         min_players=game.MIN_PLAYERS,
@@ -41,6 +42,8 @@ def game_info(game: Game) -> pb.GameInfo:
         options=[_option(s) for s in game.OPTIONS],
         rules_version=game.RULES_VERSION,
     )
+    clockview.game_clock_info(info)
+    return info
 
 
 def _option(spec: OptionSpec) -> pb.OptionSpec:
@@ -140,10 +143,11 @@ def match_view(
                                                          strict=True)))
     if viewer is not None:
         msg.seat = viewer
-    if not record.started:
+    clockview.fill_clock(msg, record)
+    outcome = record.outcome
+    if not record.started and outcome is None:
         msg.status = pb.MATCH_STATUS_WAITING
         return msg
-    outcome = record.outcome
     if outcome is None:
         msg.status = pb.MATCH_STATUS_PLAYING
         to_act = game.to_act(record.state)
@@ -153,6 +157,9 @@ def match_view(
         msg.status = pb.MATCH_STATUS_FINISHED
         msg.outcome.CopyFrom(pb.Outcome(winners=outcome.winners, scores=outcome.scores,
                                         reason=outcome.reason))
+        clockview.outcome_fields(msg.outcome, outcome.termination, outcome.seats)
+        if not record.started:  # an expired or aborted match that never started
+            return msg
     view = game_view if game_view is not None else game.view(record.state, viewer)
     fill(getattr(msg, TABLE_FIELD[game.NAME]), view)
     return msg

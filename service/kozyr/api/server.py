@@ -24,6 +24,7 @@ from kozyr.api.listen import CannotListen, check_address
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
 from kozyr.api.servicer import KozyrServicer
+from kozyr.api.terms import Defaults
 from kozyr.config import ServerConfig, Tenancy
 from kozyr.engine import Engine, RedisStore
 from kozyr.engine.embedded import EmbeddedRedis
@@ -32,6 +33,7 @@ from kozyr.engine.platform_store import RedisPlatformStore
 from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.signing import Signer
+from kozyr.engine.timers import Timers
 from kozyr.webhooks.deliveries import Deliveries
 from kozyr.webhooks.sender import Sender
 
@@ -68,6 +70,7 @@ class Running:
     engine: Engine
     guard: Guard
     seatbots: SeatBots | None = None
+    timers: Timers | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -84,6 +87,8 @@ class Running:
         await self.server.stop(grace)
         if self.seatbots is not None:
             await self.seatbots.close()
+        if self.timers is not None:
+            await self.timers.close()
         await self.engine.close()
         if self.engine.platform is not None:
             await self.engine.platform.close()
@@ -137,10 +142,18 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
         check_address(address)  # names the holder if it is a port in use
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
+    seatbots = SeatBots(engine)
+    timers = Timers(engine, seatbots, interval_s=config.timer_interval_s,
+                    lease_ms=int(config.timer_lease_s * 1000))
+    servicer.term_defaults = Defaults(int(config.abandon_grace_s * 1000),
+                                      int(config.open_match_expiry_s * 1000))
     running = Running(server, port, servicer, health_servicer, engine, guard,
-                      seatbots=SeatBots(engine))
+                      seatbots=seatbots, timers=timers)
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
+    assert running.timers is not None
+    running.tasks.append(asyncio.create_task(running.timers.run()))
+    running.tasks.append(asyncio.create_task(servicer.presence.run()))
     if isinstance(engine.store, RedisStore):
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
         running.tasks += await _platform_tasks(engine, engine.store, tenancy, config)

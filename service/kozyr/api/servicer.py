@@ -26,6 +26,7 @@ from kozyr.api.errors import bounded, to_status
 from kozyr.api.guard import bearer_values
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
+from kozyr.api.presence import Presence
 from kozyr.api.session import Session
 from kozyr.cards import parse_cards
 from kozyr.config import Tenancy
@@ -118,6 +119,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         self.closing = asyncio.Event()
         self.move_log = move_log or MoveLog()
         self.session_moves = session_moves
+        self.term_defaults = terms.Defaults()  # the server's (config.py)
+        self.presence = Presence(engine)  # who watches which seat (abandonment, R-7)
 
     # ------------------------------------------------------------------ helpers
 
@@ -158,6 +161,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     def _view(self, record: MatchRecord, viewer: Viewer) -> pb.MatchView:
         return convert.match_view(record, viewer.seat)
+
+    async def _watched(self, match_id: str, seat: int) -> bool:
+        return await self.presence.watched(match_id, seat)
 
     def _update(self, applied: Step, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
@@ -206,7 +212,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             except ValueError:
                 raise bad_request("BAD_DICE", "write die rolls as numbers 1..6 separated by "
                                               "spaces") from None
-        match_terms, names = terms.terms_of(request)
+        match_terms, names = terms.terms_of(request, self.term_defaults)
         created = await self.engine.create(
             request.game,
             dict(request.options),
@@ -285,7 +291,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.current(request.match_id)
         moves: list[pb.Move] = []
-        if viewer.seat is not None and record.started:
+        if viewer.seat is not None and record.started and not record.finished:
             game = record.game
             moves = [convert.move_from_command(game, c)
                      for c in game.legal_commands(record.state, viewer.seat)]
@@ -339,6 +345,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         """Stream updates after from_version until the match ends or the server stops."""
         viewer = await self._viewer(request.match_id, context)
         METRICS.watchers.inc()
+        seat = viewer.seat
+        if seat is not None:
+            await self.presence.opened(request.match_id, seat)
         try:
             async with contextlib.aclosing(
                     self.engine.updates(request.match_id, request.from_version)) as updates:
@@ -349,6 +358,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                         receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
         finally:
             METRICS.watchers.dec()
+            if seat is not None:
+                self.presence.closed(request.match_id, seat)
 
     async def _next_update(self, updates: AsyncIterator[T]) -> T | None:
         """The next update; None once the stream ends or the server is closing."""
@@ -382,6 +393,18 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         async with contextlib.aclosing(session.run(requests)) as pushes:
             async for push in pushes:
                 yield push
+
+    @_rpc
+    async def EndMatch(self, request: pb.EndMatchRequest,
+                       context: Context) -> pb.EndMatchResponse:
+        """Resign, abort or claim the win for the caller's seat (docs/rules.md R-7)."""
+        limits.check_match_id(request.match_id)
+        seat = await self._seat(request.match_id, context)
+        applied = await terms.end_match(self.engine, request, seat, self._watched)
+        log.info("match_ended_early", match_id=request.match_id, seat=seat,
+                 reason=pb.EndReason.Name(request.reason), version=applied.entry.version)
+        events, view = self._update(applied, Viewer(seat))
+        return pb.EndMatchResponse(version=applied.entry.version, events=events, view=view)
 
     @_rpc
     async def GetMatchLog(self, request: pb.GetMatchLogRequest,

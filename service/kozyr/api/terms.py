@@ -1,14 +1,31 @@
-"""CreateMatch's terms beyond the game's options: the seats' bots (and, with them, the clock)."""
+"""CreateMatch's terms beyond the game's options: the seats' bots, the time control, the
+timeout policy, the abandonment grace and the expiry (docs/rules.md R-7 … R-9)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api.clockview import KINDS, POLICIES
+from kozyr.engine import endings
+from kozyr.engine.engine import Engine
 from kozyr.engine.seatbots import check_bot
+from kozyr.match import clock
 from kozyr.match.errors import bad_request
+from kozyr.match.lifecycle import Step
 from kozyr.match.limits import MAX_NAME
 from kozyr.match.log import MatchTerms
 
 MAX_BOT_SPEC = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """The server's defaults for what a request leaves unset (config.py, serve flags)."""
+
+    grace_ms: int = 300_000
+    expire_ms: int = 86_400_000
 
 
 def seat_bots(request: pb.CreateMatchRequest) -> tuple[str, ...]:
@@ -33,7 +50,39 @@ def seat_names(request: pb.CreateMatchRequest, bots: tuple[str, ...]) -> list[st
     return names
 
 
-def terms_of(request: pb.CreateMatchRequest) -> tuple[MatchTerms, list[str]]:
+def terms_of(request: pb.CreateMatchRequest, defaults: Defaults = Defaults()
+             ) -> tuple[MatchTerms, list[str]]:
     """The match's terms and the seats' names from a CreateMatch request."""
     bots = seat_bots(request)
-    return MatchTerms(bots=bots), seat_names(request, bots)
+    tc = request.time_control
+    kind = KINDS.get(tc.kind)
+    policy = POLICIES.get(request.timeout_policy)
+    if kind is None:
+        raise bad_request("BAD_TIME_CONTROL", "unknown time control kind")
+    if policy is None:
+        raise bad_request("BAD_TIMEOUT_POLICY", "unknown timeout policy")
+    if len(request.policy_bot) > MAX_BOT_SPEC:
+        raise bad_request("FIELD_TOO_LONG", f"a bot spec has at most {MAX_BOT_SPEC} characters")
+    policy_bot = check_bot(request.policy_bot.strip()) if request.policy_bot.strip() else ""
+    grace = (request.abandon_grace_ms if request.HasField("abandon_grace_ms")
+             else defaults.grace_ms)
+    expire = request.expire_ms if request.HasField("expire_ms") else defaults.expire_ms
+    terms = clock.make_terms(bots=bots, clock=kind, limit_ms=tc.limit_ms, bank_ms=tc.bank_ms,
+                             increment_ms=tc.increment_ms, days=tc.days, policy=policy,
+                             policy_bot=policy_bot, grace_ms=grace, expire_ms=expire)
+    return terms, seat_names(request, bots)
+
+
+
+
+async def end_match(engine: Engine, request: pb.EndMatchRequest, seat: int,
+                    watched: Callable[[str, int], Awaitable[bool]]) -> Step:
+    """EndMatch: resign, abort or claim the win for `seat` (R-7)."""
+    if request.reason == pb.END_REASON_RESIGN:
+        return await endings.resign(engine, request.match_id, seat, request.command_id)
+    if request.reason == pb.END_REASON_ABORT:
+        return await endings.abort(engine, request.match_id, seat, request.command_id)
+    if request.reason == pb.END_REASON_CLAIM_VICTORY:
+        return await endings.claim(engine, request.match_id, seat, request.command_id, watched)
+    raise bad_request("BAD_END_REASON", "say why: RESIGN, ABORT or CLAIM_VICTORY",
+                      request.match_id)

@@ -27,6 +27,17 @@ from typing import Any
 import structlog
 
 from kozyr.cards import Card
+from kozyr.engine.deadlines import before_append
+from kozyr.engine.engine_parts import (
+    STARTS,
+    behind,
+    check_expected,
+    commitment_of,
+    fingerprint_of,
+    fold_stored,
+    not_found,
+    text_bytes,
+)
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
@@ -35,7 +46,6 @@ from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
     SeatToken,
-    fingerprint,
     new_token,
     read_record,
     request_match_id,
@@ -45,8 +55,7 @@ from kozyr.engine.tokens import (
 )
 from kozyr.games import Game, get_game
 from kozyr.games.base import Setup
-from kozyr.games.codec import encode
-from kozyr.match import lifecycle, limits
+from kozyr.match import clock, lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
@@ -174,17 +183,18 @@ class Engine:
         meta = {"game": game.NAME, "tenant": tenant, PHASE: str(phase(step.record)),
                 **self._stored_seed(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
-        body = _fingerprint(created)
+        body = fingerprint_of(created)
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
         await creating(self.platform, tenant, match_id)
+        await before_append(self.store, None, step)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
         if status == "FULL":
             raise store_full()
         if status == "BEHIND":
-            raise _behind(match_id, 0, "the store had acknowledged entries of it")
+            raise behind(match_id, 0, "the store had acknowledged entries of it")
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
@@ -206,7 +216,7 @@ class Engine:
                              f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
                              "longer handed out again", match_id)
         first = (await self.store.read_after(match_id, 0, upto=1))[0]
-        promised = _commitment_of(first.text)
+        promised = commitment_of(first.text)
         return Created(match_id, unseal(request_id, match_id, record), 1, promised,
                        self.sign_entry(match_id, 1, first.hash, promised))
 
@@ -226,6 +236,7 @@ class Engine:
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
                                       time_ms=self._now_ms(), user=user)
                 meta = {f"tok:{token_hash(token)}": str(chosen), PHASE: str(phase(step.record))}
+                await before_append(self.store, record, step)
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
@@ -250,9 +261,11 @@ class Engine:
             record = await self._writable(self._cache.get(match_id) or await self.record(match_id))
             caught_up = False
             for _ in range(self.max_retries):
+                now = self._now_ms()
                 try:
-                    _check_expected(record, expected_version, seat)
+                    check_expected(record, expected_version, seat)
                     decision = lifecycle.decide(record, seat, command)
+                    clock.check_in_time(record, seat, now)
                 except MatchError as refusal:
                     if refusal.kind is not Kind.BAD_REQUEST and not caught_up:
                         # Refused on a cache that may be stale: check again on the store's.
@@ -268,8 +281,9 @@ class Engine:
                     raise
                 seed = await self._server_seed(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
-                                      time_ms=self._now_ms(), actor=actor)
+                                      time_ms=now, actor=actor)
                 meta = {PHASE: str(phase(step.record))} if decision.finishes else None
+                await before_append(self.store, record, step)
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
@@ -281,6 +295,10 @@ class Engine:
                 record, caught_up = await self._after_refusal(record, status, version), True
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "too many concurrent writers on this match; try again", match_id, seat)
+
+    async def server_seed(self, match_id: str) -> bytes:
+        """The match's server seed (for an entry that finishes the match)."""
+        return await self._server_seed(match_id)
 
     async def _repeated(self, match_id: str, key: str) -> Step | None:
         """The recorded answer if this command was already appended (a retry), else None."""
@@ -295,7 +313,7 @@ class Engine:
             stored = await self.store.read_after(match_id, version - 1, upto=version)
         else:  # one read serves both the replay and the entry itself
             stored = await self.store.read_after(match_id, 0, upto=version)
-            record = _fold_stored(None, stored)
+            record = fold_stored(None, stored)
         entry = Entry.from_canonical(stored[-1].text)
         return Step(entry, tuple(decode_events(record.game, entry)), record)
 
@@ -310,7 +328,7 @@ class Engine:
             # player is told the log is damaged, not "not your turn" on the rolled-back state.
             self._forget(match_id)
             self._fences[match_id] = max(self._fences.get(match_id, 0), current + 1)
-            raise _behind(match_id, current, "the event store lost entries it had acknowledged")
+            raise behind(match_id, current, "the event store lost entries it had acknowledged")
         if status == "GAP":
             self._forget(match_id)
             log.error("stream_gap", match_id=match_id, version=record.version)
@@ -324,7 +342,7 @@ class Engine:
             self._fences[match_id] = max(self._fences.get(match_id, 0), record.version)
             log.error("stream_behind", match_id=match_id, stream_version=current,
                       cached_version=record.version)
-            raise _behind(match_id, current, f"this server saw version {record.version}")
+            raise behind(match_id, current, f"this server saw version {record.version}")
         return await self._catch_up(record)
 
     async def _writable(self, record: MatchRecord) -> MatchRecord:
@@ -339,7 +357,7 @@ class Engine:
         if repaired is not None and int(repaired) < fence and int(repaired) <= record.version:
             del self._fences[record.match_id]
             return record
-        raise _behind(record.match_id, record.version, f"this server saw version {fence}")
+        raise behind(record.match_id, record.version, f"this server saw version {fence}")
 
     # ------------------------------------------------------------------ reading
 
@@ -353,7 +371,7 @@ class Engine:
         if (loaded := await self.snapshots.cold_load(match_id)) is not None:  # snapshot + tail
             return self._remember(loaded[0], loaded[1], fresh=True)
         stored = await self.log(match_id)
-        return self._remember(await self._fold(match_id, None, stored), _text_bytes(stored),
+        return self._remember(await self._fold(match_id, None, stored), text_bytes(stored),
                               fresh=True)
 
     async def current(self, match_id: str) -> MatchRecord:
@@ -367,7 +385,7 @@ class Engine:
         if not stored:
             return record
         return self._remember(await self._fold(record.match_id, record, stored),
-                              _text_bytes(stored))
+                              text_bytes(stored))
 
     async def _fold(self, match_id: str, record: MatchRecord | None,
                     stored: Sequence[StoredEntry]) -> MatchRecord:
@@ -375,9 +393,9 @@ class Engine:
         seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
         sealed server seed."""
         seed = None
-        if (record is None or not record.started) and any(_STARTS in s.text for s in stored):
+        if (record is None or not record.started) and any(STARTS in s.text for s in stored):
             seed = await self._server_seed(match_id)
-        return _fold_stored(record, stored, seed)
+        return fold_stored(record, stored, seed)
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -392,18 +410,18 @@ class Engine:
             return None
         stored = await self.store.read_after(match_id, 0, upto=version)
         if not stored:
-            raise _not_found(match_id)
+            raise not_found(match_id)
         if stored[-1].version != version:
             raise MatchError(Kind.BAD_REQUEST, "NO_SUCH_VERSION",
                              f"the match has no version {version} yet", match_id)
-        return _fold_stored(None, stored)
+        return fold_stored(None, stored)
 
     async def log(self, match_id: str) -> list[StoredEntry]:
         """Every entry of the match, as stored."""
         limits.check_match_id(match_id)
         stored = await self.store.read_after(match_id, 0)
         if not stored:
-            raise _not_found(match_id)
+            raise not_found(match_id)
         return stored
 
     async def authenticate(self, match_id: str, token: str | None) -> Viewer:
@@ -436,11 +454,11 @@ class Engine:
         limits.check_match_id(match_id)
         stored = await self.store.read_watched(match_id, 0)
         if not stored:
-            raise _not_found(match_id)
+            raise not_found(match_id)
         if not 0 <= from_version <= stored[-1].version:
             raise MatchError(Kind.BAD_REQUEST, "NO_SUCH_VERSION",
                              f"from_version must be 0..{stored[-1].version}", match_id)
-        record = _fold_stored(None, stored[:from_version]) if from_version else None
+        record = fold_stored(None, stored[:from_version]) if from_version else None
         if record is not None and record.finished:
             return
         version, pending = from_version, stored[from_version:]
@@ -500,6 +518,10 @@ class Engine:
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
+
+    def now_ms(self) -> int:
+        """The server's clock, in ms: the only clock a match's times come from."""
+        return self._now_ms()
 
     def _lock(self, match_id: str) -> asyncio.Lock:
         lock = self._locks.get(match_id)
@@ -561,57 +583,3 @@ class Engine:
             raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing",
                              match_id)
         return bytes.fromhex(value)
-
-
-def _fingerprint(created: Any) -> str:
-    """What makes two creation requests the same request: everything but the fresh id and
-    commitment (the seats' names and contributions, the options, the setup)."""
-    fields = encode(created)
-    return fingerprint({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
-
-
-def _commitment_of(first_entry: str) -> str:
-    """The seed commitment recorded in a match's entry 1."""
-    return str(Entry.from_canonical(first_entry).events[0]["commitment"])
-
-
-def _check_expected(record: MatchRecord, expected: int | None, seat: int) -> None:
-    if expected is None or expected == record.version:
-        return
-    if expected < 1:  # a version the match can never be at: the request is wrong, not stale
-        raise MatchError(Kind.BAD_REQUEST, "BAD_EXPECTED_VERSION",
-                         "expected_version counts the match's entries: 1 or more",
-                         record.match_id, seat)
-    raise MatchError(Kind.CONFLICT, "STALE_VERSION",
-                     f"the match is at version {record.version}, not {expected}",
-                     record.match_id, seat)
-
-
-# How the entry that starts a match shows in its canonical text (no spaces; a name holding this
-# text would have its quotes escaped).
-_STARTS = '"type":"MatchStarted"'
-
-
-def _fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
-                 server_seed: bytes | None = None) -> MatchRecord:
-    for item in stored:
-        record = apply_entry(record, Entry.from_canonical(item.text), item.hash, server_seed)
-    assert record is not None
-    return record
-
-
-def _behind(match_id: str, current: int, why: str) -> MatchError:
-    return MatchError(
-        Kind.UNAVAILABLE, "STREAM_BEHIND",
-        f"the match's log is at version {current} but {why}: acknowledged moves are missing, "
-        f"so it takes no writes until an operator runs `kozyr repair {match_id}` "
-        "(docs/operations.md)", match_id)
-
-
-def _text_bytes(stored: Sequence[StoredEntry]) -> int:
-    return sum(len(item.text) for item in stored)
-
-
-def _not_found(match_id: str) -> MatchError:
-    return MatchError(Kind.NOT_FOUND, "MATCH_NOT_FOUND", f"there is no match {match_id!r}",
-                      match_id)

@@ -78,6 +78,30 @@ def shard_key(name: str, shard: int) -> str:
     return f"{PREFIX}:{{{name}:{shard}}}"
 
 
+def seen_key(match_id: str) -> str:
+    """Until when each seat of a match is watched, by any process (abandonment, R-7)."""
+    return match_key(match_id, "seen")
+
+
+# --- clocks: the deadline index, spread over shards (engine/timers.py) ---
+DEADLINE_SHARDS = 8
+
+
+def deadline_shard(match_id: str) -> int:
+    """The deadline shard of a match."""
+    return shard_of(match_id, DEADLINE_SHARDS)
+
+
+def deadlines_key(shard: int) -> str:
+    """One deadline shard: a sorted set, match id -> when its current decision is due (ms)."""
+    return shard_key("deadlines", shard)
+
+
+def deadline_versions_key(shard: int) -> str:
+    """The versions the deadlines of one shard were derived from, in the shard's slot."""
+    return deadlines_key(shard) + ":v"
+
+
 # The channel announcing revoked seat tokens to every server. Classic (not sharded) pub/sub on
 # purpose: every server must hear it, and a Redis Cluster forwards a classic PUBLISH to every
 # node, while a shard channel reaches only the clients of its own shard.

@@ -26,6 +26,8 @@ class MemoryStore:
     def __init__(self) -> None:
         self._logs: dict[str, _Log] = {}
         self._ticks: set[MemoryTicks] = set()
+        self._deadlines: dict[str, tuple[int, int]] = {}  # match -> (due ms, version)
+        self._watched: dict[tuple[str, int], int] = {}  # (match, seat) -> until ms
 
     def _log(self, match_id: str) -> _Log:
         log = self._logs.get(match_id)
@@ -124,6 +126,42 @@ class MemoryStore:
         log = self._logs.get(match_id)
         if log is not None and log.snapshot is not None and log.snapshot[0] == version:
             log.snapshot = None
+
+    # --- clocks: deadlines (see Store) ---
+
+    async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
+        """See Store.set_deadline."""
+        held = self._deadlines.get(match_id)
+        if held is not None and version < held[1]:
+            return False
+        if due_ms is None:
+            self._deadlines.pop(match_id, None)
+        else:
+            self._deadlines[match_id] = (due_ms, version)
+        return True
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """See Store.deadline_of."""
+        held = self._deadlines.get(match_id)
+        return None if held is None else held[0]
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
+                              ) -> list[tuple[str, int]]:
+        """See Store.claim_deadlines."""
+        due = sorted((d, m) for m, (d, _) in self._deadlines.items() if d <= now_ms)[:limit]
+        for _, m in due:
+            self._deadlines[m] = (now_ms + lease_ms, self._deadlines[m][1])
+        return [(m, d) for d, m in due]
+
+    async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
+        """See Store.set_watched."""
+        for seat, until in seats.items():
+            key = (match_id, seat)
+            self._watched[key] = max(until, self._watched.get(key, 0))
+
+    async def watched_until(self, match_id: str, seat: int) -> int:
+        """See Store.watched_until."""
+        return self._watched.get((match_id, seat), 0)
 
     def delete_top(self, match_id: str, count: int) -> None:
         """Delete the newest `count` entries (the fence remembers them), so tests can damage a

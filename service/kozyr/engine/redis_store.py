@@ -27,11 +27,16 @@ import redis.exceptions
 from redis.commands.core import AsyncScript
 
 from kozyr.engine.keys import (
+    DEADLINE_SHARDS,
     cmds_key,
+    deadline_shard,
+    deadline_versions_key,
+    deadlines_key,
     fence_key,
     log_key,
     match_of,
     meta_key,
+    seen_key,
     snapshot_key,
     tick_channel,
 )
@@ -98,6 +103,46 @@ return {tostring(fence), tostring(current)}
 """
 
 
+# --- clocks: deadlines ---
+# Deadlines of many matches cannot share a match's hash tag, so they are spread over
+# DEADLINE_SHARDS shards (kozyr.engine.keys), each a sorted set in its own slot with a hash of
+# the versions the deadlines were derived from in the same slot.
+
+SET_DEADLINE_LUA = """
+local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) < held then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+return 1
+"""
+
+SEEN_LUA = """
+local latest = 0
+for i = 1, #ARGV, 2 do
+  local held = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+  if tonumber(ARGV[i + 1]) > held then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+  latest = math.max(latest, tonumber(ARGV[i + 1]))
+end
+local now = redis.call('TIME')
+local left = latest - (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+redis.call('PEXPIRE', KEYS[1], math.max(left, 0) + 60000)
+return 1
+"""
+
+CLAIM_LUA = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
+                       ARGV[3])
+for i = 1, #due, 2 do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], due[i]) end
+return due
+"""
+
+
+
 @contextmanager
 def _translated() -> Iterator[None]:
     """A lost or loading Redis becomes UNAVAILABLE; the engine never sees redis-py's errors."""
@@ -142,6 +187,10 @@ class RedisStore:
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
         self._put_snapshot: AsyncScript = client.register_script(PUT_SNAPSHOT_LUA)
         self._drop_snapshot: AsyncScript = client.register_script(DROP_SNAPSHOT_LUA)
+        self._set_deadline: AsyncScript = client.register_script(SET_DEADLINE_LUA)
+        self._claim: AsyncScript = client.register_script(CLAIM_LUA)
+        self._seen: AsyncScript = client.register_script(SEEN_LUA)
+        self._next_shard = 0
         self.use_sharded_ticks(sharded)
         self._gate = asyncio.Semaphore(limit)
         self._watch_gate = asyncio.Semaphore(watch_limit)
@@ -284,6 +333,57 @@ class RedisStore:
         """See Store.drop_snapshot."""
         async with self._slot():
             await self._drop_snapshot(keys=[snapshot_key(match_id)], args=[version])
+
+    # --- clocks: deadlines (see Store) ---
+
+    async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
+        """See Store.set_deadline: one script on the match's deadline shard."""
+        shard = deadline_shard(match_id)
+        async with self._slot():
+            done = await self._set_deadline(
+                keys=[deadlines_key(shard), deadline_versions_key(shard)],
+                args=[match_id, version, "" if due_ms is None else due_ms])
+        return bool(done)
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """See Store.deadline_of."""
+        async with self._slot():
+            score = await self.redis.zscore(deadlines_key(deadline_shard(match_id)), match_id)
+        return None if score is None else int(score)
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
+                              ) -> list[tuple[str, int]]:
+        """See Store.claim_deadlines: every shard, starting from a rotating one so that no
+        shard waits behind the others when more than `limit` are due."""
+        claimed: list[tuple[str, int]] = []
+        start, self._next_shard = self._next_shard, (self._next_shard + 1) % DEADLINE_SHARDS
+        for k in range(DEADLINE_SHARDS):
+            if len(claimed) >= limit:
+                break
+            shard = (start + k) % DEADLINE_SHARDS
+            async with self._slot():
+                rows = await self._claim(keys=[deadlines_key(shard)],
+                                         args=[now_ms, now_ms + lease_ms, limit - len(claimed)])
+            claimed += [(str(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
+        return claimed
+
+
+    async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
+        """See Store.set_watched: a hash in the match's slot that expires with its last
+        watcher (a field only ever moves later, so replicas never undo each other)."""
+        if not seats:
+            return
+        args: list[int] = []
+        for seat, until in seats.items():
+            args += [seat, until]
+        async with self._slot():
+            await self._seen(keys=[seen_key(match_id)], args=args)
+
+    async def watched_until(self, match_id: str, seat: int) -> int:
+        """See Store.watched_until."""
+        async with self._slot():
+            value = await self.redis.hget(seen_key(match_id), str(seat))
+        return 0 if value is None else int(value)
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:

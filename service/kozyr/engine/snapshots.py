@@ -31,13 +31,15 @@ import structlog
 from kozyr.engine.store import Store
 from kozyr.fairness import match_seed
 from kozyr.games import get_game
+from kozyr.games.base import Outcome
 from kozyr.games.codec import decode_as, encode
+from kozyr.match.clock import Clock
 from kozyr.match.errors import MatchError
 from kozyr.match.log import Entry, MatchTerms, registry_for
 from kozyr.match.record import MatchRecord, apply_entry
 
 log = structlog.get_logger("kozyr.snapshots")
-FORMAT = 1
+FORMAT = 2  # 2: users, the clock and an early ending (older snapshots are discarded)
 
 
 class SnapshotError(ValueError):
@@ -61,6 +63,8 @@ def dump(record: MatchRecord) -> str:
         "head": record.head, "created": encode(record.created), "names": list(record.names),
         "contributions": list(record.contributions), "revealed_seed": record.revealed_seed,
         "terms": encode(record.terms), "seedless": record.seedless, "state": state,
+        "users": list(record.users), "clock": encode(record.clock),
+        "ended": None if record.ended is None else encode(record.ended),
         "withheld": withheld,
     }, separators=(",", ":"), sort_keys=True)
     return f"{_digest(body)}:{body}"
@@ -114,7 +118,8 @@ def load(match_id: str, text: str, server_seed: bytes | None = None) -> Snapshot
         record = MatchRecord(match_id, game, created, tuple(data["names"]), contributions,
                              state, int(data["version"]), str(data["head"]),
                              str(data["revealed_seed"]), decode_as(MatchTerms, data["terms"]),
-                             seedless)
+                             seedless, tuple(data["users"]), decode_as(Clock, data["clock"]),
+                             None if data["ended"] is None else decode_as(Outcome, data["ended"]))
     except SnapshotError:
         raise
     except Exception as e:  # any damage below the checksum: unusable, never fatal

@@ -102,6 +102,33 @@ class Store(Protocol):
         """Delete the kept snapshot if it is the one at `version` (a newer one stays)."""
         ...
 
+    # --- clocks: deadlines of every match's current decision (engine/timers.py) ---
+
+    async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
+        """Record when the match's current decision is due (None: nothing is due), as derived
+        from its record at `version`; ignored (False) when a later version's is recorded."""
+        ...
+
+    async def deadline_of(self, match_id: str) -> int | None:
+        """The match's recorded deadline (its lease's end while claimed), None without one."""
+        ...
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
+                              ) -> list[tuple[str, int]]:
+        """Claim up to `limit` deadlines due at `now_ms`: each is pushed to `now_ms + lease_ms`
+        (so a claimer that dies is covered by another after the lease) and returned as
+        (match id, the deadline it had)."""
+        ...
+
+    async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
+        """Note that these seats are watched until the given times (ms): abandonment (R-7)
+        needs to know whether any process has a watcher of a seat."""
+        ...
+
+    async def watched_until(self, match_id: str, seat: int) -> int:
+        """Until when (ms) some process said the seat is watched; 0 if none ever did."""
+        ...
+
 
 class Ticks(Protocol):
     """Hears which watched matches grew, whoever appended: a doorbell, not a log - a tick may be

@@ -101,12 +101,16 @@ class Outcome:
 
     `winners` are seats (several when they share the win); `scores` are per seat in the game's
     own unit (Dix totals, Six Dozens capitals, Durak fool counts); `reason` is one sentence.
+    `termination` is how it ended (docs/rules.md R-7: NORMAL, GUARD, RESIGNED, TIMED_OUT,
+    ABORTED, ABANDONED, EXPIRED) and `seats` the seats that ending concerns.
     """
 
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     reason: str
     details: tuple[tuple[str, str], ...] = field(default=())
+    termination: str = "NORMAL"
+    seats: tuple[int, ...] = ()
 
 
 # --------------------------------------------------------------------------- shared events
@@ -254,6 +258,18 @@ class Game(Protocol[ConfigT, StateT, CommandT, EventT, ViewT]):
 
     def describe(self, event: EventT) -> str:
         """One readable line for an event."""
+        ...
+
+    def default_decision(self, state: StateT, seat: int) -> CommandT:
+        """The rules' default decision for `seat`, whose decision it is (R-9 AUTO_MOVE)."""
+        ...
+
+    def forfeit(self, state: StateT, seat: int) -> Outcome:
+        """The outcome when `seat` forfeits a running match (R-7; each game's own rule)."""
+        ...
+
+    def guarded(self, state: StateT) -> bool:
+        """True when the guard of R-5 ended the finished match."""
         ...
 
 

@@ -1,15 +1,274 @@
 """Time controls, deadlines and early endings of a match, as pure data (docs/rules.md R-7 … R-9).
 
 Nothing here reads a clock: every time is an entry's recorded `time_ms`, so the deadline of
-every decision can be derived again from the log alone (by the engine, its timer loop and the
-offline verifier alike).
+every decision can be derived again from the log alone - by the engine before it accepts a
+move, by its timer loop before it appends a timeout, and by the offline verifier.
+
+The record carries a `Clock` (folded from the entries' times) and, once a match ends early,
+its `Outcome` with the termination (`ended`). `deadline` is the one function that says when
+the match's current decision is due and what happens then.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from kozyr.games.base import Outcome
+from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Abandoned, Aborted, Expired, MatchTerms, Resigned, TimedOut
+
+if TYPE_CHECKING:
+    from kozyr.match.record import MatchRecord
+
+CLOCKS = ("NONE", "DECISION", "FISCHER", "CORRESPONDENCE")
+POLICIES = ("FORFEIT", "AUTO_MOVE", "BOT")
+DAY_MS = 86_400_000
+MAX_LIMIT_MS = 366 * DAY_MS
+MAX_BOT_WINDOW_MS = 2_000
+NORMAL, GUARD = "NORMAL", "GUARD"
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """The clock of a match as its entries' times leave it.
+
+    `since_ms` is when the current decision began (the time of the latest entry); `banks` each
+    seat's FISCHER bank as of then; `botted` the seats the BOT policy plays until their players
+    act again; `decided` the seats that made a decision of their own (the abort window, R-7).
+    """
+
+    created_ms: int = 0
+    since_ms: int = 0
+    banks: tuple[int, ...] = ()
+    botted: tuple[int, ...] = ()
+    decided: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """When the match's current decision is due and what is due then.
+
+    `kind`: TIMEOUT (the seat's time runs out: the policy applies), BOT (a bot named at creation
+    plays now), BOT_POLICY (the BOT policy's bot plays at the end of the return window) or
+    EXPIRY (the open match expires).
+    """
+
+    at_ms: int
+    kind: str
+    seat: int | None = None
+
+
+# ---------------------------------------------------------------------------- terms
+
+
+def make_terms(*, bots: Sequence[str] = (), clock: str = "NONE", limit_ms: int = 0,
+               bank_ms: int = 0, increment_ms: int = 0, days: int = 0, policy: str = "FORFEIT",
+               policy_bot: str = "", grace_ms: int = 0, expire_ms: int = 0) -> MatchTerms:
+    """Checked terms (BAD_REQUEST with a precise code, rule R-8/R-9); CORRESPONDENCE takes
+    `days`, the others milliseconds."""
+    if clock not in CLOCKS:
+        raise _bad("BAD_TIME_CONTROL", f"the time control is one of {', '.join(CLOCKS)}",
+                          rule="R-8")
+    if policy not in POLICIES:
+        raise _bad("BAD_TIMEOUT_POLICY", f"the policy is one of {', '.join(POLICIES)}",
+                          rule="R-9")
+    if clock == "CORRESPONDENCE":
+        if not 1 <= days <= 366:
+            raise _bad("BAD_TIME_CONTROL", "correspondence takes 1 to 366 days per "
+                                                  "decision", rule="R-8")
+        limit_ms = days * DAY_MS
+    for name, value in (("limit_ms", limit_ms), ("bank_ms", bank_ms),
+                        ("increment_ms", increment_ms), ("grace_ms", grace_ms),
+                        ("expire_ms", expire_ms)):
+        if not 0 <= value <= MAX_LIMIT_MS:
+            raise _bad("BAD_TIME_CONTROL", f"{name} must be 0 to {MAX_LIMIT_MS}",
+                              rule="R-8")
+    if clock == "DECISION" and limit_ms <= 0:
+        raise _bad("BAD_TIME_CONTROL", "a limit per decision must be above 0",
+                          rule="R-8")
+    if clock == "FISCHER" and bank_ms <= 0:
+        raise _bad("BAD_TIME_CONTROL", "a Fischer bank must be above 0", rule="R-8")
+    if clock == "NONE":
+        limit_ms = bank_ms = increment_ms = 0
+    elif clock != "FISCHER":
+        bank_ms = increment_ms = 0
+    else:
+        limit_ms = 0
+    if (policy == "BOT") != bool(policy_bot):
+        raise _bad("BAD_TIMEOUT_POLICY", "the BOT policy, and only it, names its bot",
+                          rule="R-9")
+    return MatchTerms(bots=tuple(bots) if any(bots) else (), clock=clock, limit_ms=limit_ms,
+                      bank_ms=bank_ms, increment_ms=increment_ms, policy=policy,
+                      policy_bot=policy_bot, grace_ms=grace_ms, expire_ms=expire_ms)
+
+
+def _bad(code: str, message: str, rule: str) -> MatchError:
+    return MatchError(Kind.BAD_REQUEST, code, message, rule=rule)
+
+
+def bot_window_ms(terms: MatchTerms) -> int:
+    """R-9: how long a seat the BOT policy plays may take its decision back (a tenth of the
+    limit or bank, at most 2 s)."""
+    limit = terms.limit_ms or terms.bank_ms
+    return min(MAX_BOT_WINDOW_MS, limit // 10)
+
+
+# ---------------------------------------------------------------------------- the fold
+
+
+def after_entry(record: MatchRecord, state: Any, events: Sequence[Any], time_ms: int,
+                seat: int, own: bool) -> Clock:
+    """The clock after one entry (`record` is the one before it; `state` the game's after it;
+    `own`: the entry is `seat`'s own decision, a game command)."""
+    terms, old = record.terms, record.clock
+    if record.version == 0:
+        start = (terms.bank_ms,) * len(record.names) if terms.clock == "FISCHER" else ()
+        return Clock(time_ms, time_ms, start, (), ())
+    banks, botted, decided = list(old.banks), set(old.botted), set(old.decided)
+    timed_out = next((e for e in events if isinstance(e, TimedOut)), None)
+    if own:
+        decided.add(seat)
+        botted.discard(seat)
+        if banks:
+            banks[seat] = max(0, banks[seat] - (time_ms - old.since_ms)) + terms.increment_ms
+    elif timed_out is not None:
+        if banks:
+            banks[timed_out.seat] = terms.increment_ms
+        if timed_out.policy == "BOT":
+            botted.add(timed_out.seat)
+    return Clock(old.created_ms, time_ms, tuple(banks), tuple(sorted(botted)),
+                 tuple(sorted(decided)))
+
+
+def ending_of(record: MatchRecord, state: Any, events: Sequence[Any]) -> Outcome | None:
+    """The outcome an early-ending event in `events` gives (None when there is none)."""
+    game, n = record.game, len(record.names)
+    for event in events:
+        if isinstance(event, Resigned):
+            return _forfeit(game, state, event.seat, "RESIGNED")
+        if isinstance(event, TimedOut) and event.policy == "FORFEIT":
+            return _forfeit(game, state, event.seat, "TIMED_OUT")
+        if isinstance(event, Abandoned):
+            return _forfeit(game, state, event.seat, "ABANDONED")
+        if isinstance(event, Aborted):
+            return Outcome((), (0,) * n, f"seat {event.seat} aborted the match: no result (R-7)",
+                           termination="ABORTED", seats=(event.seat,))
+        if isinstance(event, Expired):
+            return Outcome((), (0,) * n, "the open seats were never filled: no result (R-7)",
+                           termination="EXPIRED", seats=event.seats)
+    return None
+
+
+def _forfeit(game: Any, state: Any, seat: int, termination: str) -> Outcome:
+    outcome: Outcome = game.forfeit(state, seat)
+    return Outcome(outcome.winners, outcome.scores, outcome.reason, outcome.details,
+                   termination, (seat,))
+
+
+def normal_outcome(record: MatchRecord, outcome: Outcome) -> Outcome:
+    """The game's own outcome with its termination: GUARD when R-5's guard ended it."""
+    if record.game.guarded(record.state):
+        return Outcome(outcome.winners, outcome.scores, outcome.reason, outcome.details, GUARD)
+    return outcome
+
+
+# ---------------------------------------------------------------------------- deadlines
+
+
+def deadline(record: MatchRecord) -> Due | None:
+    """When the current decision is due (or the open match expires); None without a clock."""
+    terms, clock = record.terms, record.clock
+    if record.finished:
+        return None
+    if not record.started:
+        if terms.expire_ms and record.open_seats:
+            return Due(clock.created_ms + terms.expire_ms, "EXPIRY")
+        return None
+    seat = record.game.to_act(record.state)
+    if seat is None:
+        return None
+    if terms.bots and terms.bots[seat]:
+        return Due(clock.since_ms, "BOT", seat)
+    if seat in clock.botted:
+        return Due(clock.since_ms + bot_window_ms(terms), "BOT_POLICY", seat)
+    if terms.clock in ("DECISION", "CORRESPONDENCE"):
+        return Due(clock.since_ms + terms.limit_ms, "TIMEOUT", seat)
+    if terms.clock == "FISCHER":
+        return Due(clock.since_ms + clock.banks[seat], "TIMEOUT", seat)
+    return None
+
+
+BOT_SLACK_MS = 1_000
+
+
+def alarm_ms(due: Due) -> int:
+    """When the timer loops should act on `due`: a named bot's decision is played at once by
+    the process that appended the entry before it; the loops cover it only if that process has
+    not played it within BOT_SLACK_MS (it died), so they do not race it on every move."""
+    return due.at_ms + (BOT_SLACK_MS if due.kind == "BOT" else 0)
+
+
+def remaining(record: MatchRecord, now_ms: int) -> tuple[int, ...]:
+    """Each seat's time left at `now_ms` (its bank, or the limit of a decision); () without a
+    clock. The seat to act has the time elapsed since its decision began taken off."""
+    terms, clock = record.terms, record.clock
+    if terms.clock == "NONE" or not record.started:
+        return ()
+    left = list(clock.banks) if clock.banks else [terms.limit_ms] * len(record.names)
+    seat = None if record.finished else record.game.to_act(record.state)
+    if seat is not None:
+        left[seat] = max(0, left[seat] - max(0, now_ms - clock.since_ms))
+    return tuple(left)
+
+
+def check_in_time(record: MatchRecord, seat: int, time_ms: int) -> None:
+    """Refuse `seat`'s move at `time_ms` when its decision was due before (R-8): the timeout
+    is the match's, whoever writes it."""
+    due = deadline(record)
+    if due is None or due.seat != seat or due.kind == "BOT":
+        return
+    if time_ms > due.at_ms:
+        raise MatchError(Kind.RULES, "OUT_OF_TIME",
+                         f"seat {seat}'s time ran out {time_ms - due.at_ms} ms ago",
+                         record.match_id, seat, rule="R-8")
+
+
+def may_abort(record: MatchRecord, seat: int) -> None:
+    """R-7: refuse an abort once every seat has made its first decision."""
+    if record.finished:
+        raise _over(record, seat)
+    if record.started and len(record.clock.decided) == len(record.names):
+        raise MatchError(Kind.RULES, "TOO_LATE_TO_ABORT",
+                         "every seat has made its first decision; resign instead",
+                         record.match_id, seat, rule="R-7")
+
+
+def may_claim(record: MatchRecord, claimant: int, time_ms: int, watched: bool) -> int:
+    """R-7: the seat `claimant` may claim the win of (the abandoned one), or MatchError."""
+    terms = record.terms
+    if record.finished:
+        raise _over(record, claimant)
+    seat = record.game.to_act(record.state) if record.started else None
+    if seat is None or seat == claimant:
+        raise MatchError(Kind.RULES, "NOTHING_TO_CLAIM", "the match waits for no other seat",
+                         record.match_id, claimant, rule="R-7")
+    if terms.policy != "FORFEIT":
+        raise MatchError(Kind.RULES, "POLICY_PLAYS_ON",
+                         f"under {terms.policy} the server plays for an absent seat",
+                         record.match_id, claimant, rule="R-7")
+    waited = time_ms - record.clock.since_ms
+    if watched or not terms.grace_ms or waited < terms.grace_ms:
+        raise MatchError(Kind.RULES, "NOT_ABANDONED",
+                         f"seat {seat} is not abandoned: it is watched, or waited "
+                         f"{waited} ms of the grace of {terms.grace_ms} ms",
+                         record.match_id, claimant, rule="R-7")
+    return seat
+
+
+def _over(record: MatchRecord, seat: int) -> MatchError:
+    return MatchError(Kind.RULES, "MATCH_OVER", "the match is over", record.match_id, seat)
 
 
 def describe(event: Any) -> str | None:

@@ -30,7 +30,7 @@ from kozyr.match.log import (
     encode_events,
     entry_hash,
 )
-from kozyr.match.record import MatchRecord, advance, new_record
+from kozyr.match.record import MatchRecord, advance, finish_entry, new_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +143,9 @@ def choose_seat(record: MatchRecord, seat: int | None) -> int:
     if seat is not None and not 0 <= seat < record.players:
         raise MatchError(Kind.BAD_REQUEST, "NOT_A_SEAT", f"there is no seat {seat} in this match",
                          record.match_id)
+    if record.ended is not None:
+        raise MatchError(Kind.RULES, "MATCH_OVER", f"the match is over ({record.ended.reason})",
+                         record.match_id)
     open_seats = record.open_seats
     if not open_seats or (seat is not None and seat not in open_seats):
         raise MatchError(Kind.RULES, "SEAT_TAKEN",
@@ -192,6 +195,9 @@ def opening(record: MatchRecord, seed: bytes) -> tuple[Any, ...]:
 
 def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
     """What `seat`'s command does in this record; MatchError (RULES) if the rules refuse it."""
+    if record.ended is not None:
+        raise MatchError(Kind.RULES, "MATCH_OVER", f"the match is over ({record.ended.reason})",
+                         record.match_id, seat)
     if not record.started:
         raise MatchError(Kind.RULES, "NOT_STARTED", "the match waits for players to join",
                          record.match_id, seat)
@@ -229,10 +235,10 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
     text = entry.canonical()
     digest = entry_hash(text)
     # The game's events are folded already: build the record from the decided state.
-    after = MatchRecord(record.match_id, record.game, record.created, record.names,
-                        record.contributions, decision.state, entry.version, digest,
-                        revealed or record.revealed_seed, record.terms, record.seedless,
-                        record.users)
+    after = finish_entry(record, decision.state, events, entry.version, digest, time_ms,
+                         decision.seat, True)
+    if revealed:
+        after = replace(after, revealed_seed=revealed)
     return Step(entry, events, after, text, digest)
 
 
@@ -253,12 +259,18 @@ def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
 
 def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
           events: Sequence[Any], time_ms: int, actor: str = "") -> Step:
-    """The entry logs the withheld events; the record keeps the seed to deal later hands."""
+    return seal(record, seat, command_id, command, events, time_ms, actor)
+
+
+def seal(record: MatchRecord, seat: int, command_id: str, command: Any,
+         events: Sequence[Any], time_ms: int, actor: str = "") -> Step:
+    """The next entry with these events (lifecycle or game events, folded here), sealed. The
+    entry logs the withheld events; the record keeps the seed to deal later hands."""
     logged = withheld(events)
     entry = _entry(record, seat, command_id, command, logged, time_ms, actor)
     text = entry.canonical()
     digest = entry_hash(text)
-    after = advance(record, events, entry.version, digest)
+    after = advance(record, events, entry.version, digest, time_ms=time_ms, seat=seat)
     return Step(entry, logged, after, text, digest)
 
 

@@ -9,8 +9,12 @@ from typing import Any
 from kozyr.fairness import match_seed
 from kozyr.games import Game, get_game
 from kozyr.games.base import MatchStarted, Outcome, Setup
+from kozyr.match import clock
+from kozyr.match.clock import Clock
 from kozyr.match.log import (
     GENESIS_HASH,
+    LIFECYCLE_EVENTS,
+    SYSTEM_SEAT,
     Entry,
     MatchCreated,
     MatchTerms,
@@ -22,6 +26,7 @@ from kozyr.match.log import (
 )
 
 NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
+NO_CLOCK = Clock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,8 @@ class MatchRecord:
     # no server seed was given: it can be shown, but no later hand can be dealt from it.
     seedless: bool = False
     users: tuple[str, ...] = ()  # the platform's user id per seat ("" for none)
+    clock: Clock = NO_CLOCK
+    ended: Outcome | None = None  # the outcome of an early ending (R-7)
 
     @property
     def players(self) -> int:
@@ -60,8 +67,11 @@ class MatchRecord:
 
     @property
     def outcome(self) -> Outcome | None:
-        """The game's outcome, None while running or waiting."""
-        return None if self.state is None else self.game.outcome(self.state)
+        """The outcome (an early ending's, else the game's), None while running or waiting."""
+        if self.ended is not None:
+            return self.ended
+        outcome = None if self.state is None else self.game.outcome(self.state)
+        return None if outcome is None else clock.normal_outcome(self, outcome)
 
     @property
     def finished(self) -> bool:
@@ -86,13 +96,15 @@ def new_record(game: Game, created: MatchCreated) -> MatchRecord:
                        users=tuple(users))
 
 
-def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
-            server_seed: bytes | None = None) -> MatchRecord:
+def advance(record: MatchRecord, events: Sequence[Any], version: int, head: str,
+            server_seed: bytes | None = None, *, time_ms: int | None = None,
+            seat: int = SYSTEM_SEAT, own: bool = False) -> MatchRecord:
     """The record after one entry's decoded events (MatchCreated itself excluded). Pure.
 
     A MatchStarted whose seed was withheld from the log gets the match seed back from
     `server_seed` and the contributions (docs/fairness.md §1); without it the record is
-    `seedless`.
+    `seedless`. With the entry's `time_ms` (and its `seat`, `own` when it is that seat's game
+    command) the clock advances too; without, it stays (a partial fold, e.g. of the terms).
     """
     names, contributions = list(record.names), list(record.contributions)
     users = list(record.users)
@@ -108,7 +120,7 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
             users[event.seat] = event.user
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
-        elif not isinstance(event, MatchCreated):
+        elif not isinstance(event, LIFECYCLE_EVENTS):
             if isinstance(event, MatchStarted) and not event.seed:
                 if server_seed is None:
                     seedless = True
@@ -116,9 +128,23 @@ def advance(record: MatchRecord, events: Iterable[Any], version: int, head: str,
                     event = replace(event, seed=match_seed(
                         server_seed, [bytes.fromhex(c) for c in contributions]))
             state = evolve(state, event)
-    return MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                       tuple(contributions), state, version, head, revealed, terms,
-                       seedless, tuple(users))
+    seated = MatchRecord(record.match_id, record.game, record.created, tuple(names),
+                         tuple(contributions), record.state, record.version, record.head,
+                         revealed, terms, seedless, tuple(users), record.clock,
+                         record.ended)
+    return finish_entry(seated, state, events, version, head, time_ms, seat, own)
+
+
+def finish_entry(record: MatchRecord, state: Any, events: Sequence[Any], version: int,
+                 head: str, time_ms: int | None, seat: int, own: bool) -> MatchRecord:
+    """`record` (the one before the entry, names and terms already applied) with the entry's
+    game state, clock and any early ending."""
+    ticked = record.clock if time_ms is None else clock.after_entry(record, state, events,
+                                                                      time_ms, seat, own)
+    ended = record.ended or clock.ending_of(record, state, events)
+    return MatchRecord(record.match_id, record.game, record.created, record.names,
+                       record.contributions, state, version, head, record.revealed_seed,
+                       record.terms, record.seedless, record.users, ticked, ended)
 
 
 def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",
@@ -139,7 +165,8 @@ def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",
     else:
         events = decode_events(record.game, entry)
     return advance(record, events, entry.version, digest or entry_hash(entry.canonical()),
-                   server_seed)
+                   server_seed, time_ms=entry.time_ms, seat=entry.seat,
+                   own=entry.seat >= 0 and entry.command is not None)
 
 
 def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None,

@@ -145,6 +145,8 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
     """An outcome as the footer holds it: winners, scores, reason, details."""
     data: dict[str, Any] = encode(outcome)
     del data["type"]
+    if outcome.termination == "NORMAL" and not outcome.seats:  # files from before R-7 agree
+        del data["termination"], data["seats"]
     return data
 
 

@@ -27,9 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from kozyr.fairness import (
-    commitment,
-)
+from kozyr.fairness import commitment
 from kozyr.games import GAMES, Game, InvalidOptions
 from kozyr.games.base import MatchStarted
 from kozyr.games.codec import encode
@@ -85,6 +83,7 @@ class _Walk:
         self.game: Game | None = None
         self.created: MatchCreated | None = None
         self.record: MatchRecord | None = None  # seats, contributions and the game state
+        self.shadow: MatchRecord | None = None  # the full fold, clock included (verify_clock)
         self.draws: Draws | None = None
         self.seed: bytes | None = None
         self.trusted_seed: bytes | None = None
@@ -186,10 +185,10 @@ class _Walk:
                                expected="no entry", found=f"entry {i}", entry=i))
         if i == 1:
             self._creation(i, line)
-        elif self.state is None:
-            self._join(i, line)
-        else:
-            self._move(i, line)
+        elif not verify_clock.ending(self, i, line):
+            verify_clock.in_time(self, i, line)
+            (self._join if self.state is None else self._move)(i, line)
+        verify_clock.track(self, i, line)
 
     # ------------------------------------------------------------------ creation and joins
 
@@ -534,7 +533,7 @@ class _Walk:
                                       "and the server seed is not revealed, so the deals "
                                       "cannot be checked against the commitment",
                                expected="a finished match", found=f"{n} entries"))
-        outcome = game.outcome(self.state)
+        outcome = verify_clock.outcome(self)
         if outcome is None:  # pragma: no cover - the reveal comes only with an outcome
             raise Bad(Problem("end", "the seed was revealed but the match has no outcome"))
         if expect_head is not None and self.prev != expect_head:

@@ -5,7 +5,7 @@ The messages it takes and returns are the generated classes of `kozyr._proto.koz
 """
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr_client import moves
+from kozyr_client import clock, moves
 from kozyr_client.client import (
     Backoff,
     Created,
@@ -31,6 +31,7 @@ __all__ = [
     "SessionSeat",
     "Watch",
     "bearer",
+    "clock",
     "error_info",
     "moves",
     "pb",

@@ -157,13 +157,20 @@ class KozyrClient:
                      first_dealer: int | None = None,
                      prearranged_decks: list[str] | None = None,
                      prearranged_dice: list[str] | None = None,
-                     seed_contributions: Sequence[bytes] | None = None) -> Created:
-        """Create a match; one name per seat ("" leaves a seat open for join())."""
+                     seed_contributions: Sequence[bytes] | None = None,
+                     time_control: pb.TimeControl | None = None,
+                     timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
+                     policy_bot: str = "", bots: Sequence[str] | None = None) -> Created:
+        """Create a match; one name per seat ("" leaves a seat open for join()). `bots` names a
+        server-side bot per seat ("" for a person); `time_control` and `timeout_policy` set the
+        clock (docs/rules.md R-8, R-9)."""
         request = pb.CreateMatchRequest(
             game=game, options=dict(options or {}),
-            seats=[pb.SeatRequest(name=name, seed_contribution=contribution)
-                   for name, contribution in zip(
-                       seats, seed_contributions or [b""] * len(seats), strict=True)],
+            seats=[pb.SeatRequest(name=name, seed_contribution=contribution, bot=bot)
+                   for name, contribution, bot in zip(
+                       seats, seed_contributions or [b""] * len(seats),
+                       bots or [""] * len(seats), strict=True)],
+            timeout_policy=timeout_policy, policy_bot=policy_bot,
             # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
             request_id=request_id or uuid.uuid4().hex,
             prearranged_decks=prearranged_decks or [],
@@ -171,6 +178,8 @@ class KozyrClient:
         )
         if first_dealer is not None:
             request.first_dealer = first_dealer
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
         response = self.call(self.stub.CreateMatch, request)
         return Created(response.match_id, {t.seat: t.token for t in response.tokens},
                        response.version, response.seed_commitment, receipt_of(response))
@@ -243,6 +252,18 @@ class SeatClient:
         response = self.client.call(self.client.stub.SubmitMove, request, self.token)
         self.receipts.keep(receipt_of(response))
         return response
+
+    def end(self, reason: pb.EndReason.ValueType,
+            command_id: str | None = None) -> pb.EndMatchResponse:
+        """End the match early for this seat: pb.END_REASON_RESIGN, _ABORT or _CLAIM_VICTORY
+        (docs/rules.md R-7). Retried on UNAVAILABLE with the same command id."""
+        request = pb.EndMatchRequest(match_id=self.match_id, reason=reason,
+                                     command_id=command_id or uuid.uuid4().hex)
+        return self.client.call(self.client.stub.EndMatch, request, self.token)
+
+    def resign(self) -> pb.EndMatchResponse:
+        """Give the match up (the game's forfeit, R-7)."""
+        return self.end(pb.END_REASON_RESIGN)
 
     def watch(self, from_version: int = 0, backoff: Backoff | None = None) -> Watch:
         """Every update after `from_version` until the match ends, surviving dropped streams."""

@@ -54,6 +54,7 @@ from kozyr.games.base import (
     Outcome,
     Setup,
 )
+from kozyr.games.dix.ending import default_decision, forfeit, guarded
 from kozyr.games.dix.evolve import evolve
 from kozyr.games.dix.model import (
     _DECK,
@@ -142,8 +143,11 @@ __all__ = [
     "View",
     "check_setup",
     "decide",
+    "default_decision",
     "describe",
     "evolve",
+    "forfeit",
+    "guarded",
     "hidden_zones",
     "legal_commands",
     "make_config",

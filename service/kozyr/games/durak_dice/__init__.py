@@ -56,6 +56,7 @@ from kozyr.games.base import (
     Outcome,
     Setup,
 )
+from kozyr.games.durak_dice.ending import default_decision, forfeit, guarded
 from kozyr.games.durak_dice.evolve import evolve
 from kozyr.games.durak_dice.model import (
     CANNOT_BEAT,
@@ -175,8 +176,11 @@ __all__ = [
     "_first_attacker",
     "check_setup",
     "decide",
+    "default_decision",
     "describe",
     "evolve",
+    "forfeit",
+    "guarded",
     "hidden_zones",
     "legal_commands",
     "make_config",

@@ -63,6 +63,7 @@ from kozyr.games.base import (
     Outcome,
     Setup,
 )
+from kozyr.games.six_dozens.ending import default_decision, forfeit, guarded
 from kozyr.games.six_dozens.evolve import evolve
 from kozyr.games.six_dozens.model import (
     CAPITAL,
@@ -158,8 +159,11 @@ __all__ = [
     "check_setup",
     "deal_order",
     "decide",
+    "default_decision",
     "describe",
     "evolve",
+    "forfeit",
+    "guarded",
     "hidden_zones",
     "legal_commands",
     "make_config",

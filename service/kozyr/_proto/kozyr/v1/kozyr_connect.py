@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, EndMatchRequest, EndMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -99,6 +99,17 @@ class KozyrService(Protocol):
         """
         The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def end_match(self, request: EndMatchRequest, ctx: RequestContext[EndMatchRequest, EndMatchResponse], /) -> EndMatchResponse:
+        """
+        --- clocks ---
+        Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+        (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+        act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+        command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -263,6 +274,17 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.replay_match,
+                ),
+                "/kozyr.v1.KozyrService/EndMatch": Endpoint.unary(
+                    method=MethodInfo(
+                        name="EndMatch",
+                        service_name="kozyr.v1.KozyrService",
+                        input=EndMatchRequest,
+                        output=EndMatchResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.end_match,
                 ),
                 "/kozyr.v1.KozyrService/GetSigningKeys": Endpoint.unary(
                     method=MethodInfo(
@@ -574,6 +596,34 @@ class KozyrServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def end_match(
+        self,
+        request: EndMatchRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> EndMatchResponse:
+        """
+        --- clocks ---
+        Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+        (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+        act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+        command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="EndMatch",
+                service_name="kozyr.v1.KozyrService",
+                input=EndMatchRequest,
+                output=EndMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
     async def get_signing_keys(
         self,
         request: GetSigningKeysRequest,
@@ -774,6 +824,17 @@ class KozyrServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def end_match(self, request: EndMatchRequest, ctx: RequestContext[EndMatchRequest, EndMatchResponse], /) -> EndMatchResponse:
+        """
+        --- clocks ---
+        Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+        (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+        act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+        command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def get_signing_keys(self, request: GetSigningKeysRequest, ctx: RequestContext[GetSigningKeysRequest, GetSigningKeysResponse], /) -> GetSigningKeysResponse:
         """
         --- receipts ---
@@ -933,6 +994,17 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.replay_match,
+                ),
+                "/kozyr.v1.KozyrService/EndMatch": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="EndMatch",
+                        service_name="kozyr.v1.KozyrService",
+                        input=EndMatchRequest,
+                        output=EndMatchResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.end_match,
                 ),
                 "/kozyr.v1.KozyrService/GetSigningKeys": EndpointSync.unary(
                     method=MethodInfo(
@@ -1238,6 +1310,34 @@ class KozyrServiceClientSync(ConnectClientSync):
                 service_name="kozyr.v1.KozyrService",
                 input=ReplayMatchRequest,
                 output=ReplayMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def end_match(
+        self,
+        request: EndMatchRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> EndMatchResponse:
+        """
+        --- clocks ---
+        Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+        (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+        act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+        command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="EndMatch",
+                service_name="kozyr.v1.KozyrService",
+                input=EndMatchRequest,
+                output=EndMatchResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

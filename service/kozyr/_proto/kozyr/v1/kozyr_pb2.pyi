@@ -102,6 +102,141 @@ MATCH_STATUS_FINISHED: MatchStatus.ValueType  # 3
 """The match has its outcome."""
 Global___MatchStatus: _TypeAlias = MatchStatus  # noqa: Y015
 
+class _TimeControlKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TimeControlKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeControlKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TIME_CONTROL_KIND_UNSPECIFIED: _TimeControlKind.ValueType  # 0
+    """No clock."""
+    TIME_CONTROL_KIND_NONE: _TimeControlKind.ValueType  # 1
+    """No clock (explicitly)."""
+    TIME_CONTROL_KIND_DECISION: _TimeControlKind.ValueType  # 2
+    """A limit per decision (limit_ms)."""
+    TIME_CONTROL_KIND_FISCHER: _TimeControlKind.ValueType  # 3
+    """A bank per seat (bank_ms) with an increment per decision (increment_ms)."""
+    TIME_CONTROL_KIND_CORRESPONDENCE: _TimeControlKind.ValueType  # 4
+    """Days per decision (days)."""
+
+class TimeControlKind(_TimeControlKind, metaclass=_TimeControlKindEnumTypeWrapper):
+    """--- clocks ---
+
+    A kind of time control (docs/rules.md R-8).
+    """
+
+TIME_CONTROL_KIND_UNSPECIFIED: TimeControlKind.ValueType  # 0
+"""No clock."""
+TIME_CONTROL_KIND_NONE: TimeControlKind.ValueType  # 1
+"""No clock (explicitly)."""
+TIME_CONTROL_KIND_DECISION: TimeControlKind.ValueType  # 2
+"""A limit per decision (limit_ms)."""
+TIME_CONTROL_KIND_FISCHER: TimeControlKind.ValueType  # 3
+"""A bank per seat (bank_ms) with an increment per decision (increment_ms)."""
+TIME_CONTROL_KIND_CORRESPONDENCE: TimeControlKind.ValueType  # 4
+"""Days per decision (days)."""
+Global___TimeControlKind: _TypeAlias = TimeControlKind  # noqa: Y015
+
+class _TimeoutPolicy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutPolicy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TIMEOUT_POLICY_UNSPECIFIED: _TimeoutPolicy.ValueType  # 0
+    """FORFEIT."""
+    TIMEOUT_POLICY_FORFEIT: _TimeoutPolicy.ValueType  # 1
+    """The seat forfeits."""
+    TIMEOUT_POLICY_AUTO_MOVE: _TimeoutPolicy.ValueType  # 2
+    """The rules' default decision is made for the seat and play goes on."""
+    TIMEOUT_POLICY_BOT: _TimeoutPolicy.ValueType  # 3
+    """A named bot plays the seat until its player moves again."""
+
+class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
+    """What a timeout does (docs/rules.md R-9)."""
+
+TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
+"""FORFEIT."""
+TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 1
+"""The seat forfeits."""
+TIMEOUT_POLICY_AUTO_MOVE: TimeoutPolicy.ValueType  # 2
+"""The rules' default decision is made for the seat and play goes on."""
+TIMEOUT_POLICY_BOT: TimeoutPolicy.ValueType  # 3
+"""A named bot plays the seat until its player moves again."""
+Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
+
+class _Termination:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TerminationEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Termination.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TERMINATION_UNSPECIFIED: _Termination.ValueType  # 0
+    """Not finished."""
+    TERMINATION_NORMAL: _Termination.ValueType  # 1
+    """The game's own end."""
+    TERMINATION_GUARD: _Termination.ValueType  # 2
+    """The guard of R-5 ended it."""
+    TERMINATION_RESIGNED: _Termination.ValueType  # 3
+    """A seat resigned."""
+    TERMINATION_TIMED_OUT: _Termination.ValueType  # 4
+    """A seat's time ran out (policy FORFEIT)."""
+    TERMINATION_ABORTED: _Termination.ValueType  # 5
+    """A seat aborted it before every seat had decided: no result."""
+    TERMINATION_ABANDONED: _Termination.ValueType  # 6
+    """A seat was abandoned and another claimed the win."""
+    TERMINATION_EXPIRED: _Termination.ValueType  # 7
+    """The open seats were never filled: no result."""
+
+class Termination(_Termination, metaclass=_TerminationEnumTypeWrapper):
+    """How a match ended (docs/rules.md R-7)."""
+
+TERMINATION_UNSPECIFIED: Termination.ValueType  # 0
+"""Not finished."""
+TERMINATION_NORMAL: Termination.ValueType  # 1
+"""The game's own end."""
+TERMINATION_GUARD: Termination.ValueType  # 2
+"""The guard of R-5 ended it."""
+TERMINATION_RESIGNED: Termination.ValueType  # 3
+"""A seat resigned."""
+TERMINATION_TIMED_OUT: Termination.ValueType  # 4
+"""A seat's time ran out (policy FORFEIT)."""
+TERMINATION_ABORTED: Termination.ValueType  # 5
+"""A seat aborted it before every seat had decided: no result."""
+TERMINATION_ABANDONED: Termination.ValueType  # 6
+"""A seat was abandoned and another claimed the win."""
+TERMINATION_EXPIRED: Termination.ValueType  # 7
+"""The open seats were never filled: no result."""
+Global___Termination: _TypeAlias = Termination  # noqa: Y015
+
+class _EndReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EndReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EndReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    END_REASON_UNSPECIFIED: _EndReason.ValueType  # 0
+    """Never sent."""
+    END_REASON_RESIGN: _EndReason.ValueType  # 1
+    """Give the match up."""
+    END_REASON_ABORT: _EndReason.ValueType  # 2
+    """Call the match off before every seat has decided."""
+    END_REASON_CLAIM_VICTORY: _EndReason.ValueType  # 3
+    """Claim the win from an abandoned seat."""
+
+class EndReason(_EndReason, metaclass=_EndReasonEnumTypeWrapper):
+    """Why EndMatch is called."""
+
+END_REASON_UNSPECIFIED: EndReason.ValueType  # 0
+"""Never sent."""
+END_REASON_RESIGN: EndReason.ValueType  # 1
+"""Give the match up."""
+END_REASON_ABORT: EndReason.ValueType  # 2
+"""Call the match off before every seat has decided."""
+END_REASON_CLAIM_VICTORY: EndReason.ValueType  # 3
+"""Claim the win from an abandoned seat."""
+Global___EndReason: _TypeAlias = EndReason  # noqa: Y015
+
 @_typing.final
 class OptionSpec(_message.Message):
     """One option a match may be created with."""
@@ -169,6 +304,8 @@ class GameInfo(_message.Message):
     MAX_PLAYERS_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
+    TIME_CONTROLS_FIELD_NUMBER: _builtins.int
+    TIMEOUT_POLICIES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The name used in CreateMatch: "dix", "six-dozens" or "durak-dice"."""
     title: _builtins.str
@@ -183,6 +320,14 @@ class GameInfo(_message.Message):
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___OptionSpec]:
         """The options of a match."""
 
+    @_builtins.property
+    def time_controls(self) -> _containers.RepeatedScalarFieldContainer[Global___TimeControlKind.ValueType]:
+        """The time controls a match of this game may be created with (docs/rules.md R-8)."""
+
+    @_builtins.property
+    def timeout_policies(self) -> _containers.RepeatedScalarFieldContainer[Global___TimeoutPolicy.ValueType]:
+        """The timeout policies a match may be created with (R-9)."""
+
     def __init__(
         self,
         *,
@@ -192,10 +337,12 @@ class GameInfo(_message.Message):
         max_players: _builtins.int = ...,
         options: _abc.Iterable[Global___OptionSpec] | None = ...,
         rules_version: _builtins.str = ...,
+        time_controls: _abc.Iterable[Global___TimeControlKind.ValueType] | None = ...,
+        timeout_policies: _abc.Iterable[Global___TimeoutPolicy.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules_version", b"rules_version", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules_version", b"rules_version", "time_controls", b"time_controls", "timeout_policies", b"timeout_policies", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -311,12 +458,25 @@ class CreateMatchRequest(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     PREARRANGED_DECKS_FIELD_NUMBER: _builtins.int
     PREARRANGED_DICE_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    TIMEOUT_POLICY_FIELD_NUMBER: _builtins.int
+    POLICY_BOT_FIELD_NUMBER: _builtins.int
+    ABANDON_GRACE_MS_FIELD_NUMBER: _builtins.int
+    EXPIRE_MS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name (see ListGames)."""
     request_id: _builtins.str
     """A client-chosen id: the same id again returns the same match and tokens."""
     first_dealer: _builtins.int
     """Fixes the first dealer instead of drawing lots (docs/rules.md R-2)."""
+    timeout_policy: Global___TimeoutPolicy.ValueType
+    """What a timeout does (unspecified: FORFEIT, R-9)."""
+    policy_bot: _builtins.str
+    """The bot of the BOT policy, e.g. "heuristic"."""
+    abandon_grace_ms: _builtins.int
+    """The abandonment grace (R-7); unset: the server's default."""
+    expire_ms: _builtins.int
+    """How long the match waits for its open seats (R-7); unset: the server's default."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name, values as text ("50", "true", "DEALER", "SD")."""
@@ -337,6 +497,10 @@ class CreateMatchRequest(_message.Message):
         them come from the seed. Such a match is marked prearranged too.
         """
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The time control (unset: none, docs/rules.md R-8)."""
+
     def __init__(
         self,
         *,
@@ -347,13 +511,27 @@ class CreateMatchRequest(_message.Message):
         first_dealer: _builtins.int | None = ...,
         prearranged_decks: _abc.Iterable[_builtins.str] | None = ...,
         prearranged_dice: _abc.Iterable[_builtins.str] | None = ...,
+        time_control: Global___TimeControl | None = ...,
+        timeout_policy: Global___TimeoutPolicy.ValueType = ...,
+        policy_bot: _builtins.str = ...,
+        abandon_grace_ms: _builtins.int | None = ...,
+        expire_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "policy_bot", b"policy_bot", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats", "time_control", b"time_control", "timeout_policy", b"timeout_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__abandon_grace_ms: _TypeAlias = _typing.Literal["abandon_grace_ms"]  # noqa: Y015
+    _WhichOneofArgType__abandon_grace_ms: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms"]  # noqa: Y015
+    _WhichOneofReturnType__expire_ms: _TypeAlias = _typing.Literal["expire_ms"]  # noqa: Y015
+    _WhichOneofArgType__expire_ms: _TypeAlias = _typing.Literal["_expire_ms", b"_expire_ms"]  # noqa: Y015
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__abandon_grace_ms) -> _WhichOneofReturnType__abandon_grace_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expire_ms) -> _WhichOneofReturnType__expire_ms | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__first_dealer) -> _WhichOneofReturnType__first_dealer | None: ...
 
 Global___CreateMatchRequest: _TypeAlias = CreateMatchRequest  # noqa: Y015
@@ -524,6 +702,8 @@ class Player(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     JOINED_FIELD_NUMBER: _builtins.int
     SEED_CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    BOTTED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     name: _builtins.str
@@ -532,6 +712,10 @@ class Player(_message.Message):
     """False while the seat is open."""
     seed_contribution: _builtins.str
     """The seat's public seed contribution, hex."""
+    bot: _builtins.str
+    """The server-side bot playing this seat (named at creation), "" for a person."""
+    botted: _builtins.bool
+    """True while the BOT timeout policy plays this seat (until its player moves again)."""
     def __init__(
         self,
         *,
@@ -539,10 +723,12 @@ class Player(_message.Message):
         name: _builtins.str = ...,
         joined: _builtins.bool = ...,
         seed_contribution: _builtins.str = ...,
+        bot: _builtins.str = ...,
+        botted: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["joined", b"joined", "name", b"name", "seat", b"seat", "seed_contribution", b"seed_contribution"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "botted", b"botted", "joined", b"joined", "name", b"name", "seat", b"seat", "seed_contribution", b"seed_contribution"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -557,8 +743,12 @@ class Outcome(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    TERMINATION_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
     """One sentence."""
+    termination: Global___Termination.ValueType
+    """How the match ended (docs/rules.md R-7)."""
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The winning seats (several share a win)."""
@@ -567,16 +757,24 @@ class Outcome(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Per-seat scores in the game's unit (Dix points, Six Dozens capital, Durak fool count)."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats the termination concerns (who resigned, timed out, aborted, was abandoned; the
+        open seats of an expired match).
+        """
+
     def __init__(
         self,
         *,
         winners: _abc.Iterable[_builtins.int] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         reason: _builtins.str = ...,
+        termination: Global___Termination.ValueType = ...,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "scores", b"scores", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "scores", b"scores", "seats", b"seats", "termination", b"termination", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -965,6 +1163,11 @@ class MatchView(_message.Message):
     PREARRANGED_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     REVEALED_SERVER_SEED_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    TIMEOUT_POLICY_FIELD_NUMBER: _builtins.int
+    REMAINING_MS_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    CLOCK_SINCE_MS_FIELD_NUMBER: _builtins.int
     DIX_FIELD_NUMBER: _builtins.int
     SIX_DOZENS_FIELD_NUMBER: _builtins.int
     DURAK_DICE_FIELD_NUMBER: _builtins.int
@@ -986,6 +1189,14 @@ class MatchView(_message.Message):
     """SHA-256 commitment to the server seed (hex), public from creation."""
     revealed_server_seed: _builtins.str
     """The server seed (hex), revealed only when the match is finished."""
+    timeout_policy: Global___TimeoutPolicy.ValueType
+    """What a timeout does."""
+    deadline_ms: _builtins.int
+    """When the current decision (or the open match's expiry) is due: Unix time in ms, by the
+    server's clock; unset when nothing is due.
+    """
+    clock_since_ms: _builtins.int
+    """When the current decision began: the time of the latest entry (Unix ms)."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """Everyone at the table."""
@@ -997,6 +1208,17 @@ class MatchView(_message.Message):
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """The options the match was created with, as text."""
+
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The time control the match was created with (kind NONE: no clock)."""
+
+    @_builtins.property
+    def remaining_ms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's time left as of clock_since_ms, when the current decision began (empty
+        without a clock): a view is a function of the log, so the same version always gives the
+        same view; count the seat to act down to deadline_ms.
+        """
 
     @_builtins.property
     def dix(self) -> Global___DixView:
@@ -1025,20 +1247,29 @@ class MatchView(_message.Message):
         prearranged: _builtins.bool = ...,
         seed_commitment: _builtins.str = ...,
         revealed_server_seed: _builtins.str = ...,
+        time_control: Global___TimeControl | None = ...,
+        timeout_policy: Global___TimeoutPolicy.ValueType = ...,
+        remaining_ms: _abc.Iterable[_builtins.int] | None = ...,
+        deadline_ms: _builtins.int | None = ...,
+        clock_since_ms: _builtins.int = ...,
         dix: Global___DixView | None = ...,
         six_dozens: Global___SixDozensView | None = ...,
         durak_dice: Global___DurakDiceView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_act", b"_to_act", "dix", b"dix", "durak_dice", b"durak_dice", "outcome", b"outcome", "seat", b"seat", "six_dozens", b"six_dozens", "table", b"table", "to_act", b"to_act"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deadline_ms", b"_deadline_ms", "_seat", b"_seat", "_to_act", b"_to_act", "deadline_ms", b"deadline_ms", "dix", b"dix", "durak_dice", b"durak_dice", "outcome", b"outcome", "seat", b"seat", "six_dozens", b"six_dozens", "table", b"table", "time_control", b"time_control", "to_act", b"to_act"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_act", b"_to_act", "dix", b"dix", "durak_dice", b"durak_dice", "game", b"game", "match_id", b"match_id", "options", b"options", "outcome", b"outcome", "players", b"players", "prearranged", b"prearranged", "revealed_server_seed", b"revealed_server_seed", "seat", b"seat", "seed_commitment", b"seed_commitment", "six_dozens", b"six_dozens", "status", b"status", "table", b"table", "to_act", b"to_act", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deadline_ms", b"_deadline_ms", "_seat", b"_seat", "_to_act", b"_to_act", "clock_since_ms", b"clock_since_ms", "deadline_ms", b"deadline_ms", "dix", b"dix", "durak_dice", b"durak_dice", "game", b"game", "match_id", b"match_id", "options", b"options", "outcome", b"outcome", "players", b"players", "prearranged", b"prearranged", "remaining_ms", b"remaining_ms", "revealed_server_seed", b"revealed_server_seed", "seat", b"seat", "seed_commitment", b"seed_commitment", "six_dozens", b"six_dozens", "status", b"status", "table", b"table", "time_control", b"time_control", "timeout_policy", b"timeout_policy", "to_act", b"to_act", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deadline_ms: _TypeAlias = _typing.Literal["deadline_ms"]  # noqa: Y015
+    _WhichOneofArgType__deadline_ms: _TypeAlias = _typing.Literal["_deadline_ms", b"_deadline_ms"]  # noqa: Y015
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
     _WhichOneofReturnType__to_act: _TypeAlias = _typing.Literal["to_act"]  # noqa: Y015
     _WhichOneofArgType__to_act: _TypeAlias = _typing.Literal["_to_act", b"_to_act"]  # noqa: Y015
     _WhichOneofReturnType_table: _TypeAlias = _typing.Literal["dix", "six_dozens", "durak_dice"]  # noqa: Y015
     _WhichOneofArgType_table: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deadline_ms) -> _WhichOneofReturnType__deadline_ms | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
     @_typing.overload
@@ -1981,6 +2212,108 @@ class SessionPush(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___SessionPush: _TypeAlias = SessionPush  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """A time control."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    LIMIT_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    INCREMENT_MS_FIELD_NUMBER: _builtins.int
+    DAYS_FIELD_NUMBER: _builtins.int
+    kind: Global___TimeControlKind.ValueType
+    """The kind."""
+    limit_ms: _builtins.int
+    """DECISION: ms per decision (CORRESPONDENCE shows its days in ms here)."""
+    bank_ms: _builtins.int
+    """FISCHER: each seat's starting bank, ms."""
+    increment_ms: _builtins.int
+    """FISCHER: ms added after each decision."""
+    days: _builtins.int
+    """CORRESPONDENCE: days per decision."""
+    def __init__(
+        self,
+        *,
+        kind: Global___TimeControlKind.ValueType = ...,
+        limit_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        increment_ms: _builtins.int = ...,
+        days: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "days", b"days", "increment_ms", b"increment_ms", "kind", b"kind", "limit_ms", b"limit_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
+
+@_typing.final
+class EndMatchRequest(_message.Message):
+    """Request of EndMatch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    reason: Global___EndReason.ValueType
+    """Resign, abort or claim the win."""
+    command_id: _builtins.str
+    """A client-chosen id (1..64 characters): the same id again returns the same answer."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        reason: Global___EndReason.ValueType = ...,
+        command_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command_id", b"command_id", "match_id", b"match_id", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndMatchRequest: _TypeAlias = EndMatchRequest  # noqa: Y015
+
+@_typing.final
+class EndMatchResponse(_message.Message):
+    """Response of EndMatch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The match's version after the entry."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The entry's events, as the caller may see them."""
+
+    @_builtins.property
+    def view(self) -> Global___MatchView:
+        """The caller's view after it."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+        view: Global___MatchView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndMatchResponse: _TypeAlias = EndMatchResponse  # noqa: Y015
 
 @_typing.final
 class Receipt(_message.Message):

@@ -80,6 +80,11 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchResponse.FromString,
                 _registered_method=True)
+        self.EndMatch = channel.unary_unary(
+                '/kozyr.v1.KozyrService/EndMatch',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchResponse.FromString,
+                _registered_method=True)
         self.GetSigningKeys = channel.unary_unary(
                 '/kozyr.v1.KozyrService/GetSigningKeys',
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
@@ -176,6 +181,18 @@ class KozyrServiceServicer:
     def ReplayMatch(self, request, context):
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndMatch(self, request, context):
+        """--- clocks ---
+        Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+        (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+        act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+        command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -282,6 +299,11 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.ReplayMatch,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchResponse.SerializeToString,
+            ),
+            'EndMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndMatch,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.EndMatchResponse.SerializeToString,
             ),
             'GetSigningKeys': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSigningKeys,
@@ -553,6 +575,33 @@ class KozyrService:
             '/kozyr.v1.KozyrService/ReplayMatch',
             kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.ReplayMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/EndMatch',
+            kozyr_dot_v1_dot_kozyr__pb2.EndMatchRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.EndMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -86,6 +86,14 @@ class KozyrServiceStub:
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
     """
+    EndMatch: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.EndMatchRequest, _kozyr_pb2.EndMatchResponse]
+    """--- clocks ---
+    Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+    (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+    act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+    command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
+    """
     GetSigningKeys: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]
     """--- receipts ---
     The public keys the server signs receipts with (the current one first, then retired
@@ -155,6 +163,14 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     ReplayMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ReplayMatchRequest, _kozyr_pb2.ReplayMatchResponse]  # type: ignore[assignment]
     """The view at a given version for a given viewer (arbiter token, or anyone once finished).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+    """
+    EndMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.EndMatchRequest, _kozyr_pb2.EndMatchResponse]  # type: ignore[assignment]
+    """--- clocks ---
+    Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+    (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+    act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+    command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
     """
     GetSigningKeys: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetSigningKeysRequest, _kozyr_pb2.GetSigningKeysResponse]  # type: ignore[assignment]
     """--- receipts ---
@@ -276,6 +292,20 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kozyr_pb2.ReplayMatchResponse, _abc.Awaitable[_kozyr_pb2.ReplayMatchResponse]]:
         """The view at a given version for a given viewer (arbiter token, or anyone once finished).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def EndMatch(
+        self,
+        request: _kozyr_pb2.EndMatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.EndMatchResponse, _abc.Awaitable[_kozyr_pb2.EndMatchResponse]]:
+        """--- clocks ---
+        Ends a match early for the caller's seat: RESIGN (any time; the game's forfeit), ABORT
+        (before every seat has made its first decision; no result) or CLAIM_VICTORY (the seat to
+        act is abandoned: no decision and nobody watching it for the grace period). Idempotent per
+        command_id. Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (MATCH_OVER, TOO_LATE_TO_ABORT, NOT_ABANDONED, POLICY_PLAYS_ON, …).
         """
 
     @_abc_1.abstractmethod

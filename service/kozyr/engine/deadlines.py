@@ -1,0 +1,21 @@
+"""The deadline an append makes due, recorded before the append (docs/architecture.md)."""
+
+from __future__ import annotations
+
+from kozyr.engine.store import Store
+from kozyr.match import clock
+from kozyr.match.lifecycle import Step
+from kozyr.match.record import MatchRecord
+
+
+async def before_append(store: Store, before: MatchRecord | None, step: Step) -> None:
+    """Where the entry makes a decision due that was not due before, record its deadline
+    before appending: a process that dies right after the append leaves the deadline behind,
+    so no match is forgotten (one whose append failed is dropped when due). The deadlines of
+    later decisions are set after their appends (engine/timers.py): the one they replace stays
+    until then, and is re-derived from the log when it comes due."""
+    if before is not None and clock.deadline(before) is not None:
+        return
+    due = clock.deadline(step.record)
+    if due is not None:
+        await store.set_deadline(step.record.match_id, clock.alarm_ms(due), step.record.version)

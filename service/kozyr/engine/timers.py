@@ -1,0 +1,135 @@
+"""The replica timer loop: every process claims due deadlines from the store and applies them.
+
+Correctness needs no process-local timer. Each match's next deadline lives in the store
+(Store.set_deadline: on Redis a sorted set per deadline shard); it is set from the record after
+every append this process makes (a listener of the engine), and before the append when the
+entry makes a decision due that was not (Engine._before_append), so a process dying between
+the two leaves a deadline behind rather than none.
+
+Every process runs `Timers.run`: it claims due deadlines (Store.claim_deadlines, which pushes
+each one a lease ahead, so a claimer that dies is covered by another once the lease ends),
+re-derives from the match's log what is really due (the stored time is only an alarm), and
+appends the timeout through the same expected-version append as a move
+(engine/endings.apply_due): a move that lands first wins, a second process finds nothing due,
+and nothing is applied twice. Then it records the match's next deadline, or none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine
+from typing import Any
+
+import structlog
+
+from kozyr.engine.endings import apply_due
+from kozyr.engine.engine import Engine
+from kozyr.engine.seatbots import SeatBots
+from kozyr.match import clock
+from kozyr.match.errors import Kind, MatchError
+from kozyr.match.record import NO_TERMS, MatchRecord
+
+log = structlog.get_logger("kozyr.timers")
+
+GONE = 2**31  # the version that removes the deadline of a match that does not exist
+
+
+class Timers:
+    """Keeps the store's deadlines of this process's matches and applies due ones."""
+
+    def __init__(self, engine: Engine, seatbots: SeatBots, *, interval_s: float = 0.02,
+                 lease_ms: int = 5_000, batch: int = 256, concurrency: int = 64) -> None:
+        self.engine = engine
+        self.seatbots = seatbots
+        self.interval_s = interval_s
+        self.lease_ms = lease_ms
+        self.batch = batch
+        self._gate = asyncio.Semaphore(concurrency)
+        self._pending: set[asyncio.Task[None]] = set()
+        self.applied = 0  # entries this process appended for due decisions (tests, metrics)
+        engine.listeners.append(self.keep)
+
+    def keep(self, record: MatchRecord) -> None:
+        """After an append: record the match's next deadline (in the background)."""
+        due = clock.deadline(record)
+        if due is None and not record.finished and record.terms == NO_TERMS:
+            return  # a match without clock, bots or expiry never had a deadline
+        at = None if due is None else clock.alarm_ms(due)
+        self._spawn(self._set(record.match_id, at, record.version))
+
+    async def _set(self, match_id: str, at: int | None, version: int) -> None:
+        try:
+            await self.engine.store.set_deadline(match_id, at, version)
+        except MatchError as e:  # the store is away: the deadline before it stays and fires
+            log.warning("deadline_not_set", match_id=match_id, code=e.code)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def run(self) -> None:
+        """Claim and apply due deadlines until cancelled."""
+        while True:
+            try:
+                claimed = await self.engine.store.claim_deadlines(
+                    self.engine.now_ms(), self.lease_ms, self.batch)
+            except MatchError as e:
+                log.warning("deadlines_unavailable", code=e.code)
+                claimed = []
+            for match_id, _ in claimed:
+                await self._gate.acquire()
+                self._spawn(self._handle(match_id))
+            if len(claimed) < self.batch:
+                await asyncio.sleep(self.interval_s)
+
+    async def tick(self) -> int:
+        """One pass: claim what is due now and apply it, waiting for the results (tests)."""
+        claimed = await self.engine.store.claim_deadlines(self.engine.now_ms(), self.lease_ms,
+                                                          self.batch)
+        for match_id, _ in claimed:
+            await self._gate.acquire()
+            await self._handle(match_id)
+        return len(claimed)
+
+    async def _handle(self, match_id: str) -> None:
+        try:
+            await self.apply(match_id)
+        except MatchError as e:  # the store is away, or the log is damaged: the lease will end
+            log.warning("deadline_failed", match_id=match_id, code=e.code)
+        except Exception:
+            log.exception("deadline_crashed", match_id=match_id)
+        finally:
+            self._gate.release()
+
+    async def apply(self, match_id: str) -> None:
+        """Apply what is due in the match now, then record its next deadline."""
+        try:
+            # The timeout first: it re-derives what is due from the caught-up log itself.
+            if await apply_due(self.engine, match_id, self.seatbots.choose) is not None:
+                self.applied += 1
+                return  # the append records the next deadline (keep); should that write fail,
+                # this claim's lease ends and the deadline is derived again then
+            record = await self.engine.record(match_id)
+        except MatchError as e:
+            if e.kind is Kind.NOT_FOUND:  # its creation failed after the deadline was set
+                await self.engine.store.set_deadline(match_id, None, GONE)
+                return
+            raise
+        due = clock.deadline(record)
+        if due is not None and due.kind == "BOT" and due.at_ms <= self.engine.now_ms():
+            await self.seatbots.play(match_id)
+            return  # each bot move's append records the next deadline (keep)
+        await self.engine.store.set_deadline(
+            match_id, None if due is None else clock.alarm_ms(due), record.version)
+
+    async def close(self) -> None:
+        """Wait briefly for deadline writes in flight, then cancel the rest."""
+        pending = list(self._pending)
+        if pending:
+            _, late = await asyncio.wait(pending, timeout=2)
+            for task in late:
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.gather(*late, return_exceptions=True)
