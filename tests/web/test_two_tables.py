@@ -170,3 +170,44 @@ def test_a_six_dozens_hand_on_a_phone(web: Web, chromium: Any) -> None:
     leaked = leaks(stub, match_id, seat=0, bodies=traffic.collect())
     assert not leaked, leaked
     context.close()
+
+
+def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> None:
+    """Clocks, abort and resign on the page (R-7, R-8): both pages count the seats' time, the
+    seat to act's down to the deadline; abort is offered until every seat has decided; one
+    page resigns and the other sees the match end with its termination."""
+    ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    a.goto(web.url + "/")
+    form = a.locator("form[data-game=durak-dice]")
+    form.locator("[data-seat='1']").select_option("open")
+    form.locator("[data-clock-preset]").select_option("fischer-5-3")
+    form.locator("button[type=submit]").click()
+    link = a.locator("[data-testid=join-link]")
+    link.wait_for()
+    b.goto(link.input_value())
+    b.fill("form.join input[name=name]", "bea")
+    b.click("form.join button[type=submit]")
+    for page in (a, b):
+        page.wait_for_function("document.querySelector('[data-testid=status]')?.dataset"
+                               ".version >= 2")
+        page.locator("[data-clock='0']").wait_for()
+        line = page.inner_text("[data-testid=deadline]")
+        assert "5:00 + 3 s a decision" in line and "due at" in line, line
+        assert page.locator("[data-testid=abort]").count() == 1  # nobody has decided yet
+    mover, other = _whose_turn(a, b)
+    running = mover.locator(".clock.running")
+    first = running.inner_text()
+    mover.wait_for_function("t => document.querySelector('.clock.running').textContent !== t",
+                            arg=first, timeout=30_000)  # it counts down
+    mover.locator(PLAYABLE).first.click()
+    # The other seat resigns (its time runs now).
+    other.locator("[data-testid=resign]").click()
+    other.locator("[data-testid=resign-confirm]").click()
+    for page in (a, b):
+        page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
+                               ".startsWith('Finished')")
+        assert "resigned" in page.inner_text(STATUS), page.inner_text(STATUS)
+        assert not page.locator("[data-testid=resign], [data-testid=abort]").count()
+    ctx_a.close()
+    ctx_b.close()

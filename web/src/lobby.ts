@@ -3,6 +3,7 @@
 // (game, seats, options) and takes its first seat.
 
 import { auth, kozyr, refusal, refusalText, remember, seatIn, seats } from "./api";
+import { TIME_CONTROLS } from "./clock";
 import { h, mount } from "./dom";
 import { MatchStatus, type GameInfo, type MatchSummary, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
 
@@ -160,6 +161,10 @@ export class Lobby {
         h("select", { "data-seat": i + 1, "aria-label": `seat ${i + 1}` },
           BOTS.map(([spec, label]) => h("option", { value: spec }, label)),
           h("option", { value: "open" }, "open seat (join link)")))));
+    // Only the presets whose kind the game offers (GameInfo.time_controls, R-8).
+    const clock = h("select", { name: "clock", "data-clock-preset": "", "aria-label": `${g.title} clock` },
+      TIME_CONTROLS.filter(([key, , t]) => key === "none" || g.timeControls.includes(t.kind))
+        .map(([key, label]) => h("option", { value: key }, label)));
     count.addEventListener("input", drawSeats);
     drawSeats();
     const form: HTMLFormElement = h("form", { class: "game", "data-game": g.name, onsubmit: (e: Event) => {
@@ -170,6 +175,7 @@ export class Lobby {
     h("div", { class: "field" }, h("label", {}, "your name"), name),
     h("div", { class: "field" }, h("label", {}, "players"), count),
     seatsBox,
+    h("div", { class: "field" }, h("label", {}, "clock"), clock),
     h("details", {}, h("summary", {}, "Options"), g.options.map((o) => optionInput(g.name, o))),
     h("button", { type: "submit" }, `Create a ${g.title} match`));
     return form;
@@ -188,7 +194,10 @@ export class Lobby {
       seatRequests.push(kind === "open" ? { name: "" } : { name: "", bot: kind });
     }
     try {
-      const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, requestId: crypto.randomUUID() });
+      const preset = form.querySelector<HTMLSelectElement>("[data-clock-preset]")?.value ?? "none";
+      const timeControl = TIME_CONTROLS.find(([key]) => key === preset && key !== "none")?.[2];
+      const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, timeControl,
+        requestId: crypto.randomUUID() });
       for (const t of made.tokens) {
         if (t.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: t.token });
       }
