@@ -211,3 +211,26 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
         assert not page.locator("[data-testid=resign], [data-testid=abort]").count()
     ctx_a.close()
     ctx_b.close()
+
+
+def test_a_page_aborts_before_anyone_decided(web: Web, chromium: Any) -> None:
+    """Abort (R-7) from the page before any seat has decided: no result, both pages see it."""
+    ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    a.goto(web.url + "/")
+    form = a.locator("form[data-game=dix]")
+    form.locator("[data-seat='1']").select_option("open")
+    form.locator("button[type=submit]").click()
+    link = a.locator("[data-testid=join-link]")
+    link.wait_for()
+    b.goto(link.input_value())
+    b.fill("form.join input[name=name]", "bea")
+    b.click("form.join button[type=submit]")
+    b.locator("[data-testid=abort]").wait_for()
+    b.click("[data-testid=abort]")
+    for page in (a, b):
+        page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
+                               ".startsWith('Finished')")
+        assert "aborted (no result): bea" in page.inner_text(STATUS), page.inner_text(STATUS)
+    ctx_a.close()
+    ctx_b.close()
