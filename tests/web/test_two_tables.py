@@ -201,6 +201,8 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
     mover.wait_for_function("t => document.querySelector('.clock.running').textContent !== t",
                             arg=first, timeout=30_000)  # it counts down
     mover.locator(PLAYABLE).first.click()
+    other.locator(".clock.running").wait_for()
+    other.screenshot(path=str(shots() / "web-clocks.png"))
     # The other seat resigns (its time runs now).
     other.locator("[data-testid=resign]").click()
     other.locator("[data-testid=resign-confirm]").click()
