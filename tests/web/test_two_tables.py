@@ -1,7 +1,8 @@
-"""Two browsers at one Durak match, and a Six Dozens hand on a phone-sized screen, in one real
-Chromium: each page sees the other's move as it happens (WatchMatch, no polling), a move from a
-view that fell behind is refused with the rule it breaks, the page resumes after a dropped
-connection, and neither page's traffic holds a card its seat may not see."""
+"""Two browsers at one Durak match (the second joins from the lobby's open matches), and a
+Six Dozens hand on a phone-sized screen, in one real Chromium: each page sees the other's move
+as it happens (WatchMatch, no polling), a move from a view that fell behind is refused with the
+rule it breaks, the page resumes after a dropped connection, and neither page's traffic holds a
+card its seat may not see."""
 
 from __future__ import annotations
 
@@ -67,6 +68,27 @@ def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
     print("refused:", text)
 
 
+def _join_from_the_lobby(web: Web, page: Any, match_id: str) -> None:
+    """The second browser finds the match among the lobby's open matches (ListMatches) and
+    takes its open seat from there: on the second page, as ten newer open matches fill the
+    first."""
+    stub = web.server.stub()
+    for n in range(10):
+        stub.CreateMatch(pb.CreateMatchRequest(game="dix", request_id=f"newer-{n}", seats=[
+            pb.SeatRequest(name=f"newer{n}"), pb.SeatRequest(name="")]))
+    page.goto(web.url + "/")
+    page.locator("[data-open-match]").first.wait_for()
+    assert page.locator("[data-open-match]").count() == 10
+    row = page.locator(f"[data-open-match='{match_id}']")
+    assert not row.count()
+    page.click("section.open-matches button:has-text('Older')")
+    row.wait_for()
+    assert "1 open seat" in row.inner_text()
+    page.fill("input[name=join-name]", "bea")
+    row.locator("button", has_text="Join").click()
+    page.wait_for_url(f"**/#/m/{match_id}")
+
+
 def _whose_turn(a: Any, b: Any) -> tuple[Any, Any]:
     """(the page that offers a move, the other), polling both for up to 30 s."""
     for _ in range(300):
@@ -85,11 +107,8 @@ def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> 
     a.locator("form[data-game=durak-dice] button[type=submit]").click()
     link = a.locator("[data-testid=join-link]")
     link.wait_for()
-    url = link.input_value()
-    match_id = url.rsplit("/", 1)[1]
-    b.goto(url)
-    b.fill("form.join input[name=name]", "bea")
-    b.click("form.join button[type=submit]")
+    match_id = link.input_value().rsplit("/", 1)[1]
+    _join_from_the_lobby(web, b, match_id)
     b.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
     a.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
     seen: list[float] = []
@@ -151,3 +170,69 @@ def test_a_six_dozens_hand_on_a_phone(web: Web, chromium: Any) -> None:
     leaked = leaks(stub, match_id, seat=0, bodies=traffic.collect())
     assert not leaked, leaked
     context.close()
+
+
+def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> None:
+    """Clocks, abort and resign on the page (R-7, R-8): both pages count the seats' time, the
+    seat to act's down to the deadline; abort is offered until every seat has decided; one
+    page resigns and the other sees the match end with its termination."""
+    ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    a.goto(web.url + "/")
+    form = a.locator("form[data-game=durak-dice]")
+    form.locator("[data-seat='1']").select_option("open")
+    form.locator("[data-clock-preset]").select_option("fischer-5-3")
+    form.locator("button[type=submit]").click()
+    link = a.locator("[data-testid=join-link]")
+    link.wait_for()
+    b.goto(link.input_value())
+    b.fill("form.join input[name=name]", "bea")
+    b.click("form.join button[type=submit]")
+    for page in (a, b):
+        page.wait_for_function("document.querySelector('[data-testid=status]')?.dataset"
+                               ".version >= 2")
+        page.locator("[data-clock='0']").wait_for()
+        line = page.inner_text("[data-testid=deadline]")
+        assert "5:00 + 3 s a decision" in line and "due at" in line, line
+        assert page.locator("[data-testid=abort]").count() == 1  # nobody has decided yet
+    mover, other = _whose_turn(a, b)
+    running = mover.locator(".clock.running")
+    first = running.inner_text()
+    mover.wait_for_function("t => document.querySelector('.clock.running').textContent !== t",
+                            arg=first, timeout=30_000)  # it counts down
+    mover.locator(PLAYABLE).first.click()
+    other.locator(".clock.running").wait_for()
+    other.screenshot(path=str(shots() / "web-clocks.png"))
+    # The other seat resigns (its time runs now).
+    other.locator("[data-testid=resign]").click()
+    other.locator("[data-testid=resign-confirm]").click()
+    for page in (a, b):
+        page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
+                               ".startsWith('Finished')")
+        assert "resigned" in page.inner_text(STATUS), page.inner_text(STATUS)
+        assert not page.locator("[data-testid=resign], [data-testid=abort]").count()
+    ctx_a.close()
+    ctx_b.close()
+
+
+def test_a_page_aborts_before_anyone_decided(web: Web, chromium: Any) -> None:
+    """Abort (R-7) from the page before any seat has decided: no result, both pages see it."""
+    ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    a.goto(web.url + "/")
+    form = a.locator("form[data-game=dix]")
+    form.locator("[data-seat='1']").select_option("open")
+    form.locator("button[type=submit]").click()
+    link = a.locator("[data-testid=join-link]")
+    link.wait_for()
+    b.goto(link.input_value())
+    b.fill("form.join input[name=name]", "bea")
+    b.click("form.join button[type=submit]")
+    b.locator("[data-testid=abort]").wait_for()
+    b.click("[data-testid=abort]")
+    for page in (a, b):
+        page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
+                               ".startsWith('Finished')")
+        assert "aborted (no result): bea" in page.inner_text(STATUS), page.inner_text(STATUS)
+    ctx_a.close()
+    ctx_b.close()

@@ -1,9 +1,14 @@
-// The lobby: the matches this browser holds a seat in, a match id or join link to open, and the
-// form that creates a match (game, seats, options) and takes its first seat.
+// The lobby: the matches this browser holds a seat in, the tenant's open matches to join
+// (ListMatches, paged), a match id or join link to open, and the form that creates a match
+// (game, seats, options) and takes its first seat.
 
-import { auth, kozyr, refusal, refusalText, remember, seats } from "./api";
+import { auth, kozyr, refusal, refusalText, remember, seatIn, seats } from "./api";
+import { TIME_CONTROLS } from "./clock";
 import { h, mount } from "./dom";
-import { MatchStatus, type GameInfo, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
+import { MatchStatus, type GameInfo, type MatchSummary, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
+
+// Open matches per page of the lobby's list: a phone screen shows about this many rows.
+const PAGE = 10;
 
 // The server's seat bots (SeatRequest.bot): the server plays such a seat as an ordinary one.
 const BOTS: [string, string][] = [
@@ -36,6 +41,11 @@ function valueOf(el: Element): string {
 export class Lobby {
   private games: GameInfo[] = [];
   private message = "";
+  private open: MatchSummary[] = [];
+  // The page tokens of the open-match pages shown so far (the first page's is ""): Back pops.
+  private pages: string[] = [""];
+  private nextPage = "";
+  private joinName = "";
 
   constructor(private readonly root: HTMLElement) {}
 
@@ -46,8 +56,65 @@ export class Lobby {
     } catch (e) {
       this.message = refusalText(refusal(e));
     }
-    this.render();
+    await this.openMatches(this.pages[this.pages.length - 1]);
     void this.statuses();
+  }
+
+  /** Load one page of the open matches (ListMatches open_seats) and redraw. */
+  private async openMatches(token: string): Promise<void> {
+    try {
+      const got = await kozyr.listMatches({ openSeats: true, status: MatchStatus.WAITING, pageSize: PAGE, pageToken: token });
+      this.open = got.matches;
+      this.nextPage = got.nextPageToken;
+    } catch (e) {
+      this.message = refusalText(refusal(e));
+    }
+    this.render();
+  }
+
+  private async page(step: 1 | -1): Promise<void> {
+    if (step === 1 && this.nextPage) this.pages.push(this.nextPage);
+    else if (step === -1 && this.pages.length > 1) this.pages.pop();
+    await this.openMatches(this.pages[this.pages.length - 1]);
+  }
+
+  /** Take the next open seat of a listed match under the lobby's name, then open its table. */
+  private async join(m: MatchSummary): Promise<void> {
+    const name = this.joinName.trim();
+    if (!name) {
+      this.message = "Type your name before joining.";
+      this.render();
+      return;
+    }
+    try {
+      const joined = await kozyr.joinMatch({ matchId: m.matchId, name });
+      remember({ matchId: m.matchId, game: m.game, seat: joined.seat, name, token: joined.token });
+      location.hash = `#/m/${m.matchId}`;
+    } catch (e) {
+      this.message = refusalText(refusal(e));
+      await this.openMatches(this.pages[this.pages.length - 1]);
+    }
+  }
+
+  private openList(): HTMLElement {
+    const name = h("input", { name: "join-name", maxlength: 32, value: this.joinName, placeholder: "your name",
+      "aria-label": "your name to join", oninput: () => { this.joinName = name.value; } });
+    const title = (g: string) => this.games.find((x) => x.name === g)?.title ?? g;
+    const row = (m: MatchSummary) => h("li", { "data-open-match": m.matchId },
+      `${title(m.game)} · ${m.names.filter((n) => n).join(", ") || "nobody yet"} · `,
+      `${m.openSeats.length} open seat${m.openSeats.length === 1 ? "" : "s"} `,
+      seatIn(m.matchId)
+        ? h("a", { href: `#/m/${m.matchId}` }, "your table")
+        : h("button", { type: "button", onclick: () => void this.join(m) }, "Join"),
+      " ", h("a", { href: `#/m/${m.matchId}`, class: "small" }, "watch"));
+    return h("section", { class: "open-matches", "aria-label": "open matches" }, h("h2", {}, "Open matches"),
+      h("div", { class: "field" }, h("label", {}, "your name"), name),
+      this.open.length ? h("ul", {}, this.open.map(row)) : h("p", {}, "No match is waiting for players."),
+      h("p", { class: "paging" },
+        h("button", { type: "button", disabled: this.pages.length <= 1, onclick: () => void this.page(-1) }, "Newer"),
+        ` page ${this.pages.length} `,
+        h("button", { type: "button", disabled: !this.nextPage, onclick: () => void this.page(1) }, "Older"),
+        " ", h("button", { type: "button", onclick: () => void this.openMatches(this.pages[this.pages.length - 1]) }, "Refresh")));
   }
 
   stop(): void {}
@@ -72,6 +139,7 @@ export class Lobby {
           h("a", { href: `#/m/${s.matchId}` }, `${s.game} · ${s.name} (seat ${s.seat})`), " ",
           h("span", { class: "state" }, ""), " ",
           h("a", { href: `#/replay/${s.matchId}`, class: "small" }, "replay")))) : h("p", {}, "None yet.")),
+      this.openList(),
       h("form", { class: "open-match", onsubmit: (e: Event) => {
         e.preventDefault();
         const id = open.value.trim().split("/").pop() ?? "";
@@ -93,6 +161,10 @@ export class Lobby {
         h("select", { "data-seat": i + 1, "aria-label": `seat ${i + 1}` },
           BOTS.map(([spec, label]) => h("option", { value: spec }, label)),
           h("option", { value: "open" }, "open seat (join link)")))));
+    // Only the presets whose kind the game offers (GameInfo.time_controls, R-8).
+    const clock = h("select", { name: "clock", "data-clock-preset": "", "aria-label": `${g.title} clock` },
+      TIME_CONTROLS.filter(([key, , t]) => key === "none" || g.timeControls.includes(t.kind))
+        .map(([key, label]) => h("option", { value: key }, label)));
     count.addEventListener("input", drawSeats);
     drawSeats();
     const form: HTMLFormElement = h("form", { class: "game", "data-game": g.name, onsubmit: (e: Event) => {
@@ -103,6 +175,7 @@ export class Lobby {
     h("div", { class: "field" }, h("label", {}, "your name"), name),
     h("div", { class: "field" }, h("label", {}, "players"), count),
     seatsBox,
+    h("div", { class: "field" }, h("label", {}, "clock"), clock),
     h("details", {}, h("summary", {}, "Options"), g.options.map((o) => optionInput(g.name, o))),
     h("button", { type: "submit" }, `Create a ${g.title} match`));
     return form;
@@ -121,7 +194,10 @@ export class Lobby {
       seatRequests.push(kind === "open" ? { name: "" } : { name: "", bot: kind });
     }
     try {
-      const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, requestId: crypto.randomUUID() });
+      const preset = form.querySelector<HTMLSelectElement>("[data-clock-preset]")?.value ?? "none";
+      const timeControl = TIME_CONTROLS.find(([key]) => key === preset && key !== "none")?.[2];
+      const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, timeControl,
+        requestId: crypto.randomUUID() });
       for (const t of made.tokens) {
         if (t.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: t.token });
       }

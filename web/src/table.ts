@@ -5,8 +5,9 @@
 import { create } from "@bufbuild/protobuf";
 import { auth, commandId, kozyr, refusal, refusalText, remember, seatIn, type Seat } from "./api";
 import { colour, face, spoken } from "./cards";
+import { deadlineLine, seatClock, terminationText, tick } from "./clock";
 import { h, mount } from "./dom";
-import { MatchStatus, MoveSchema, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
+import { EndReason, MatchStatus, MoveSchema, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
 import { board, handOf, nameOf, seatFacts } from "./panels";
 
 const TITLES: Record<string, string> = { dix: "Dix", "six-dozens": "Six Dozens", "durak-dice": "Durak with dice" };
@@ -35,6 +36,12 @@ export class Table {
   private log: string[] = [];
   private logged = new Set<bigint>();  // a move's events come in its answer and in the watch
   private dropped = false;
+  // R-7's abort window, as far as this page saw it: the seats seen deciding (a reload starts
+  // empty and leaves the last word to the server's TOO_LATE_TO_ABORT).
+  private decided = new Set<number>();
+  private tooLate = false;
+  private confirming = false;
+  private timer?: ReturnType<typeof setInterval>;
   private readonly abort = new AbortController();
   private readonly onKey = (e: KeyboardEvent) => this.key(e);
 
@@ -44,6 +51,7 @@ export class Table {
   async start(): Promise<void> {
     this.seat = seatIn(this.matchId);
     document.addEventListener("keydown", this.onKey);
+    this.timer = setInterval(() => tick(this.root, this.view, Date.now()), 250);
     try {
       const got = await kozyr.getMatch({ matchId: this.matchId }, auth(this.seat?.token));
       await this.apply(got.view);
@@ -58,6 +66,7 @@ export class Table {
   /** Stop following (the page went elsewhere). */
   stop(): void {
     this.abort.abort();
+    clearInterval(this.timer);
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -93,6 +102,10 @@ export class Table {
 
   private async apply(view: MatchView | undefined): Promise<void> {
     if (!view || (this.view && view.version < this.view.version)) return;
+    const before = this.view;
+    if (before?.status === MatchStatus.PLAYING && before.toAct !== undefined && view.version === before.version + 1n) {
+      this.decided.add(before.toAct);
+    }
     this.view = view;
     this.legal = [];
     this.render();
@@ -121,6 +134,35 @@ export class Table {
       this.message = refusalText(refusal(e));
       this.render();
     }
+  }
+
+  /** Resign or abort for this browser's seat (EndMatch); the update redraws the table. */
+  private async end(reason: EndReason): Promise<void> {
+    if (!this.seat) return;
+    this.message = "";
+    this.confirming = false;
+    try {
+      const done = await kozyr.endMatch({ matchId: this.matchId, reason, commandId: commandId() }, auth(this.seat.token));
+      this.note(done.version, done.events);
+      await this.apply(done.view);
+    } catch (e) {
+      const r = refusal(e);
+      if (r.reason === "TOO_LATE_TO_ABORT") this.tooLate = true;
+      this.message = refusalText(r);
+      this.render();
+    }
+  }
+
+  private endControls(view: MatchView): HTMLElement | null {
+    if (!this.seat || view.status === MatchStatus.FINISHED) return null;
+    const mayAbort = !this.tooLate && this.decided.size < view.players.length;
+    const resign = view.status !== MatchStatus.PLAYING ? null : this.confirming
+      ? [h("button", { type: "button", class: "danger", "data-testid": "resign-confirm", onclick: () => void this.end(EndReason.RESIGN) }, "Yes, resign"),
+        h("button", { type: "button", onclick: () => { this.confirming = false; this.render(); } }, "Keep playing")]
+      : h("button", { type: "button", "data-testid": "resign", onclick: () => { this.confirming = true; this.render(); } }, "Resign…");
+    return h("p", { class: "end-controls" }, resign, " ",
+      mayAbort ? h("button", { type: "button", "data-testid": "abort", title: "call the match off before every seat has decided (no result)",
+        onclick: () => void this.end(EndReason.ABORT) }, "Abort") : null);
   }
 
   private async join(name: string): Promise<void> {
@@ -152,8 +194,9 @@ export class Table {
     if (view.status === MatchStatus.WAITING) return "Waiting for players to join";
     if (view.status === MatchStatus.FINISHED) {
       const o = view.outcome;
-      const who = o?.winners.map((w) => nameOf(view, w)).join(", ") || "nobody";
-      return `Finished: ${who} won. ${o?.reason ?? ""}`;
+      const who = o?.winners.map((w) => nameOf(view, w)).join(", ");
+      const early = terminationText(view);
+      return `Finished${early ? ` (${early})` : ""}: ${who ? `${who} won. ` : ""}${o?.reason ?? ""}`;
     }
     if (this.seat && view.toAct === this.seat.seat) return "Your turn";
     return `${nameOf(view, view.toAct)} to play`;
@@ -172,7 +215,8 @@ export class Table {
         h("h2", {}, `${TITLES[view.game] ?? view.game} · `, h("code", {}, view.matchId)),
         h("p", { class: "status", "data-testid": "status", "data-version": String(view.version), "aria-live": "polite" }, this.status(view)),
         h("p", { class: "meta" }, `version ${view.version}`, this.dropped ? " · reconnecting…" : " · live",
-          view.prearranged ? " · prearranged deal" : "")),
+          view.prearranged ? " · prearranged deal" : ""),
+        deadlineLine(view), this.endControls(view)),
       open ? h("p", { class: "join-link" }, "Join link: ",
         h("input", { readonly: true, value: link, "aria-label": "join link", "data-testid": "join-link" })) : null,
       open && !this.seat ? this.joinForm() : null,
@@ -200,6 +244,7 @@ export class Table {
       const mine = this.seat?.seat === p.seat;
       return h("li", { class: `player${view.toAct === p.seat ? " to-act" : ""}${mine ? " me" : ""}`, "data-seat": p.seat },
         h("span", { class: "name" }, p.joined ? p.name : "(open seat)", mine ? " (you)" : ""),
+        seatClock(view, p.seat, Date.now()),
         h("span", { class: "held" }, view.table.case ? `${facts.held} cards` : ""),
         h("span", { class: "score" }, facts.score),
         view.outcome?.scores.length ? h("span", { class: "final" }, `final ${view.outcome.scores[p.seat]}`) : null);
