@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import random
 import time
 import uuid
@@ -66,7 +68,6 @@ def test_a_bot_that_acts_first_plays_at_once(stub: Stub) -> None:
 @pytest.mark.parametrize(("bots", "code"), [
     (["", "nonsense"], "BAD_BOT"),
     (["", "ismcts"], "BAD_BOT"),
-    (["random", "random"], "ONLY_BOTS"),
 ])
 def test_a_bad_bot_request_is_refused_with_its_reason(stub: Stub, bots: list[str],
                                                      code: str) -> None:
@@ -74,3 +75,22 @@ def test_a_bad_bot_request_is_refused_with_its_reason(stub: Stub, bots: list[str
         bot_match(stub, "dix", bots)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert reason(info.value) == code
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_a_match_of_bots_alone_is_played_to_the_end_entry_by_entry(stub: Stub, game: str) -> None:
+    # A headless tournament's match: the server plays every seat, in runs appended as one.
+    bots = ["heuristic"] + ["random"] * (PLAYERS[game] - 1)
+    match_id, tokens = bot_match(stub, game, bots)
+    assert tokens == {}
+    watcher = Watcher(stub, match_id, None, from_version=1)
+    watcher.join(60)
+    assert watcher.error is None and watcher.updates
+    versions = [u.view.version for u in watcher.updates]
+    assert versions == list(range(2, versions[-1] + 1))  # every entry, once, in order
+    final = watcher.updates[-1].view
+    assert final.status == pb.MATCH_STATUS_FINISHED and final.outcome.reason
+    log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
+    assert [e.version for e in log] == list(range(1, versions[-1] + 1))
+    assert all(json.loads(e.canonical_json)["prev"] == before.hash
+               for before, e in itertools.pairwise(log))

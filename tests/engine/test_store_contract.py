@@ -92,6 +92,26 @@ class StoreContract:
 
         self.run(body)
 
+    def test_a_run_of_entries_is_appended_whole_or_not_at_all(self) -> None:
+        async def body(store: Store, m: str) -> None:
+            await store.append(m, 0, "", "e1", "h1")
+            run = [("0:a", "e2", "h2"), ("", "e3", "h3"), ("1:b", "e4", "h4")]
+            assert await store.append_many(m, 0, run) == ("CONFLICT", 1)
+            assert await store.append_many(m, 1, run, {"phase": "2"}) == ("OK", 4)
+            rows = await store.read_after(m, 0)
+            assert [(r.version, r.text, r.hash) for r in rows] == [
+                (1, "e1", "h1"), (2, "e2", "h2"), (3, "e3", "h3"), (4, "e4", "h4")]
+            assert (await store.command_version(m, "0:a"), await store.command_version(m, "1:b"),
+                    await store.meta(m, "phase")) == (2, 4, "2")
+            # One key seen before refuses the whole run, whatever the version.
+            again = [("0:new", "e5", "h5"), ("1:b", "e6", "h6")]
+            assert await store.append_many(m, 4, again, {"phase": "3"}) == ("DUPLICATE", 4)
+            assert await store.version(m) == 4
+            assert await store.command_version(m, "0:new") is None
+            assert await store.meta(m, "phase") == "2"
+
+        self.run(body)
+
     def test_a_log_that_lost_acknowledged_entries_is_behind_until_repaired(self) -> None:
         async def body(store: Store, m: str) -> None:
             for v in range(3):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kozyr.engine.store import AppendStatus, StoredEntry
@@ -40,22 +40,33 @@ class MemoryStore:
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append."""
+        return await self.append_many(match_id, expected_version, [(command_key, text, digest)],
+                                      meta)
+
+    async def append_many(
+        self, match_id: str, expected_version: int, entries: Sequence[tuple[str, str, str]],
+        meta: Mapping[str, str] | None = None,
+    ) -> tuple[AppendStatus, int]:
+        """See Store.append_many."""
         log = self._log(match_id)
         current = log.entries[-1].version if log.entries else 0
         if current < log.fence:
             return "BEHIND", current
-        if log.entries and current == expected_version and _forks(text, log.entries[-1].hash):
+        first = entries[0][1]
+        if log.entries and current == expected_version and _forks(first, log.entries[-1].hash):
             log.fence = current + 1  # as the Redis script: fence the match until repaired
             return "BEHIND", current
-        if command_key and command_key in log.commands:
-            return "DUPLICATE", log.commands[command_key]
+        for key, _, _ in entries:
+            if key and key in log.commands:
+                return "DUPLICATE", log.commands[key]
         if current != expected_version:
             return "CONFLICT", current
-        version = current + 1
-        log.entries.append(StoredEntry(version, text, digest))
+        for key, text, digest in entries:
+            version = log.entries[-1].version + 1 if log.entries else 1
+            log.entries.append(StoredEntry(version, text, digest))
+            if key:
+                log.commands[key] = version
         log.fence = version
-        if command_key:
-            log.commands[command_key] = version
         log.meta.update(meta or {})
         for ticks in self._ticks:
             ticks.heard(match_id, version)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -49,6 +49,7 @@ __all__ = ["APPEND_LUA", "REPAIR_LUA", "RedisStore", "RedisTicks", "cmds_key", "
            "log_key", "meta_key", "tick_channel"]
 
 APPEND_LUA = """
+-- ARGV: expected version, tick channel, n, then n x (command key, entry, hash), then meta pairs.
 local current = 0
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
@@ -56,28 +57,39 @@ local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if current < fence then return {'BEHIND', tostring(current)} end
 -- An entry that does not chain onto the top at its own version: the stream lost the entry this
 -- server acknowledged (an asynchronous failover) and another took its place. Fence the match.
-local ok, entry = pcall(cjson.decode, ARGV[3])
+local ok, entry = pcall(cjson.decode, ARGV[5])
 if ok and type(entry) == 'table' and type(entry.prev) == 'string' and #top > 0
     and current == tonumber(ARGV[1]) and entry.prev ~= top[1][2][4] then
   redis.call('SET', KEYS[4], current + 1)
   return {'BEHIND', tostring(current)}
 end
-if ARGV[2] ~= '' then
-  local seen = redis.call('HGET', KEYS[2], ARGV[2])
-  if seen then return {'DUPLICATE', seen} end
+local n = tonumber(ARGV[3])
+for i = 0, n - 1 do
+  local key = ARGV[4 + 3 * i]
+  if key ~= '' then
+    local seen = redis.call('HGET', KEYS[2], key)
+    if seen then return {'DUPLICATE', seen} end
+  end
 end
 if current ~= tonumber(ARGV[1]) then return {'CONFLICT', tostring(current)} end
-local version = current + 1
-local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[3], 'h', ARGV[4])
-if type(added) == 'table' and added.err then
-  if string.find(added.err, 'OOM', 1, true) then return {'FULL', tostring(current)} end
-  return {'GAP', tostring(current)}
+for i = 0, n - 1 do
+  local version = current + 1 + i
+  local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[5 + 3 * i],
+                            'h', ARGV[6 + 3 * i])
+  -- Only the first XADD can fail: Redis refuses a script for memory before its first write
+  -- only, and every later id is greater than the one just added.
+  if type(added) == 'table' and added.err then
+    if string.find(added.err, 'OOM', 1, true) then return {'FULL', tostring(current)} end
+    return {'GAP', tostring(current)}
+  end
+  local key = ARGV[4 + 3 * i]
+  if key ~= '' then redis.call('HSET', KEYS[2], key, version) end
 end
-redis.call('SET', KEYS[4], version)
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], version) end
-if #ARGV > 5 then redis.call('HSET', KEYS[3], unpack(ARGV, 6)) end
-redis.call('PUBLISH', ARGV[5], version)
-return {'OK', tostring(version)}
+local last = current + n
+redis.call('SET', KEYS[4], last)
+if #ARGV > 3 + 3 * n then redis.call('HSET', KEYS[3], unpack(ARGV, 4 + 3 * n)) end
+redis.call('PUBLISH', ARGV[2], last)
+return {'OK', tostring(last)}
 """
 
 # Only a newer snapshot replaces the kept one; a drop removes only the one it names.
@@ -253,8 +265,20 @@ class RedisStore:
         See Store.append. The fence key keeps the highest version ever acknowledged, so a
         stream that lost acknowledged entries answers BEHIND instead of being written over.
         """
-        args: list[str | int] = [expected_version, command_key, text, digest,
-                                 tick_channel(match_id)]
+        return await self.append_many(match_id, expected_version, [(command_key, text, digest)],
+                                      meta)
+
+    async def append_many(
+        self,
+        match_id: str,
+        expected_version: int,
+        entries: Sequence[tuple[str, str, str]],
+        meta: Mapping[str, str] | None = None,
+    ) -> tuple[AppendStatus, int]:
+        """See Store.append_many: one script call for the whole run."""
+        args: list[str | int] = [expected_version, tick_channel(match_id), len(entries)]
+        for key, text, digest in entries:
+            args += [key, text, digest]
         for k, v in (meta or {}).items():
             args += [k, v]
         async with self._slot():

@@ -6,9 +6,10 @@ plays that seat's decisions (and any bot seat after it) until a person is to act
 is over. The bot sees only what the seat may see (kozyr.bots.base.Seat: its view, its own
 redacted history, its legal commands), exactly as a remote bot would.
 
-The move goes through `Engine.submit` with the expected version and a command id derived from
-that version (``bot-<version>``), so a second process playing the same decision at the same
-time gets DUPLICATE or CONFLICT and nothing is played twice. The timer loop
+Consecutive bot decisions are decided in memory and appended as one run (kozyr.engine.runs),
+each with a command id derived from its version (``bot-<version>``) and the run with the
+expected version, so a second process playing the same decisions at the same time gets
+DUPLICATE or CONFLICT and nothing is played twice. The timer loop
 (kozyr.engine.timers) plays a bot's decision too when the process that should have played it
 died first: the bot's decision is due at once.
 """
@@ -25,13 +26,16 @@ import structlog
 from kozyr.bots import Bot, Seat, check_spec, make_bot
 from kozyr.bots.base import BadBotSpec, parse_spec
 from kozyr.engine.engine import Engine
+from kozyr.engine.runs import play_run
 from kozyr.match.errors import MatchError, bad_request
+from kozyr.match.lifecycle import Step
 from kozyr.match.log import LIFECYCLE_EVENTS, Entry, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
 
 log = structlog.get_logger("kozyr.seatbots")
 
 MAX_MOVES_PER_RUN = 2_000  # a bot run stops there and leaves the rest to the next poke
+QUICK_BOTS = frozenset({"random", "heuristic"})  # bots that answer in microseconds: no thread
 
 
 def check_bot(spec: str) -> str:
@@ -66,6 +70,9 @@ class SeatBots:
         self.engine = engine
         self.cache_size = cache_size
         self._bots: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
+        # Each bot seat's history so far (its version and events), so a decision reads only
+        # the entries since that seat's last one.
+        self._seen: OrderedDict[str, dict[int, tuple[int, tuple[Any, ...]]]] = OrderedDict()
         self._running: dict[str, asyncio.Task[int]] = {}
         # Matches poked while their run was ending: that run may have read the record just
         # before the move that made a bot's turn, so it runs again (a client answering at once,
@@ -97,20 +104,45 @@ class SeatBots:
         """Play bot decisions of the match until a person is to act; the number played."""
         played = 0
         while played < MAX_MOVES_PER_RUN:
-            record = await self.engine.record(match_id)
-            turn = bot_to_act(record)
-            if turn is None:
-                break
-            seat, spec = turn
+            primed = False
+
+            async def next_move(record: MatchRecord) -> tuple[int, Any, str] | None:
+                nonlocal primed
+                turn = bot_to_act(record)
+                if turn is None:
+                    return None
+                if not primed:  # every bot seat's history up to the run's first record
+                    primed = True
+                    for seat, bot in enumerate(record.terms.bots):
+                        if bot:
+                            await self.history(match_id, seat, record.version)
+                seat, spec = turn
+                return seat, await self.choose(record, seat, spec), f"bot-{record.version}"
+
             try:
-                command = await self.choose(record, seat, spec)
-                await self.engine.submit(match_id, seat, command, f"bot-{record.version}",
-                                         expected_version=record.version)
-            except MatchError as e:  # another process moved first, or the store is away
-                log.info("seat_bot_refused", match_id=match_id, seat=seat, code=e.code)
+                steps = await play_run(self.engine, match_id, next_move, self._heard)
+            except MatchError as e:  # the store is away, or the log is damaged
+                log.info("seat_bot_refused", match_id=match_id, code=e.code)
+                steps = []
+            if not steps:  # nothing to play, or another writer came first (its append pokes)
+                self._forget_history(match_id)  # it may hold the moves of a run not appended
                 break
-            played += 1
+            played += len(steps)
         return played
+
+    def _heard(self, step: Step) -> None:
+        """Extend the kept histories of the match's bot seats by a step of a run."""
+        record = step.record
+        game = record.game
+        seats = self._seen.get(record.match_id, {})
+        for seat, (version, shown) in seats.items():
+            if version == record.version - 1:
+                seats[seat] = (record.version, shown + tuple(
+                    r for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)
+                    if (r := game.redact(e, seat)) is not None))
+
+    def _forget_history(self, match_id: str) -> None:
+        self._seen.pop(match_id, None)
 
     async def wait(self) -> None:
         """Wait for every bot run in progress (tests, shutdown)."""
@@ -132,24 +164,36 @@ class SeatBots:
         observation = Seat(game, seat, game.view(record.state, seat), history,
                            game.legal_commands(record.state, seat))
         bot = self._bot(record, seat, spec)
+        if parse_spec(spec).kind in QUICK_BOTS:
+            return bot.choose(observation)
         # A searching bot computes for its whole budget: off the event loop.
         return await asyncio.to_thread(bot.choose, observation)
 
     async def history(self, match_id: str, seat: int, upto: int) -> tuple[Any, ...]:
         """The game's events up to `upto` as `seat` may see them, in order."""
-        record: MatchRecord | None = None
-        shown: list[Any] = []
-        for item in await self.engine.store.read_after(match_id, 0, upto=upto):
-            entry = Entry.from_canonical(item.text)
-            if record is None:
-                record = apply_entry(None, entry, item.hash)
-            game = record.game
-            for event in decode_events(game, entry):
-                if not isinstance(event, LIFECYCLE_EVENTS):
-                    redacted = game.redact(event, seat)
-                    if redacted is not None:
-                        shown.append(redacted)
-        return tuple(shown)
+        seats = self._seen.pop(match_id, {})
+        since, shown = seats.get(seat, (0, ()))
+        if since > upto:  # asked for an earlier point (a timer re-deriving): from the start
+            since, shown = 0, ()
+        if since < upto:
+            stored = await self.engine.store.read_after(match_id, since, upto=upto)
+            game = (await self.engine.game_of(match_id)) if since else None
+            more: list[Any] = []
+            for item in stored:
+                entry = Entry.from_canonical(item.text)
+                if game is None:
+                    game = apply_entry(None, entry, item.hash).game
+                for event in decode_events(game, entry):
+                    if not isinstance(event, LIFECYCLE_EVENTS):
+                        redacted = game.redact(event, seat)
+                        if redacted is not None:
+                            more.append(redacted)
+            shown += tuple(more)
+        seats[seat] = (upto, shown)
+        self._seen[match_id] = seats
+        while len(self._seen) > self.cache_size:
+            self._seen.popitem(last=False)
+        return shown
 
     def _bot(self, record: MatchRecord, seat: int, spec: str) -> Bot:
         key = (record.match_id, seat, spec)

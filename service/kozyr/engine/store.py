@@ -9,7 +9,7 @@ sees a client library's exceptions.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -50,6 +50,16 @@ class Store(Protocol):
         BEHIND and GAP stay until an operator runs `repair`. Meta fields are written with it, and
         every subscribed Ticks hears the new version.
         """
+        ...
+
+    async def append_many(
+        self, match_id: str, expected_version: int, entries: Sequence[tuple[str, str, str]],
+        meta: Mapping[str, str] | None = None,
+    ) -> tuple[AppendStatus, int]:
+        """Append a run of entries (command key, text, hash) as one, all or none: the checks of
+        `append` are made for the first at `expected_version`, and any key already seen answers
+        DUPLICATE with its version. The version answered on OK is the last entry's; Ticks hear
+        only that one."""
         ...
 
     async def repair(self, match_id: str) -> tuple[int, int]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any
 
@@ -48,6 +49,8 @@ class Timers:
         self._gate = asyncio.Semaphore(concurrency)
         self._pending: set[asyncio.Task[None]] = set()
         self.applied = 0  # entries this process appended for due decisions (tests, metrics)
+        # The bot alarm this process last stored per match (see keep).
+        self._bot_alarms: OrderedDict[str, int] = OrderedDict()
         engine.listeners.append(self.keep)
 
     def keep(self, record: MatchRecord) -> None:
@@ -56,7 +59,20 @@ class Timers:
         if due is None and not record.finished and record.terms == NO_TERMS:
             return  # a match without clock, bots or expiry never had a deadline
         at = None if due is None else clock.alarm_ms(due)
-        self._spawn(self._set(record.match_id, at, record.version))
+        match_id = record.match_id
+        if due is not None and due.kind == "BOT":
+            # A run of bot decisions: the alarm stored for an earlier one still covers this one
+            # (when it fires, what is due is derived from the log again), so a run writes it
+            # about twice per BOT_SLACK_MS, not once per move.
+            earlier = self._bot_alarms.get(match_id)
+            if earlier is not None and earlier - self.engine.now_ms() > clock.BOT_SLACK_MS // 2:
+                return
+            self._bot_alarms[match_id] = at  # type: ignore[assignment]
+            while len(self._bot_alarms) > 10_000:
+                self._bot_alarms.popitem(last=False)
+        else:
+            self._bot_alarms.pop(match_id, None)
+        self._spawn(self._set(match_id, at, record.version))
 
     async def _set(self, match_id: str, at: int | None, version: int) -> None:
         try:

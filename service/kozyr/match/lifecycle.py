@@ -131,8 +131,6 @@ def check_terms(created: MatchCreated, terms: MatchTerms) -> None:
     for seat, bot in enumerate(terms.bots):
         if bot and not created.seats[seat]:
             raise bad_request("BOT_SEAT_OPEN", f"seat {seat} is a bot's, so it needs a name")
-    if terms.bots and all(terms.bots):
-        raise bad_request("ONLY_BOTS", "a match needs at least one seat for a person")
 
 
 # ---------------------------------------------------------------------- joining and starting
