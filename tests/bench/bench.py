@@ -17,8 +17,8 @@ Sections (all by default, or pick with --only):
            second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client over PlaySession, and with the heuristic a server-side bot
-           (SeatRequest.bot), side by side;
+           bot is a gRPC client over PlaySession, and with `--server-bots` (every seat the
+           server's own bot, SeatRequest.bot), 2 workers each, side by side;
 - web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
            on the web port of one process, side by side (tests/bench/bench_web.py);
 - cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
@@ -353,6 +353,8 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
                          "duplicate", local_matches, 1)
     t_served = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
                           "duplicate", served_matches, 1)
+    t_bots = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
+                        "duplicate", local_matches, 1, server_bots=True)
     one, two, served, moves, bots = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         proc, address = start_service(tmp)
@@ -363,7 +365,7 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
                 result = run(t_served, workers=2, server=address)
                 served.append(result.matches_per_second)
                 moves.append(sum(r.moves for r in result.results) / result.elapsed)
-                bots.append(speed.server_bots_rate(address, served_matches))
+                bots.append(run(t_bots, workers=2, server=address).matches_per_second)
         finally:
             proc.terminate()
             proc.wait(30)

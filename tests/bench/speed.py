@@ -147,29 +147,3 @@ async def _long_match(engine: Any, entries: int) -> str:
         await engine.submit(match_id, seat, rng.choice(legal), uuid.uuid4().hex[:8] + str(n))
     await engine.snapshots.settle()
     return str(match_id)
-
-
-def server_bots_rate(address: str, matches: int) -> float:
-    """Matches/s of Dix single-hand matches where the heuristic is a server-side bot
-    (SeatRequest.bot: it plays through the engine, no network) and its random opponent a
-    person's seat (the service wants one per match) played over one PlaySession."""
-    import random
-
-    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-    from kozyr_client import KozyrClient, PlaySession
-
-    rng = random.Random(matches)
-    with KozyrClient(address) as client:
-        start = time.perf_counter()
-        session = PlaySession(client, lambda d: rng.choice(list(d.moves)))
-        for _ in range(matches):
-            response = client.stub.CreateMatch(pb.CreateMatchRequest(
-                game="dix", options={"single_hand": "true"}, request_id=uuid.uuid4().hex,
-                seats=[pb.SeatRequest(bot="heuristic"), pb.SeatRequest(name="random")]))
-            token = next(t.token for t in response.tokens if t.seat == 1)
-            session.add(response.match_id, 1, token)
-        finished = session.run()
-        elapsed = time.perf_counter() - start
-    if len(finished) != matches:
-        raise RuntimeError(f"{len(finished)} of {matches} matches finished")
-    return matches / elapsed

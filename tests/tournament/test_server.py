@@ -82,3 +82,21 @@ def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_veri
         assert report.fair and not report.prearranged  # the server's seed, the seats' bytes
         contributions = archive.read(replay).header["seats"]
         assert all(len(s["contribution"]) == 32 for s in contributions)
+
+
+def test_a_tournament_of_the_servers_own_bots_plays_the_in_process_matches(
+        server: ServerThread) -> None:
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 6,
+                   3, server_bots=True)
+    served = run(t, workers=2, server=server.address)
+    local = run(t, workers=1)
+    assert not served.interrupted and len(served.results) == 6
+    # Prearranged deals and the in-process bots' seeds (spec option seed=): the same matches.
+    assert [(r.winners, r.scores, r.moves) for r in served.results] == [
+        (r.winners, r.scores, r.moves) for r in local.results]
+    stub = server.stub()
+    for r in served.results:
+        log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=r.match_id),
+                               metadata=auth(ARBITER)).entries
+        seats = [json.loads(e.canonical_json)["seat"] for e in log[1:]]
+        assert len(seats) == r.moves and set(seats) == {0, 1}  # the bots' own entries

@@ -9,6 +9,10 @@ commands, never the state. Specs are written ``kind`` or ``kind:key=value,...``:
 - ``ismcts:iters=200`` / ``ismcts:ms=50``  information-set MCTS with that budget per decision
   (options: ``c`` the UCB exploration constant, default 0.7; ``rollout=random`` for uniformly
   random playouts instead of the game's cheap playout policy).
+
+Every kind takes ``seed=N`` too: the bot's random choices then come from N instead of the seed
+its maker passes (a served tournament gives the server's bots the seeds its in-process bots
+would have, so both play the same matches).
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from kozyr.bots.random_bot import RandomBot
 from kozyr.games.base import AnyGame
 
 KINDS: dict[str, dict[str, type]] = {
-    "random": {},
-    "heuristic": {},
-    "ismcts": {"iters": int, "ms": float, "c": float, "rollout": str},
+    "random": {"seed": int},
+    "heuristic": {"seed": int},
+    "ismcts": {"iters": int, "ms": float, "c": float, "rollout": str, "seed": int},
 }
 
 
@@ -48,12 +52,12 @@ def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
     if isinstance(spec, str):
         spec = parse_spec(spec)
     check_spec(spec)
-    rng = random.Random(seed)
+    options = check_options(spec, KINDS[spec.kind])
+    rng = random.Random(options.get("seed", seed))
     if spec.kind == "random":
         return RandomBot(rng)
     if spec.kind == "heuristic":
         return HeuristicBot(game, seat)
-    options = check_options(spec, KINDS["ismcts"])
     return ISMCTSBot(game, seat, rng, iters=options.get("iters"), ms=options.get("ms"),
                      c=options.get("c", 0.7), rollout=options.get("rollout", "policy"))
 

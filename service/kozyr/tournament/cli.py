@@ -66,6 +66,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "duplicate deals repeat exactly), or let the server deal from its "
                         "committed seed and each seat's contribution (seeded: fair random "
                         "deals, so duplicate deals no longer repeat)")
+    p.add_argument("--server-bots", action="store_true",
+                   help="with --server: the server's own bots play every seat, inside the "
+                        "server (no client per seat; the server seeds its bots, so random "
+                        "bots play other games than in-process)")
     p.add_argument("--save-dir", type=Path, default=None,
                    help="with --server: keep each match's log and its seats' receipts here")
     p.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
@@ -82,9 +86,15 @@ def main(args: argparse.Namespace) -> int:
         t = Tournament(game=args.game, players=tuple(s.text for s in specs),
                        options=tuple(args.option), format=args.format, matches=args.matches,
                        seed=seed, seats=args.seats, deals=args.deals,
-                       keep=str(args.save_dir) if args.save_dir else "")
-        if (args.deals != "prearranged" or args.save_dir) and not args.server:
-            raise ValueError("--deals and --save-dir are for matches played on a --server")
+                       keep=str(args.save_dir) if args.save_dir else "",
+                       server_bots=args.server_bots)
+        if (args.deals != "prearranged" or args.save_dir or args.server_bots) \
+                and not args.server:
+            raise ValueError("--deals, --save-dir and --server-bots are for matches played "
+                             "on a --server")
+        if args.server_bots and args.save_dir:
+            raise ValueError("--save-dir keeps each seat's receipts, and the server's bots "
+                             "get none: drop one of them")
     except (BadBotSpec, InvalidOptions, KeyError, ValueError) as e:
         print(f"kozyr tournament: {e}", file=sys.stderr)
         return 2

@@ -27,6 +27,8 @@ class Tournament:
     # so every match is a fair random deal (and duplicate deals no longer repeat).
     deals: str = "prearranged"
     keep: str = ""  # --server only: a folder for each match's log and its seats' receipts
+    # --server only: the server's own bots play every seat (SeatRequest.bot), no client per seat
+    server_bots: bool = False
 
     def __post_init__(self) -> None:
         game = get_game(self.game)  # KeyError names the known games

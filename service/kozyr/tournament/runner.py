@@ -64,7 +64,10 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
         return [play_local(t, f) for f in fixtures]
     # grpc only where it is needed
     from kozyr.tournament.remote import play_remote
-    from kozyr.tournament.served import play_served
+    from kozyr.tournament.served import play_served, play_server_bots
+
+    if t.server_bots:
+        return play_server_bots(t, fixtures, server)
 
     if t.keep:  # each seat keeps the receipts of its own answers: the unary path
         with ThreadPoolExecutor(len(fixtures)) as threads:
@@ -80,6 +83,7 @@ def _quiet_worker() -> None:
 
 
 SERVED_AT_ONCE = 16  # matches a worker plays at once through a server (one session)
+SERVER_BOTS_AT_ONCE = 64  # matches a worker has the server's bots play at once
 
 
 def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False) -> int:
@@ -87,7 +91,8 @@ def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False)
     for searching bots (slow matches), more for fast ones so that process hand-offs stay cheap,
     yet small enough to keep every worker busy to the end."""
     if served:
-        return max(1, min(SERVED_AT_ONCE, fixtures // workers))
+        at_once = SERVER_BOTS_AT_ONCE if t.server_bots else SERVED_AT_ONCE
+        return max(1, min(at_once, fixtures // workers))
     if any(parse_spec(p).kind == "ismcts" for p in t.players):
         return 1
     return max(1, min(16, fixtures // (workers * 32)))

@@ -8,6 +8,10 @@ legal moves and the events it was sent since its last decision), the seat's bot 
 seat still sees only what its own token is sent: its observation is rebuilt from its events
 and checked against the server's table (remote.SeatMind), exactly as over unary calls.
 With `--save-dir` (a seat's receipts are kept) the matches are played as in remote.py.
+
+With `--server-bots` no client plays: each match is created with the server's own bot on every
+seat (SeatRequest.bot; kozyr.engine.seatbots plays them inside the server, in runs appended as
+one), and the worker only waits for each match's final table.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.remote import SeatMind, client_for, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
-from kozyr_client import PlaySession
+from kozyr_client import KozyrClient, PlaySession
 
 
 def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> list[MatchResult]:
@@ -68,3 +72,45 @@ def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> lis
             fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
             tuple(final.outcome.scores), moves, final.outcome.reason, match_id=match_id))
     return results
+
+
+def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str
+                     ) -> list[MatchResult]:
+    """Play `fixtures` on the server at `address` with its own bots on every seat."""
+    game = get_game(t.game)
+    organiser = client_for(address, -1)
+    created_ids = []
+    for fixture in fixtures:
+        names = [t.names[p] for p in fixture.lineup]
+        config = game.make_config(dict(t.options), len(names))
+        first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
+        created = organiser.create_match(game.NAME, names, dict(t.options), first_dealer=first,
+                                         prearranged_decks=decks, prearranged_dice=dice,
+                                         bots=[seeded(t.players[p], bot_seed(
+                                             t.master, fixture.index, s))
+                                             for s, p in enumerate(fixture.lineup)])
+        created_ids.append(created.match_id)
+    results = []
+    for fixture, match_id in zip(fixtures, created_ids, strict=True):
+        final = final_view(organiser, match_id)
+        results.append(MatchResult(
+            fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
+            tuple(final.outcome.scores), final.version - 1, final.outcome.reason,
+            match_id=match_id))
+    return results
+
+
+def seeded(spec: str, seed: int) -> str:
+    """The bot spec with the seed the in-process tournament would give that bot."""
+    return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
+
+
+def final_view(client: KozyrClient, match_id: str) -> pb.MatchView:
+    """The match's table once it has ended (watched as a spectator until then)."""
+    spectator = client.spectate(match_id)
+    view = spectator.view()
+    if view.status == pb.MATCH_STATUS_PLAYING:
+        with spectator.watch(max(view.version - 1, 0)) as updates:
+            for update in updates:
+                view = update.view
+    return view
