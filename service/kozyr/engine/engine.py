@@ -139,8 +139,8 @@ class Engine:
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
         self.snapshots = Snapshots(store, self._forget, self._server_seed)  # see snapshots.py
-        # Called with every record this process appended (seat bots, timers): never blocks.
-        self.listeners: list[Callable[[MatchRecord], None]] = []
+        # Called with every step this process appended (seat bots, timers): never blocks.
+        self.listeners: list[Callable[[Step], None]] = []
         self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
 
     # ------------------------------------------------------------------ creation and joining
@@ -198,7 +198,7 @@ class Engine:
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
-        self._tell(step.record)
+        self._tell(step)
         await appended(self.platform, None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
@@ -556,14 +556,14 @@ class Engine:
         self._remember(step.record, len(step.text))
         self.feeds.appended(step)
         self.snapshots.maybe_take(step.record)
-        self._tell(step.record)
+        self._tell(step)
 
-    def _tell(self, record: MatchRecord) -> None:
+    def _tell(self, step: Step) -> None:
         for listener in self.listeners:
             try:
-                listener(record)
+                listener(step)
             except Exception:  # a listener's bug must not fail the move that was appended
-                log.exception("listener_failed", match_id=record.match_id)
+                log.exception("listener_failed", match_id=step.record.match_id)
 
     def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
         if self.seed_box is None:

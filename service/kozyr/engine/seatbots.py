@@ -80,8 +80,12 @@ class SeatBots:
         self._again: set[str] = set()
         engine.listeners.append(self.poke)
 
-    def poke(self, record: MatchRecord) -> None:
-        """Start playing the match's bot seat if a bot is to act and nobody plays it yet."""
+    def poke(self, step: Step) -> None:
+        """After an append: keep the bot seats' histories, and start playing the match's bot
+        seat if a bot is to act and nobody plays it yet."""
+        record = step.record
+        if record.terms.bots:
+            self._heard(step)
         if bot_to_act(record) is None:
             return
         if record.match_id in self._running:
@@ -131,15 +135,21 @@ class SeatBots:
         return played
 
     def _heard(self, step: Step) -> None:
-        """Extend the kept histories of the match's bot seats by a step of a run."""
+        """Extend the kept histories of the match's bot seats by a step (of a run, or one this
+        process appended); the creation starts them."""
         record = step.record
         game = record.game
+        if record.version == 1:
+            self._seen[record.match_id] = {s: (0, ()) for s, bot in enumerate(record.terms.bots)
+                                           if bot}
         seats = self._seen.get(record.match_id, {})
         for seat, (version, shown) in seats.items():
             if version == record.version - 1:
                 seats[seat] = (record.version, shown + tuple(
                     r for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)
                     if (r := game.redact(e, seat)) is not None))
+        while len(self._seen) > self.cache_size:
+            self._seen.popitem(last=False)
 
     def _forget_history(self, match_id: str) -> None:
         self._seen.pop(match_id, None)

@@ -29,7 +29,8 @@ from kozyr.engine.engine import Engine
 from kozyr.engine.seatbots import SeatBots
 from kozyr.match import clock
 from kozyr.match.errors import Kind, MatchError
-from kozyr.match.record import NO_TERMS, MatchRecord
+from kozyr.match.lifecycle import Step
+from kozyr.match.record import NO_TERMS
 
 log = structlog.get_logger("kozyr.timers")
 
@@ -53,8 +54,9 @@ class Timers:
         self._bot_alarms: OrderedDict[str, int] = OrderedDict()
         engine.listeners.append(self.keep)
 
-    def keep(self, record: MatchRecord) -> None:
+    def keep(self, step: Step) -> None:
         """After an append: record the match's next deadline (in the background)."""
+        record = step.record
         due = clock.deadline(record)
         if due is None and not record.finished and record.terms == NO_TERMS:
             return  # a match without clock, bots or expiry never had a deadline

@@ -73,8 +73,8 @@ def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
     dealt = next(e for e in opening if isinstance(e, Dealt))
     size = len(dealt.deck)
     # Dix and Six Dozens count hands, Durak games (each game's own option).
-    count = min(MAX_PREARRANGED, max(getattr(config, "max_hands", 1),
-                                     getattr(config, "games", 1)))
+    count = 1 if getattr(config, "single_hand", False) else min(
+        MAX_PREARRANGED, max(getattr(config, "max_hands", 1), getattr(config, "games", 1)))
     decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size)) for k in range(1, count + 1)]
     first = RandomStream(seed, FIRST_DEALER).randbelow(len(players))
     if dealt.deck != decks[0] or lot.seat != first:
