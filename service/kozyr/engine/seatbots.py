@@ -93,6 +93,10 @@ class SeatBots:
             return
         self._start(record.match_id)
 
+    def playing(self, match_id: str) -> bool:
+        """Whether a bot run of the match is in progress in this process."""
+        return match_id in self._running
+
     def _start(self, match_id: str) -> None:
         task = asyncio.get_running_loop().create_task(self.play(match_id))
         self._running[match_id] = task

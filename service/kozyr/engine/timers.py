@@ -123,6 +123,8 @@ class Timers:
 
     async def apply(self, match_id: str) -> None:
         """Apply what is due in the match now, then record its next deadline."""
+        if self.seatbots.playing(match_id):
+            return  # this process's bot run plays what is due; the claim's lease covers it
         try:
             # The timeout first: it re-derives what is due from the caught-up log itself.
             if await apply_due(self.engine, match_id, self.seatbots.choose) is not None:
