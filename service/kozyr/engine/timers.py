@@ -50,31 +50,38 @@ class Timers:
         self._gate = asyncio.Semaphore(concurrency)
         self._pending: set[asyncio.Task[None]] = set()
         self.applied = 0  # entries this process appended for due decisions (tests, metrics)
-        # The bot alarm this process last stored per match (see keep).
-        self._bot_alarms: OrderedDict[str, int] = OrderedDict()
+        # The alarm this process last stored per match, None for none (see keep).
+        self._alarms: OrderedDict[str, int | None] = OrderedDict()
         engine.listeners.append(self.keep)
 
     def keep(self, step: Step) -> None:
-        """After an append: record the match's next deadline (in the background)."""
+        """After an append: record the match's next deadline (in the background).
+
+        The stored deadline is only an alarm (what is due is derived from the log when it
+        fires), so a write that would not change what this process stored last is left out:
+        no write per move for a match with no deadline, and a run of bot decisions rewrites
+        the alarm of its first one about twice per BOT_SLACK_MS, not once per move. Another
+        replica's write in between costs at most an alarm that fires and finds nothing due."""
         record = step.record
         due = clock.deadline(record)
         if due is None and not record.finished and record.terms == NO_TERMS:
             return  # a match without clock, bots or expiry never had a deadline
         at = None if due is None else clock.alarm_ms(due)
         match_id = record.match_id
-        if due is not None and due.kind == "BOT":
-            # A run of bot decisions: the alarm stored for an earlier one still covers this one
-            # (when it fires, what is due is derived from the log again), so a run writes it
-            # about twice per BOT_SLACK_MS, not once per move.
-            earlier = self._bot_alarms.get(match_id)
-            if earlier is not None and earlier - self.engine.now_ms() > clock.BOT_SLACK_MS // 2:
-                return
-            self._bot_alarms[match_id] = at  # type: ignore[assignment]
-            while len(self._bot_alarms) > 10_000:
-                self._bot_alarms.popitem(last=False)
-        else:
-            self._bot_alarms.pop(match_id, None)
+        earlier = self._alarms.get(match_id, 0)
+        if at is None and earlier is None and match_id in self._alarms:
+            return
+        if (due is not None and due.kind == "BOT" and earlier
+                and clock.BOT_SLACK_MS // 2 < earlier - self.engine.now_ms() <= clock.BOT_SLACK_MS):
+            return  # the alarm of an earlier bot decision, still ahead: it covers this one
+        self._remember(match_id, at)
         self._spawn(self._set(match_id, at, record.version))
+
+    def _remember(self, match_id: str, at: int | None) -> None:
+        self._alarms[match_id] = at
+        self._alarms.move_to_end(match_id)
+        while len(self._alarms) > 10_000:
+            self._alarms.popitem(last=False)
 
     async def _set(self, match_id: str, at: int | None, version: int) -> None:
         try:
@@ -141,8 +148,9 @@ class Timers:
         if due is not None and due.kind == "BOT" and due.at_ms <= self.engine.now_ms():
             await self.seatbots.play(match_id)
             return  # each bot move's append records the next deadline (keep)
-        await self.engine.store.set_deadline(
-            match_id, None if due is None else clock.alarm_ms(due), record.version)
+        at = None if due is None else clock.alarm_ms(due)
+        self._remember(match_id, at)
+        await self.engine.store.set_deadline(match_id, at, record.version)
 
     async def close(self) -> None:
         """Wait briefly for deadline writes in flight, then cancel the rest."""
