@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kozyr.cards import deck, mask_of
+from kozyr.cards import mask_of
 from kozyr.games.base import (
     Dealt,
     FirstDealerChosen,
@@ -29,7 +29,7 @@ from kozyr.games.six_dozens.model import (
     Table,
     TurnSkipped,
 )
-from kozyr.games.six_dozens.tables import _legal_table, _next_holder
+from kozyr.games.six_dozens.tables import _DECK_MASKS, _legal_table, _next_holder
 
 # --------------------------------------------------------------------------------------------
 # Evolving
@@ -80,7 +80,7 @@ def _on_started(_: State | None, e: MatchStarted[Config]) -> State:
         prearranged=e.prearranged,
         n=n,
         legal=_legal_table(e.config, n),
-        deck_mask=mask_of(deck(e.config.deck)),
+        deck_mask=_DECK_MASKS[e.config.deck],
         skip_on_seven=e.config.seven == "SKIP",
     )
     table = Table(0, 0, 0, (), 0, (), (CAPITAL,) * n, 0, None)

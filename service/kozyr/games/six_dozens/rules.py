@@ -56,7 +56,7 @@ from kozyr.games.six_dozens.model import (
     State,
     TurnSkipped,
 )
-from kozyr.games.six_dozens.tables import _IDX, _SHARES, _next_holder, category
+from kozyr.games.six_dozens.tables import _DECKS, _IDX, _SHARES, _next_holder, category
 
 # --------------------------------------------------------------------------------------------
 # Options and start
@@ -142,7 +142,7 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
         order = m.decks[hand_number - 1]
     else:
         order = fairness.RandomStream(m.seed, fairness.deal_label(hand_number)).shuffle(
-            deck(m.config.deck)
+            _DECKS[m.config.deck]
         )
     n = m.n
     size = HAND_SIZE[m.config.deck]
