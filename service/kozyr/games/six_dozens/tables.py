@@ -6,7 +6,15 @@ from functools import lru_cache
 from typing import Final
 
 from kozyr.cards import ALL_CARDS, Card, Rank, deck, mask_of
-from kozyr.games.six_dozens.model import HAND_SIZE, Config, Play
+from kozyr.games.six_dozens.model import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    CardPlayed,
+    Config,
+    Passed,
+    Play,
+    TurnSkipped,
+)
 
 # --------------------------------------------------------------------------------------------
 # Card tables (SIX-1, SIX-4, SIX-6)
@@ -15,6 +23,10 @@ from kozyr.games.six_dozens.model import HAND_SIZE, Config, Play
 _IDX: dict[int, int] = {14: 0, 10: 1, 13: 2, 12: 3, 11: 4, 9: 5, 8: 6, 7: 7, 6: 8}
 _RANK_AT: dict[int, int] = {i: r for r, i in _IDX.items()}
 _PLAYS: tuple[Play, ...] = tuple(Play(c) for c in ALL_CARDS)
+# The events of a turn, made once (they are frozen values): by seat, and by seat and card index.
+_PLAYED: Final = tuple(tuple(CardPlayed(p, c) for c in ALL_CARDS) for p in range(MAX_PLAYERS))
+_PASSED: Final = tuple(Passed(p) for p in range(MAX_PLAYERS))
+_SKIPPED: Final = tuple(TurnSkipped(p) for p in range(MAX_PLAYERS))
 _SHARES: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((1, 1),),
     2: ((2, 3), (1, 3)),
