@@ -23,6 +23,13 @@ from kozyr.games.six_dozens.model import (
 _IDX: dict[int, int] = {14: 0, 10: 1, 13: 2, 12: 3, 11: 4, 9: 5, 8: 6, 7: 7, 6: 8}
 _RANK_AT: dict[int, int] = {i: r for r, i in _IDX.items()}
 _PLAYS: tuple[Play, ...] = tuple(Play(c) for c in ALL_CARDS)
+# Per suit, per pattern of its nine ranks 6 … A (bits 4 … 12 of the suit's 13, the only ones
+# a Six Dozens deck has): the Play commands of those cards, by index.
+_SUIT_PLAYS: Final = tuple(
+    tuple(tuple(_PLAYS[s * 13 + 4 + b] for b in range(9) if pattern >> b & 1)
+          for pattern in range(512))
+    for s in range(4)
+)
 # The events of a turn, made once (they are frozen values): by seat, and by seat and card index.
 _PLAYED: Final = tuple(tuple(CardPlayed(p, c) for c in ALL_CARDS) for p in range(MAX_PLAYERS))
 _PASSED: Final = tuple(Passed(p) for p in range(MAX_PLAYERS))
