@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
+from typing import Final
 
 from kozyr import fairness
 from kozyr.cards import Card, Rank, Suit, deck
@@ -63,6 +65,8 @@ from kozyr.games.six_dozens.tables import (
     _next_holder,
     category,
 )
+
+_INDEX: Final = attrgetter("index")
 
 # --------------------------------------------------------------------------------------------
 # Options and start
@@ -152,11 +156,13 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
         )
     n = m.n
     size = HAND_SIZE[m.config.deck]
-    dealt: list[list[Card]] = [[] for _ in range(n)]
-    for j in range(n * size):
-        dealt[(dealer + 1 + j) % n].append(order[j])
+    # One card at a time from the dealer's left: seat (dealer + 1 + k) % n gets every n-th card
+    # from position k. Hands are sorted by index (as Card orders itself), by a C-level key.
+    dealt: list[tuple[Card, ...]] = [()] * n
+    for k in range(n):
+        dealt[(dealer + 1 + k) % n] = tuple(sorted(order[k:n * size:n], key=_INDEX))
     bank = order[n * size]
-    hands = tuple(tuple(sorted(h)) for h in dealt)
+    hands = tuple(dealt)
     # SIX-7: the holder of the bank's suit card with the highest idx; else the dealer's left.
     first_mover = (dealer + 1) % n
     best = -1
