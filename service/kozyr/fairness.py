@@ -99,8 +99,8 @@ class RandomStream:
         k = len(out) - 1
         if k < 1:
             return tuple(out)
-        # The k draws of a shuffle without rejections, read at once (a rejection, about one
-        # shuffle in 2**58, reads on): the same draws as k calls of randbelow, in fewer steps.
+        # The k draws of a shuffle without rejections, read at once (a rejection, rarer than one
+        # shuffle in 2**50, reads on): the same draws as k calls of randbelow, in fewer steps.
         draws = struct.unpack(f">{k}Q", self.read(8 * k))
         d = 0
         for i in range(k, 0, -1):
