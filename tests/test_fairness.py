@@ -99,3 +99,39 @@ def test_randbelow_refuses_empty_range() -> None:
 
 def test_commitment_is_sha256_hex() -> None:
     assert commitment(b"abc") == hashlib.sha256(b"abc").hexdigest()
+
+
+class _Fixed(RandomStream):
+    """A stream whose bytes are given, to reach the rejection branch at will."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(b"", "fixed")
+        self.rest = data
+
+    def read(self, n: int) -> bytes:
+        out, self.rest = self.rest[:n], self.rest[n:]
+        assert len(out) == n, "the fixed stream ran out"
+        return out
+
+
+def test_shuffle_with_a_rejected_draw_is_the_shuffle_of_randbelow() -> None:
+    # Draw 3 of a 10-item shuffle is for n = 7: 2**64 - 1 is rejected and the next word is used.
+    words = [5, 6, 7, 2**64 - 1, 8, 9, 10, 11, 12, 13]
+    data = b"".join(w.to_bytes(8, "big") for w in words)
+    reference, stream = list(range(10)), _Fixed(data)
+    for i in range(9, 0, -1):
+        j = stream.randbelow(i + 1)
+        reference[i], reference[j] = reference[j], reference[i]
+    shuffler = _Fixed(data)
+    assert shuffler.shuffle(range(10)) == tuple(reference) != tuple(range(10))
+    assert stream.rest == shuffler.rest == b""  # both read exactly the ten words
+
+
+@given(st.binary(min_size=65, max_size=200), st.lists(st.integers(0, 70), max_size=8))
+def test_long_keys_and_any_read_sizes_follow_the_hmac_recipe(seed: bytes, sizes: list[int]) -> None:
+    stream, expected = RandomStream(seed, "x"), b""
+    counter = 0
+    while len(expected) < sum(sizes):
+        expected += hmac.new(seed, b"x\x00" + counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        counter += 1
+    assert b"".join(stream.read(n) for n in sizes) == expected[:sum(sizes)]

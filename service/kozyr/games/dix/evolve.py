@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Final, cast
 
 from kozyr.cards import mask_of
 from kozyr.games.base import (
@@ -25,6 +25,11 @@ from kozyr.games.dix.model import (
     TurnedUp,
 )
 from kozyr.games.dix.tables import _BIT, _NO_HAND, _TABLES
+from kozyr.games.fast import constructor
+
+# A state or two a move: made by the fast constructor (kozyr.games.fast).
+_state: Final = constructor(State)
+_hand_info: Final = constructor(HandInfo)
 
 
 def evolve(state: State | None, event: Event) -> State:
@@ -35,7 +40,7 @@ def evolve(state: State | None, event: Event) -> State:
             raise ValueError("a Dix match starts with MatchStarted")
         e0 = cast(MatchStarted[Config], event)
         match = MatchInfo(e0.config, e0.players, e0.seed, e0.decks, e0.prearranged)
-        return State(match, _NO_HAND, (0, 0), (0, 0), 53, (), 0, None, (0, 0), (0, 0), (), None,
+        return _state(match, _NO_HAND, (0, 0), (0, 0), 53, (), 0, None, (0, 0), (0, 0), (), None,
                      (0, 0), (0, 0), None)
     s = state
     if t is CardPlayed:  # the hot path: inline
@@ -47,7 +52,7 @@ def evolve(state: State | None, event: Event) -> State:
         hands = (h0 & keep, h1) if seat == 0 else (h0, h1 & keep)
         trick = (*s.trick, card)
         turn = 1 - seat if len(trick) == 1 else None
-        return State(s.match, s.info, hands, s.won, s.pos, trick, s.leader, turn, s.tricks,
+        return _state(s.match, s.info, hands, s.won, s.pos, trick, s.leader, turn, s.tricks,
                      s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens, None)
     if t is TrickWon:
         return _trick_won(s, cast(TrickWon, event))
@@ -77,9 +82,9 @@ def _trick_won(s: State, e2: TrickWon) -> State:
             h0 |= _BIT[d0.index]
         if d1 is not None:
             h1 |= _BIT[d1.index]
-        return State(s.match, s.info, (h0, h1), won, s.pos + 2, (), w, w, tricks, tens,
+        return _state(s.match, s.info, (h0, h1), won, s.pos + 2, (), w, w, tricks, tens,
                      cards, w, s.totals, s.match_tens, None)
-    return State(s.match, s.info, s.hands, won, s.pos, (), w, w, tricks, tens, cards, w,
+    return _state(s.match, s.info, s.hands, won, s.pos, (), w, w, tricks, tens, cards, w,
                  s.totals, s.match_tens, None)
 
 
@@ -88,21 +93,21 @@ def _between_tricks(s: State, event: Event) -> State:
     t = type(event)
     if t is Dealt:
         e3 = cast(Dealt, event)
-        info = HandInfo(e3.number, e3.dealer, e3.deck, None, -1, (), (), ())
+        info = _hand_info(e3.number, e3.dealer, e3.deck, None, -1, (), (), ())
         hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
-        return State(s.match, info, hands, (0, 0), _STOCK_POS, (), 0, None, (0, 0), (0, 0), (),
+        return _state(s.match, info, hands, (0, 0), _STOCK_POS, (), 0, None, (0, 0), (0, 0), (),
                      None, s.totals, s.match_tens, None)
     if t is TurnedUp:
         e7 = cast(TurnedUp, event)
         trump, esuit, erank, follow = _TABLES[e7.card.index]
         i0 = s.info
-        info = HandInfo(i0.number, i0.dealer, i0.deck, e7.card, trump, esuit, erank, follow)
-        return State(s.match, info, s.hands, s.won, s.pos, (), e7.leader, e7.leader, s.tricks,
+        info = _hand_info(i0.number, i0.dealer, i0.deck, e7.card, trump, esuit, erank, follow)
+        return _state(s.match, info, s.hands, s.won, s.pos, (), e7.leader, e7.leader, s.tricks,
                      s.tens, (), None, s.totals, s.match_tens, None)
     if t is HandEnded:
         e4 = cast(HandEnded, event)
         match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
-        return State(s.match, s.info, s.hands, s.won, s.pos, s.trick, s.leader, None,
+        return _state(s.match, s.info, s.hands, s.won, s.pos, s.trick, s.leader, None,
                      e4.tricks, e4.tens, s.last_trick, s.last_winner, e4.totals, match_tens,
                      None)
     if t is MatchEnded:
@@ -114,11 +119,11 @@ def _between_tricks(s: State, event: Event) -> State:
             ("last_trick_winner", str(s.last_winner)),
         )
         result = Outcome((e5.winner,), e5.totals, e5.reason, details)
-        return State(s.match, s.info, s.hands, s.won, s.pos, s.trick, s.leader, None, s.tricks,
+        return _state(s.match, s.info, s.hands, s.won, s.pos, s.trick, s.leader, None, s.tricks,
                      s.tens, s.last_trick, s.last_winner, e5.totals, s.match_tens, result)
     if t is FirstDealerChosen:
         e6 = cast(FirstDealerChosen, event)
-        info = HandInfo(0, e6.seat, (), None, -1, (), (), ())
-        return State(s.match, info, s.hands, s.won, s.pos, s.trick, s.leader, None, s.tricks,
+        info = _hand_info(0, e6.seat, (), None, -1, (), (), ())
+        return _state(s.match, info, s.hands, s.won, s.pos, s.trick, s.leader, None, s.tricks,
                      s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens, None)
     raise ValueError(f"not a Dix event here: {event!r}")

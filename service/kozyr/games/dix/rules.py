@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import cast
+from typing import Final, cast
 
 from kozyr.cards import Card
 from kozyr.fairness import RandomStream, deal_label
@@ -44,6 +44,10 @@ from kozyr.games.dix.model import (
     TurnedUp,
 )
 from kozyr.games.dix.tables import _BIT, _PIP, _PLAYED, _SUITS
+from kozyr.games.fast import constructor
+
+# One a trick: made by the fast constructor (kozyr.games.fast).
+_trick_won: Final = constructor(TrickWon)
 
 # --------------------------------------------------------------------------- the contract
 
@@ -144,7 +148,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
         drawn: tuple[Card | None, ...] = (top, second) if winner == 0 else (second, top)
     else:
         drawn = ()
-    won = TrickWon(winner, (lead, card), -3 if ten else 1, ten, drawn)
+    won = _trick_won(winner, (lead, card), -3 if ten else 1, ten, drawn)
     tricks = state.tricks
     if tricks[0] + tricks[1] < TRICKS_PER_HAND - 1:
         return (_PLAYED[seat][i], won)

@@ -35,9 +35,14 @@ from kozyr.games.durak_dice.model import (
     _Match,
 )
 from kozyr.games.durak_dice.tables import _BEATS, _RANK_MASK
+from kozyr.games.fast import constructor
 
 # --------------------------------------------------------------------------------------------
 # evolve
+
+# A state or two a move: made by the fast constructor (kozyr.games.fast).
+_state: Final = constructor(State)
+_game: Final = constructor(_Game)
 
 
 def evolve(state: State | None, event: Event) -> State:
@@ -52,26 +57,26 @@ def evolve(state: State | None, event: Event) -> State:
 def _start_state(e: MatchStarted[Config]) -> State:
     n = len(e.players)
     m = _Match(e.config, e.players, n, e.seed, e.decks, e.dice, e.prearranged)
-    g = _Game(0, 0, None, None, (), _BEATS[0])
+    g = _game(0, 0, None, None, (), _BEATS[0])
     zeros = (0,) * n
-    return State(
+    return _state(
         m, g, zeros, _IDLE, None, None, None, 0, (), 0, 0, 0, (), zeros, 0, 0, (), None, zeros
     )
 
 
 def _ev_dealer(s: State, e: FirstDealerChosen) -> State:
-    g = _Game(0, e.seat, None, None, (), s.g.beats)
-    return State(
+    g = _game(0, e.seat, None, None, (), s.g.beats)
+    return _state(
         s.m, g, s.hands, s.phase, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (),
         None, s.known,
     )
 
 
 def _ev_dealt(s: State, e: Dealt) -> State:
-    g = _Game(e.number, e.dealer, None, None, e.rolls, _BEATS[0])
+    g = _game(e.number, e.dealer, None, None, e.rolls, _BEATS[0])
     hands = tuple(mask_of(h) for h in e.hands)
     zeros = (0,) * s.m.n
-    return State(
+    return _state(
         s.m, g, hands, _IDLE, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (), None,
         zeros,
     )
@@ -82,17 +87,17 @@ def _ev_trump(s: State, e: TrumpTurned) -> State:
     trump = trump_card.suit
     assert trump is not None
     g0 = s.g
-    g = _Game(g0.number, g0.dealer, trump, trump_card, g0.rolls, _BEATS[trump])
+    g = _game(g0.number, g0.dealer, trump, trump_card, g0.rolls, _BEATS[trump])
     bit = 1 << trump_card.index
     known = tuple(bit if h & bit else 0 for h in s.hands)
-    return State(
+    return _state(
         s.m, g, s.hands, _IDLE, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (), None,
         known,
     )
 
 
 def _ev_bout(s: State, e: BoutStarted) -> State:
-    return State(
+    return _state(
         s.m, s.g, s.hands, _ATTACK, e.attacker, e.defender, e.attacker, 0, (), 0, 0, s.discard,
         s.out, s.fools, s.draws, e.bout, s.last_bout, s.last_taker, s.known,
     )
@@ -113,7 +118,7 @@ def _ev_card(s: State, e: Attacked | ThrownIn) -> State:
     bit = 1 << i
     hands = list(s.hands)
     hands[seat] &= ~bit
-    return State(
+    return _state(
         s.m, s.g, tuple(hands), _DEFEND, s.attacker, s.defender, s.defender, s.k,
         (*s.table, (card, None)), s.ranks | _RANK_MASK[i], s.attacks + 1, s.discard, s.out,
         s.fools, s.draws, s.bout, s.last_bout, s.last_taker, _unknown(s.known, seat, bit),
@@ -145,7 +150,7 @@ def _ev_beaten(s: State, e: Beaten) -> State:
         k = _first_thrower(hands, attacker, defender, n, 0)
         if k < n:
             phase, actor = _THROW, (attacker + k) % n
-    return State(
+    return _state(
         s.m, s.g, tuple(hands), phase, attacker, defender, actor, k,
         (*s.table[:-1], (e.attack, e.card)), s.ranks | _RANK_MASK[i], s.attacks, s.discard,
         s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, _unknown(s.known, e.seat, bit),
@@ -161,14 +166,14 @@ def _ev_passed(s: State, e: Passed) -> State:
         phase, actor = _THROW, (attacker + k) % n
     else:
         phase, actor = _IDLE, None
-    return State(
+    return _state(
         s.m, s.g, s.hands, phase, attacker, defender, actor, k, s.table, s.ranks, s.attacks,
         s.discard, s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, s.known,
     )
 
 
 def _ev_out(s: State, e: PlayerOut) -> State:
-    return State(
+    return _state(
         s.m, s.g, s.hands, s.phase, s.attacker, s.defender, s.actor, s.k, s.table, s.ranks,
         s.attacks, s.discard, (*s.out, e.seat), s.fools, s.draws, s.bout, s.last_bout,
         s.last_taker, s.known,
@@ -176,7 +181,7 @@ def _ev_out(s: State, e: PlayerOut) -> State:
 
 
 def _ev_discarded(s: State, e: Discarded) -> State:
-    return State(
+    return _state(
         s.m, s.g, s.hands, _IDLE, s.attacker, s.defender, None, 0, (), 0, s.attacks,
         s.discard | mask_of(e.cards), s.out, s.fools, s.draws, s.bout, s.table, None, s.known,
     )
@@ -188,7 +193,7 @@ def _ev_took(s: State, e: Took) -> State:
     hands[e.seat] |= taken
     known = list(s.known)
     known[e.seat] |= taken
-    return State(
+    return _state(
         s.m, s.g, tuple(hands), _IDLE, s.attacker, s.defender, None, 0, (), 0, s.attacks,
         s.discard, s.out, s.fools, s.draws, s.bout, s.table, e.seat, tuple(known),
     )
@@ -200,14 +205,14 @@ def _ev_game_ended(s: State, e: GameEnded) -> State:
         draws += 1
     else:
         fools = (*fools[: e.fool], fools[e.fool] + 1, *fools[e.fool + 1 :])
-    return State(
+    return _state(
         s.m, s.g, s.hands, _IDLE, None, None, None, 0, s.table, s.ranks, s.attacks, s.discard,
         s.out, fools, draws, s.bout, s.last_bout, s.last_taker, s.known,
     )
 
 
 def _ev_match_ended(s: State, e: MatchEnded) -> State:
-    return State(
+    return _state(
         s.m, s.g, s.hands, _OVER, None, None, None, 0, s.table, s.ranks, s.attacks, s.discard,
         s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, s.known,
     )

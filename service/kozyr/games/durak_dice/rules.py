@@ -47,9 +47,7 @@ from kozyr.games.durak_dice.model import (
     TOOK,
     UNDER_FOOL,
     Attack,
-    Attacked,
     Beat,
-    Beaten,
     BoutStarted,
     Command,
     Config,
@@ -58,15 +56,23 @@ from kozyr.games.durak_dice.model import (
     GameEnded,
     MatchEnded,
     Pass,
-    Passed,
     State,
     Take,
-    ThrownIn,
     Took,
     TrumpTurned,
     _Match,
 )
-from kozyr.games.durak_dice.tables import _AUTO_PASS, _DECKS, _OUT, _RANK_MASK
+from kozyr.games.durak_dice.tables import (
+    _ATTACKED,
+    _AUTO_PASS,
+    _DECKS,
+    _OUT,
+    _PASSED,
+    _RANK_MASK,
+    _THROWN,
+    _beaten,
+    _bout_started,
+)
 
 # --------------------------------------------------------------------------------------------
 # Options and start
@@ -210,7 +216,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
                               rule=_PHASE_RULES[phase])
         if ct is Attack:
             if phase == _ATTACK:
-                return _play(state, seat, card, Attacked(seat, card))
+                return _play(state, seat, card, _ATTACKED[seat][card.index])
             if phase == _THROW:
                 if not state.ranks >> card.index & 1:
                     raise IllegalMove(
@@ -219,7 +225,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
                         f"{_ranks_text(state.table)}",
                         rule="DUR-7",
                     )
-                return _play(state, seat, card, ThrownIn(seat, card))
+                return _play(state, seat, card, _THROWN[seat][card.index])
             raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take",
                               rule="DUR-6")
         if phase != _DEFEND:
@@ -243,7 +249,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
         if phase == _DEFEND:
             raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take",
                               rule="DUR-6")
-        events = [Passed(seat, False)]
+        events = [_PASSED[seat]]
         _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
         return tuple(events)
     raise IllegalMove(UNKNOWN_COMMAND,
@@ -269,7 +275,7 @@ def _beat(state: State, seat: int, card: Card) -> tuple[Event, ...]:
     if not state.g.beats[attack.index] >> card.index & 1:
         raise IllegalMove(CANNOT_BEAT, _cannot_beat_text(card, attack, state.g.trump),
                           rule="DUR-6")
-    events: list[Event] = [Beaten(seat, attack, card)]
+    events: list[Event] = [_beaten(seat, attack, card)]
     hands = list(state.hands)
     left = hands[seat] & ~(1 << card.index)
     hands[seat] = left
@@ -355,7 +361,7 @@ def _end_bout(
     assert attacker is not None
     nxt = _next_holder(hands, attacker, n)
     assert nxt is not None
-    events.append(BoutStarted(state.bout + 1, attacker, nxt, TOOK if took else DEFENDED))
+    events.append(_bout_started(state.bout + 1, attacker, nxt, TOOK if took else DEFENDED))
 
 
 def _end_game(state: State, fool: int | None, events: list[Event]) -> None:

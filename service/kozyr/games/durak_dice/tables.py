@@ -5,7 +5,20 @@ from __future__ import annotations
 from typing import Final
 
 from kozyr.cards import ALL_CARDS, deck, mask_of
-from kozyr.games.durak_dice.model import MAX_PLAYERS, Attack, Beat, Pass, Passed, PlayerOut, Take
+from kozyr.games.durak_dice.model import (
+    MAX_PLAYERS,
+    Attack,
+    Attacked,
+    Beat,
+    Beaten,
+    BoutStarted,
+    Pass,
+    Passed,
+    PlayerOut,
+    Take,
+    ThrownIn,
+)
+from kozyr.games.fast import constructor
 
 # --------------------------------------------------------------------------------------------
 # Precomputed tables (constant)
@@ -39,6 +52,13 @@ _TAKE: Final = Take()
 _PASS: Final = Pass()
 _AUTO_PASS: Final = tuple(Passed(s, True) for s in range(MAX_PLAYERS))
 _OUT: Final = tuple(PlayerOut(s) for s in range(MAX_PLAYERS))
+_PASSED: Final = tuple(Passed(s, False) for s in range(MAX_PLAYERS))
+# By seat and card index (every card, so any index a hand check lets through has its event).
+_ATTACKED: Final = tuple(tuple(Attacked(s, c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
+_THROWN: Final = tuple(tuple(ThrownIn(s, c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
+# Events with too many values to make in advance, made by the fast constructor (games.fast).
+_beaten: Final = constructor(Beaten)
+_bout_started: Final = constructor(BoutStarted)
 
 
 def _plural(n: int, word: str) -> str:

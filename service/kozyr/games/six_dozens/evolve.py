@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
-from kozyr.cards import deck, mask_of
+from kozyr.cards import mask_of
 from kozyr.games.base import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,
 )
+from kozyr.games.fast import constructor
 from kozyr.games.six_dozens.model import (
     CAPITAL,
     HAND_SIZE,
@@ -29,10 +30,14 @@ from kozyr.games.six_dozens.model import (
     Table,
     TurnSkipped,
 )
-from kozyr.games.six_dozens.tables import _legal_table, _next_holder
+from kozyr.games.six_dozens.tables import _DECK_MASKS, _legal_table, _next_holder
 
 # --------------------------------------------------------------------------------------------
 # Evolving
+
+# A state or two a move: made by the fast constructor (kozyr.games.fast).
+_state: Final = constructor(State)
+_table: Final = constructor(Table)
 
 
 def evolve(state: State | None, event: Event) -> State:
@@ -49,7 +54,7 @@ def evolve(state: State | None, event: Event) -> State:
 
 
 def _on_turn_lost(s: State, e: Passed | TurnSkipped) -> State:
-    return State(
+    return _state(
         s.match, s.table, s.hands, s.bank, s.pile, _next_holder(s.hands, e.seat), s.mover,
         False, e,
     )
@@ -61,7 +66,7 @@ def _on_played(s: State, e: CardPlayed) -> State:
     hands = list(s.hands)
     hands[seat] &= ~(1 << card.index)
     new_hands = tuple(hands)
-    return State(
+    return _state(
         s.match, s.table, new_hands, card,
         s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
         _next_holder(new_hands, seat), seat,
@@ -80,18 +85,18 @@ def _on_started(_: State | None, e: MatchStarted[Config]) -> State:
         prearranged=e.prearranged,
         n=n,
         legal=_legal_table(e.config, n),
-        deck_mask=mask_of(deck(e.config.deck)),
+        deck_mask=_DECK_MASKS[e.config.deck],
         skip_on_seven=e.config.seven == "SKIP",
     )
-    table = Table(0, 0, 0, (), 0, (), (CAPITAL,) * n, 0, None)
-    return State(m, table, (0,) * n, None, 0, None, 0, False, e)
+    table = _table(0, 0, 0, (), 0, (), (CAPITAL,) * n, 0, None)
+    return _state(m, table, (0,) * n, None, 0, None, 0, False, e)
 
 
 def _on_dealer(s: State, e: FirstDealerChosen) -> State:
     t = s.table
-    table = Table(t.hand_number, e.seat, t.first_mover, t.stock, t.aside, t.out_order,
+    table = _table(t.hand_number, e.seat, t.first_mover, t.stock, t.aside, t.out_order,
                   t.capitals, t.kitty, t.result)
-    return State(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
+    return _state(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
 
 
 def _on_dealt(s: State, e: Dealt) -> State:
@@ -102,32 +107,32 @@ def _on_dealt(s: State, e: Dealt) -> State:
     end = start + STOCK_SIZE[n]
     hands = tuple(mask_of(h) for h in e.hands)
     t = s.table
-    table = Table(e.number, e.dealer, t.first_mover, e.deck[start:end], mask_of(e.deck[end:]),
+    table = _table(e.number, e.dealer, t.first_mover, e.deck[start:end], mask_of(e.deck[end:]),
                   (), t.capitals, t.kitty, t.result)
-    return State(s.match, table, hands, None, 0, None, 0, False, e)
+    return _state(s.match, table, hands, None, 0, None, 0, False, e)
 
 
 def _on_bank(s: State, e: BankTurned) -> State:
     t = s.table
-    table = Table(t.hand_number, t.dealer, e.first_mover, t.stock, t.aside, (), t.capitals,
+    table = _table(t.hand_number, t.dealer, e.first_mover, t.stock, t.aside, (), t.capitals,
                   t.kitty, t.result)
     # SIX-7: the first mover moves first, also after covers before the first turn.
-    return State(s.match, table, s.hands, e.bank, 0, e.first_mover, e.first_mover, False, e)
+    return _state(s.match, table, s.hands, e.bank, 0, e.first_mover, e.first_mover, False, e)
 
 
 def _on_out(s: State, e: PlayerOut) -> State:
     t = s.table
-    table = Table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside,
+    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside,
                   (*t.out_order, e.seat), t.capitals, t.kitty, t.result)
-    return State(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
+    return _state(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
 
 
 def _on_covered(s: State, e: BankCovered) -> State:
     t = s.table
-    table = Table(t.hand_number, t.dealer, t.first_mover, t.stock[1:], t.aside, t.out_order,
+    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock[1:], t.aside, t.out_order,
                   t.capitals, t.kitty, t.result)
     # SIX-8, SIX-10: no check on the cover, the skip is cancelled, the last mover moves again.
-    return State(
+    return _state(
         s.match, table, s.hands, e.card,
         s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
         s.mover, s.mover, False, e,
@@ -136,16 +141,16 @@ def _on_covered(s: State, e: BankCovered) -> State:
 
 def _on_settled(s: State, e: HandSettled) -> State:
     t = s.table
-    table = Table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order,
+    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order,
                   e.capitals, e.kitty, t.result)
-    return State(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
+    return _state(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
 
 
 def _on_ended(s: State, e: MatchEnded) -> State:
     t = s.table
-    table = Table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order,
+    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order,
                   e.capitals, 0, e)
-    return State(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
+    return _state(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
 
 
 _HANDLERS: dict[type, Callable[[Any, Any], State]] = {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
+from typing import Final
 
 from kozyr import fairness
 from kozyr.cards import Card, Rank, Suit, deck
@@ -44,19 +46,27 @@ from kozyr.games.six_dozens.model import (
     TITLE,
     BankCovered,
     BankTurned,
-    CardPlayed,
     Config,
     Event,
     HandSettled,
     Match,
     MatchEnded,
-    Passed,
     Play,
     PlayerOut,
     State,
-    TurnSkipped,
 )
-from kozyr.games.six_dozens.tables import _IDX, _SHARES, _next_holder, category
+from kozyr.games.six_dozens.tables import (
+    _DECKS,
+    _IDX,
+    _PASSED,
+    _PLAYED,
+    _SHARES,
+    _SKIPPED,
+    _next_holder,
+    category,
+)
+
+_INDEX: Final = attrgetter("index")
 
 # --------------------------------------------------------------------------------------------
 # Options and start
@@ -142,15 +152,17 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
         order = m.decks[hand_number - 1]
     else:
         order = fairness.RandomStream(m.seed, fairness.deal_label(hand_number)).shuffle(
-            deck(m.config.deck)
+            _DECKS[m.config.deck]
         )
     n = m.n
     size = HAND_SIZE[m.config.deck]
-    dealt: list[list[Card]] = [[] for _ in range(n)]
-    for j in range(n * size):
-        dealt[(dealer + 1 + j) % n].append(order[j])
+    # One card at a time from the dealer's left: seat (dealer + 1 + k) % n gets every n-th card
+    # from position k. Hands are sorted by index (as Card orders itself), by a C-level key.
+    dealt: list[tuple[Card, ...]] = [()] * n
+    for k in range(n):
+        dealt[(dealer + 1 + k) % n] = tuple(sorted(order[k:n * size:n], key=_INDEX))
     bank = order[n * size]
-    hands = tuple(tuple(sorted(h)) for h in dealt)
+    hands = tuple(dealt)
     # SIX-7: the holder of the bank's suit card with the highest idx; else the dealer's left.
     first_mover = (dealer + 1) % n
     best = -1
@@ -200,8 +212,17 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     if not (m.legal[seat][bank.index] >> card.index) & 1:
         raise IllegalMove(CARD_NOT_PLAYABLE, _not_playable(m.config, seat, card, bank),
                           rule="SIX-6")
-    played = CardPlayed(seat, card)
+    played = _PLAYED[seat][card.index]
     events: list[Event] = [played]
+    hands = list(state.hands)
+    hands[seat] &= ~(1 << card.index)
+    if hands[seat]:
+        # The usual play: follow the turn on the hands alone (the state after the card is
+        # built only when the hand must cover, settle or deal, below).
+        new_hands = tuple(hands)
+        if _turns(m, new_hands, state.table.out_order, card.index,
+                  _next_holder(new_hands, seat), m.skip_on_seven and card.rank == 7, events):
+            return tuple(events)
     s = _on_played(state, played)
     if not s.hands[seat]:
         out = PlayerOut(seat, len(s.table.out_order) + 1)
@@ -229,52 +250,56 @@ def _not_playable(config: Config, seat: int, card: Card, bank: Card) -> str:
     )
 
 
+def _turns(m: Match, hands: tuple[int, ...], out_order: tuple[int, ...], bank: int, turn: int,
+           skip: bool, events: list[Event]) -> bool:
+    """SIX-8: if the hand goes on (SIX-10: more than one holder, or nobody out yet, and some
+    holder can play on bank index `bank`), append the skip and the passes up to the seat that
+    must decide and say True; else append nothing and say False (a cover or a settlement)."""
+    if out_order:
+        holders = 0
+        for h in hands:
+            if h:
+                holders += 1
+        if holders == 1:
+            return False
+    legal = m.legal
+    for p in range(m.n):
+        if hands[p] & legal[p][bank]:
+            break
+    else:
+        return False
+    # Skips and passes only move the turn, so follow it here without new states; this
+    # terminates because some holder has a legal card and passes change nothing.
+    if skip:
+        events.append(_SKIPPED[turn])
+        turn = _next_holder(hands, turn)
+    while not hands[turn] & legal[turn][bank]:
+        events.append(_PASSED[turn])
+        turn = _next_holder(hands, turn)
+    return True
+
+
 def _auto(s: State, events: list[Event]) -> None:
     """R-4: the automatic consequences — SIX-10 checks and covers, SIX-8 skips and passes,
     SIX-11 settlement, SIX-12 match end, SIX-13 next deal — appended to `events` until a seat
     must decide or the match is over."""
     m = s.match
-    legal = m.legal
-    n = m.n
     while True:
-        hands = s.hands
         t = s.table
-        holders = 0
-        for h in hands:
-            if h:
-                holders += 1
-        condition = 0
-        if t.out_order and holders == 1:
+        assert s.bank is not None and s.turn is not None
+        if _turns(m, s.hands, t.out_order, s.bank.index, s.turn, s.skip_next, events):
+            return
+        if t.out_order and sum(1 for h in s.hands if h) == 1:
             condition = 1
+        elif t.out_order:
+            condition = 2
+        elif t.stock:
+            covered = BankCovered(t.stock[0])
+            events.append(covered)
+            s = _on_covered(s, covered)
+            continue
         else:
-            bank_i = s.bank.index  # type: ignore[union-attr]
-            can = False
-            for p in range(n):
-                if hands[p] & legal[p][bank_i]:
-                    can = True
-                    break
-            if not can:
-                if t.out_order:
-                    condition = 2
-                elif t.stock:
-                    covered = BankCovered(t.stock[0])
-                    events.append(covered)
-                    s = _on_covered(s, covered)
-                    continue
-                else:
-                    condition = 3
-            else:
-                # Skips and passes only move the turn, so follow it here without new states;
-                # this terminates because some holder has a legal card and passes change nothing.
-                turn = s.turn
-                assert turn is not None
-                if s.skip_next:
-                    events.append(TurnSkipped(turn))
-                    turn = _next_holder(hands, turn)
-                while not hands[turn] & legal[turn][bank_i]:
-                    events.append(Passed(turn))
-                    turn = _next_holder(hands, turn)
-                return
+            condition = 3
         settled = _settle(s, condition)
         events.append(settled)
         s = _on_settled(s, settled)

@@ -28,7 +28,7 @@ from kozyr.games.six_dozens.model import (
     TurnSkipped,
     View,
 )
-from kozyr.games.six_dozens.tables import _PLACES, _PLAYS
+from kozyr.games.six_dozens.tables import _PLACES, _SUIT_PLAYS
 
 # --------------------------------------------------------------------------------------------
 # Queries
@@ -39,13 +39,9 @@ def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
     if seat != state.turn or state.table.result is not None or state.bank is None:
         return ()
     mask = state.hands[seat] & state.match.legal[seat][state.bank.index]
-    plays = _PLAYS
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(plays[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
+    s0, s1, s2, s3 = _SUIT_PLAYS
+    return (s0[mask >> 4 & 511] + s1[mask >> 17 & 511] + s2[mask >> 30 & 511]
+            + s3[mask >> 43 & 511])
 
 
 def to_act(state: State) -> int | None:

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from kozyr.cards import ALL_CARDS, Card, Rank, deck
-from kozyr.games.six_dozens.model import Config, Play
+from functools import lru_cache
+from typing import Final
+
+from kozyr.cards import ALL_CARDS, Card, Rank, deck, mask_of
+from kozyr.games.six_dozens.model import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    CardPlayed,
+    Config,
+    Passed,
+    Play,
+    TurnSkipped,
+)
 
 # --------------------------------------------------------------------------------------------
 # Card tables (SIX-1, SIX-4, SIX-6)
@@ -12,12 +23,26 @@ from kozyr.games.six_dozens.model import Config, Play
 _IDX: dict[int, int] = {14: 0, 10: 1, 13: 2, 12: 3, 11: 4, 9: 5, 8: 6, 7: 7, 6: 8}
 _RANK_AT: dict[int, int] = {i: r for r, i in _IDX.items()}
 _PLAYS: tuple[Play, ...] = tuple(Play(c) for c in ALL_CARDS)
+# Per suit, per pattern of its nine ranks 6 … A (bits 4 … 12 of the suit's 13, the only ones
+# a Six Dozens deck has): the Play commands of those cards, by index.
+_SUIT_PLAYS: Final = tuple(
+    tuple(tuple(_PLAYS[s * 13 + 4 + b] for b in range(9) if pattern >> b & 1)
+          for pattern in range(512))
+    for s in range(4)
+)
+# The events of a turn, made once (they are frozen values): by seat, and by seat and card index.
+_PLAYED: Final = tuple(tuple(CardPlayed(p, c) for c in ALL_CARDS) for p in range(MAX_PLAYERS))
+_PASSED: Final = tuple(Passed(p) for p in range(MAX_PLAYERS))
+_SKIPPED: Final = tuple(TurnSkipped(p) for p in range(MAX_PLAYERS))
 _SHARES: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((1, 1),),
     2: ((2, 3), (1, 3)),
     3: ((1, 2), (1, 3), (1, 6)),
 }
 _PLACES = ("", "1st", "2nd", "3rd", "4th")
+# The decks of SIX-2 in canonical order, and as bitmasks (made once, not per hand).
+_DECKS: Final = {size: deck(size) for size in HAND_SIZE}
+_DECK_MASKS: Final = {size: mask_of(cards) for size, cards in _DECKS.items()}
 
 
 def category(config: Config, seat: int, card: Card) -> int:
@@ -64,7 +89,16 @@ def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
     Categories depend only on the suit, so each clause is a union of suit and rank masks
     (`may_play` is the same rule card by card; the tests check they agree).
     """
-    cards = deck(config.deck)
+    # Made once per combination of the options SIX-6 reads, not per match and fold (it was
+    # 7% of a Six Dozens playout); the key leaves out the other options, so the cache stays small.
+    return _legal_rows(Config(deck=config.deck, trumps=config.trumps,
+                              trump_suits=config.trump_suits,
+                              eight_on_trumps=config.eight_on_trumps), n)
+
+
+@lru_cache(maxsize=256)
+def _legal_rows(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
+    cards = _DECKS[config.deck]
     suit_mask = [0, 0, 0, 0]
     rank_mask = dict.fromkeys(_IDX, 0)
     for c in cards:
