@@ -56,7 +56,8 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 class ServerThread:
     """A real Kozyr gRPC server on a loopback port, its asyncio loop in a background thread."""
 
-    def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER) -> None:
+    def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER,
+                 config: Any = None) -> None:
         from kozyr.api.server import Running, start_server
         from kozyr.engine import Engine, RedisStore
         from kozyr.engine.signing import Signer
@@ -70,7 +71,7 @@ class ServerThread:
         async def boot() -> Running:
             engine = Engine(RedisStore.from_url(redis_url), arbiter_token=arbiter_token,
                             signer=self.signer)
-            return await start_server(engine, "127.0.0.1:0")
+            return await start_server(engine, "127.0.0.1:0", config=config)
 
         self.running = self.run(boot())
         self.port = self.running.port

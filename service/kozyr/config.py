@@ -71,9 +71,13 @@ class ServerConfig:
     webhook_backoff_s: float = 1.0
     webhook_backoff_max_s: float = 3600.0
     # Speed: the `moves` summary line's interval (each move's own line is at DEBUG, see
-    # api/movelog.py) and the moves one play session may have in flight at once.
+    # api/movelog.py), the moves one play session may have in flight at once, and its moves'
+    # token bucket (a session is one bot process: it may play for thousands of seats, so its
+    # rate is well above a token's, yet bounded).
     move_log_interval_s: float = 10.0
     session_moves_in_flight: int = 256
+    session_moves_per_s: float = 5_000.0
+    session_moves_burst: int = 10_000
     # Clocks (docs/rules.md R-7): the defaults of a match that does not set them, and the timer
     # loop every process runs (how often it looks for due deadlines, how long a claim lasts
     # before another process may take it over).

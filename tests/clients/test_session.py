@@ -14,6 +14,7 @@ import grpc
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.config import ServerConfig
 from kozyr_client import KozyrClient, KozyrError, PlaySession
 from tests.clients.netfault import Proxy
 from tests.conftest import ARBITER, ServerThread
@@ -151,3 +152,57 @@ def test_refusals_are_pushes_with_the_reason(server: ServerThread) -> None:
         call.cancel()
         assert kinds["refusal"].refusal.reason == "NOT_IN_SESSION"
         assert kinds["decision"].decision.moves
+
+
+def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: str) -> None:
+    # A bucket of two moves that refills once in a thousand seconds: the third is refused.
+    server = ServerThread(redis_url, config=ServerConfig(session_moves_per_s=0.001,
+                                                         session_moves_burst=2))
+    try:
+        with KozyrClient(server.address) as client:
+            created = client.create_match("dix", ["a", "b"], SHORT["dix"],
+                                          time_control=pb.TimeControl(
+                                              kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=600_000))
+            seats = [pb.SessionSeat(match_id=created.match_id, seat=s, token=t)
+                     for s, t in created.tokens.items()]
+            outbox: list[pb.SessionRequest] = [pb.SessionRequest(seats=seats)]
+            ready = threading.Condition()
+            closed = threading.Event()
+
+            def requests() -> Iterator[pb.SessionRequest]:
+                sent = 0
+                while not closed.is_set():
+                    with ready:
+                        ready.wait_for(lambda: len(outbox) > sent or closed.is_set(), 30)
+                        batch, sent = outbox[sent:], len(outbox)
+                    yield from batch
+
+            call = server.stub().PlaySession(requests())
+            refusal, moved = None, 0
+            for message in call:
+                for push in message.pushes:
+                    if push.HasField("refusal"):
+                        refusal = push.refusal
+                    elif push.HasField("decision"):
+                        d = push.decision
+                        assert d.view.deadline_ms > 0  # the decision's deadline is pushed
+                        with ready:
+                            outbox.append(pb.SessionRequest(moves=[pb.SessionMove(
+                                match_id=d.match_id, seat=d.seat, version=d.version,
+                                command_id=f"v{d.version}", move=d.moves[0])]))
+                            ready.notify()
+                        moved += 1
+                if refusal is not None:
+                    break
+            closed.set()
+            with ready:
+                ready.notify()
+            call.cancel()
+            assert refusal is not None and moved == 3
+            assert (refusal.reason, refusal.code) == ("RATE_LIMITED",
+                                                      grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+            assert "wait" in refusal.message
+            # Two moves landed, the third changed nothing.
+            assert client.spectate(created.match_id).view().version == 3
+    finally:
+        server.stop()

@@ -125,6 +125,7 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
                              leeway_s=config.ticket_leeway_s,
                              move_log=MoveLog(config.move_log_interval_s),
                              session_moves=config.session_moves_in_flight)
+    servicer.session_rate = (config.session_moves_per_s, config.session_moves_burst)
     guard = Guard(config)
     server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
     health_servicer = health.aio.HealthServicer()

@@ -119,6 +119,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         self.closing = asyncio.Event()
         self.move_log = move_log or MoveLog()
         self.session_moves = session_moves
+        self.session_rate = (5_000.0, 10_000)  # moves a second and burst (api/server.py)
         self.term_defaults = terms.Defaults()  # the server's (config.py)
         self.presence = Presence(engine)  # who watches which seat (abandonment, R-7)
 
@@ -389,7 +390,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                           context: Context) -> AsyncGenerator[pb.SessionPushes, None]:
         """A bot's seats over one stream (kozyr.api.session)."""
         session = Session(self.engine, self.closing, in_flight=self.session_moves,
-                          move_log=self.move_log)
+                          move_log=self.move_log, rate=self.session_rate)
         async with contextlib.aclosing(session.run(requests)) as pushes:
             async for push in pushes:
                 yield push

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import structlog
@@ -27,6 +27,7 @@ import structlog
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.api import convert, receipts
 from kozyr.api.errors import STATUS, bounded
+from kozyr.api.guard import TokenBucket
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
 from kozyr.engine import Engine
@@ -46,7 +47,8 @@ class Session:
     """One PlaySession stream: its seats, its moves in flight and the pushes waiting to go."""
 
     def __init__(self, engine: Engine, closing: asyncio.Event, *, in_flight: int = 256,
-                 move_log: MoveLog | None = None) -> None:
+                 move_log: MoveLog | None = None, rate: tuple[float, int] = (5_000.0, 10_000),
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.engine = engine
         self.closing = closing
         self.move_log = move_log or MoveLog()
@@ -54,6 +56,8 @@ class Session:
         self.seats: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.moves: set[asyncio.Task[None]] = set()
         self.in_flight = asyncio.Semaphore(in_flight)
+        self.clock = clock
+        self.bucket = TokenBucket(rate[0], rate[1], clock())
         self.failure: BaseException | None = None
 
     async def run(self, requests: AsyncIterator[Any]) -> AsyncGenerator[pb.SessionPushes, None]:
@@ -100,6 +104,12 @@ class Session:
                     raise bad_request("TOO_MANY_MOVES",
                                       f"send at most {MAX_MOVES_PER_MESSAGE} moves per message")
                 for move in request.moves:
+                    if wait := self.bucket.take(self.clock()):
+                        self._refuse(MatchError(
+                            Kind.EXHAUSTED, "RATE_LIMITED", "too many moves on this session: "
+                            f"wait {wait:.2f} s, then send this move again",
+                            move.match_id, move.seat), move.match_id, move.seat, move.command_id)
+                        continue
                     await self.in_flight.acquire()
                     task = asyncio.create_task(self._move(move))
                     self.moves.add(task)
