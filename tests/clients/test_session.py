@@ -173,7 +173,7 @@ def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: 
                 sent = 0
                 while not closed.is_set():
                     with ready:
-                        ready.wait_for(lambda: len(outbox) > sent or closed.is_set(), 30)
+                        ready.wait_for(lambda n=sent: len(outbox) > n or closed.is_set(), 30)
                         batch, sent = outbox[sent:], len(outbox)
                     yield from batch
 
