@@ -9,7 +9,7 @@ from typing import Any
 
 from kozyr.engine.deadlines import before_append
 from kozyr.engine.engine import Engine
-from kozyr.engine.platform import PHASE, appended
+from kozyr.engine.platform import PHASE
 from kozyr.match import clock, endings, limits
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.feed import phase
@@ -43,8 +43,7 @@ async def append_with(engine: Engine, match_id: str, key: str,
             status, version = await engine.store.append(
                 match_id, record.version, key, step.text, step.digest, meta)
             if status == "OK":
-                engine._appended(step)
-                await appended(engine.platform, record, step)
+                await engine.committed(record, step)
                 return step
             if status == "DUPLICATE":
                 return await engine._answer_at(match_id, version)

@@ -240,8 +240,7 @@ class Engine:
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
-                    self._appended(step)
-                    await appended(self.platform, record, step)
+                    await self.committed(record, step)
                     return Joined(chosen, token, step.record.version, step.record.started,
                                   step.record.created.commitment, self.receipt(step))
                 record = await self._after_refusal(record, status, version)
@@ -287,8 +286,7 @@ class Engine:
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
-                    self._appended(step)
-                    await appended(self.platform, record, step)
+                    await self.committed(record, step)
                     return step
                 if status == "DUPLICATE":
                     return await self._answer_at(match_id, version)
@@ -551,6 +549,13 @@ class Engine:
     def _forget(self, match_id: str) -> None:
         self._cache.pop(match_id, None)
         self._cached_bytes -= self._sizes.pop(match_id, 0)
+
+    async def committed(self, before: MatchRecord | None, step: Step) -> None:
+        """After the store took `step` (appended on `before`): the cache, the watchers, the
+        snapshots and the listeners hear of it, then the owner's feed (engine/platform.py).
+        Every append of a move, a join, an ending or a bot run goes through here."""
+        self._appended(step)
+        await appended(self.platform, before, step)
 
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))

@@ -17,7 +17,7 @@ from typing import Any
 
 from kozyr.engine.deadlines import before_append
 from kozyr.engine.engine import Engine
-from kozyr.engine.platform import PHASE, appended
+from kozyr.engine.platform import PHASE
 from kozyr.match import clock, lifecycle
 from kozyr.match.errors import MatchError
 from kozyr.match.feed import phase
@@ -60,8 +60,7 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
             return []  # pragma: no cover - _after_refusal raises for every other status
         previous = before
         for step in steps:
-            engine._appended(step)
-            await appended(engine.platform, previous, step)
+            await engine.committed(previous, step)
             previous = step.record
         return steps
 
