@@ -84,6 +84,7 @@ class ServerConfig:
     abandon_grace_s: float = 300.0
     open_match_expiry_s: float = 86_400.0
     timer_interval_s: float = 0.02
+    timer_idle_interval_s: float = 0.25
     timer_lease_s: float = 5.0
 
     def grpc_options(self) -> list[tuple[str, int]]:

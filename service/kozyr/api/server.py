@@ -145,6 +145,7 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     await server.start()
     seatbots = SeatBots(engine)
     timers = Timers(engine, seatbots, interval_s=config.timer_interval_s,
+                    idle_interval_s=config.timer_idle_interval_s,
                     lease_ms=int(config.timer_lease_s * 1000))
     servicer.term_defaults = Defaults(int(config.abandon_grace_s * 1000),
                                       int(config.open_match_expiry_s * 1000))

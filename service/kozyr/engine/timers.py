@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any
@@ -35,16 +36,19 @@ from kozyr.match.record import NO_TERMS
 log = structlog.get_logger("kozyr.timers")
 
 GONE = 2**31  # the version that removes the deadline of a match that does not exist
+SOON_KEPT = 10_000  # alarms the loop keeps in mind (see run)
 
 
 class Timers:
     """Keeps the store's deadlines of this process's matches and applies due ones."""
 
     def __init__(self, engine: Engine, seatbots: SeatBots, *, interval_s: float = 0.02,
-                 lease_ms: int = 5_000, batch: int = 256, concurrency: int = 64) -> None:
+                 idle_interval_s: float = 0.25, lease_ms: int = 5_000, batch: int = 256,
+                 concurrency: int = 64) -> None:
         self.engine = engine
         self.seatbots = seatbots
         self.interval_s = interval_s
+        self.idle_interval_s = max(idle_interval_s, interval_s)
         self.lease_ms = lease_ms
         self.batch = batch
         self._gate = asyncio.Semaphore(concurrency)
@@ -52,6 +56,10 @@ class Timers:
         self.applied = 0  # entries this process appended for due decisions (tests, metrics)
         # The alarm this process last stored per match, None for none (see keep).
         self._alarms: OrderedDict[str, int | None] = OrderedDict()
+        # The alarms this process stored, soonest first (some stale: they only wake the loop
+        # early), and the loop's bell: an idle loop sleeps until the next one (see run).
+        self._soon: list[int] = []
+        self._bell = asyncio.Event()
         engine.listeners.append(self.keep)
 
     def keep(self, step: Step) -> None:
@@ -76,6 +84,11 @@ class Timers:
             return  # the alarm of an earlier bot decision, still ahead: it covers this one
         self._remember(match_id, at)
         self._spawn(self._set(match_id, at, record.version))
+        if at is not None:
+            heapq.heappush(self._soon, at)
+            if len(self._soon) > 2 * SOON_KEPT:  # the farthest are found by the idle polls
+                self._soon = heapq.nsmallest(SOON_KEPT, self._soon)
+            self._bell.set()
 
     def _remember(self, match_id: str, at: int | None) -> None:
         self._alarms[match_id] = at
@@ -95,11 +108,18 @@ class Timers:
         task.add_done_callback(self._pending.discard)
 
     async def run(self) -> None:
-        """Claim and apply due deadlines until cancelled."""
+        """Claim and apply due deadlines until cancelled.
+
+        While claims come back empty the polls space out (interval_s doubling up to
+        idle_interval_s), but the loop wakes for every alarm this process stored, so its own
+        deadlines are met as promptly as at the shortest interval; another process's are
+        found within idle_interval_s (an idle replica costs a few scripts a second, not 400)."""
+        idle = self.interval_s
         while True:
+            polled = self.engine.now_ms()
             try:
-                claimed = await self.engine.store.claim_deadlines(
-                    self.engine.now_ms(), self.lease_ms, self.batch)
+                claimed = await self.engine.store.claim_deadlines(polled, self.lease_ms,
+                                                                  self.batch)
             except MatchError as e:
                 log.warning("deadlines_unavailable", code=e.code)
                 claimed = []
@@ -107,7 +127,27 @@ class Timers:
                 await self._gate.acquire()
                 self._spawn(self._handle(match_id))
             if len(claimed) < self.batch:
-                await asyncio.sleep(self.interval_s)
+                idle = self.interval_s if claimed else min(idle * 2, self.idle_interval_s)
+                await self._sleep(polled, idle)
+
+    async def _sleep(self, polled: int, idle: float) -> None:
+        """Until `idle` after the poll at `polled`, or this process's next alarm if sooner."""
+        step_ms = self.interval_s * 1000
+        while True:
+            soon = self._soon
+            while soon and soon[0] <= polled:
+                heapq.heappop(soon)
+            wake = polled + idle * 1000
+            if soon:
+                wake = min(wake, max(soon[0], polled + step_ms))
+            wait = (wake - self.engine.now_ms()) / 1000
+            if wait <= 0:
+                return
+            self._bell.clear()
+            try:
+                await asyncio.wait_for(self._bell.wait(), min(wait, idle))
+            except TimeoutError:
+                return
 
     async def tick(self) -> int:
         """One pass: claim what is due now and apply it, waiting for the results (tests)."""
