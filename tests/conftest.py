@@ -14,12 +14,14 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+pytest_plugins = ["tests.parallel"]  # how `make test` spreads the suite over two workers
+
 
 # ---------------------------------------------------------------------------- real components
 
 import asyncio  # noqa: E402
 import threading  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -56,7 +58,9 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 class ServerThread:
     """A real Kozyr gRPC server on a loopback port, its asyncio loop in a background thread."""
 
-    def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER) -> None:
+    def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER,
+                 store: Callable[[str], Any] | None = None) -> None:
+        """`store` builds the server's store from the URL (default: RedisStore.from_url)."""
         from kozyr.api.server import Running, start_server
         from kozyr.engine import Engine, RedisStore
         from kozyr.engine.signing import Signer
@@ -68,8 +72,8 @@ class ServerThread:
         self.thread.start()
 
         async def boot() -> Running:
-            engine = Engine(RedisStore.from_url(redis_url), arbiter_token=arbiter_token,
-                            signer=self.signer)
+            engine = Engine((store or RedisStore.from_url)(redis_url),
+                            arbiter_token=arbiter_token, signer=self.signer)
             return await start_server(engine, "127.0.0.1:0")
 
         self.running = self.run(boot())
