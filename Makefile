@@ -42,9 +42,12 @@ define pytest
 	  echo "make: pytest selected no tests (exit 5): failing" >&2; exit 1; fi; exit $$code
 endef
 
-## Everything: lint, the stub check and the whole suite (slow end-to-end tests included).
+## Everything: lint, the stub check and the whole suite (slow end-to-end tests included), on
+## $(PYTEST_WORKERS) pytest-xdist workers: tests sharing a module fixture stay together, the
+## CPU-heavy `solo` tests run with no other test beside them (tests/parallel.py).
+PYTEST_WORKERS ?= 2
 test: $(STAMP) lint proto-check chromium
-	@$(call pytest,)
+	@$(call pytest,-n $(PYTEST_WORKERS) --dist loadgroup)
 
 ## The reliability lane (also inside `make test`): loadgen with 2,000 watched matches, the
 ## fault drills during load, fencing, the edge's limits and security, the fuzz test and the

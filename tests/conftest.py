@@ -14,12 +14,14 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+pytest_plugins = ["tests.parallel"]  # how `make test` spreads the suite over two workers
+
 
 # ---------------------------------------------------------------------------- real components
 
 import asyncio  # noqa: E402
 import threading  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -57,7 +59,9 @@ class ServerThread:
     """A real Kozyr gRPC server on a loopback port, its asyncio loop in a background thread."""
 
     def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER,
-                 config: Any = None) -> None:
+                 store: Callable[[str], Any] | None = None, config: Any = None) -> None:
+        """`store` builds the server's store from the URL (default: RedisStore.from_url);
+        `config` is its ServerConfig (default: the defaults)."""
         from kozyr.api.server import Running, start_server
         from kozyr.engine import Engine, RedisStore
         from kozyr.engine.signing import Signer
@@ -69,8 +73,8 @@ class ServerThread:
         self.thread.start()
 
         async def boot() -> Running:
-            engine = Engine(RedisStore.from_url(redis_url), arbiter_token=arbiter_token,
-                            signer=self.signer)
+            engine = Engine((store or RedisStore.from_url)(redis_url),
+                            arbiter_token=arbiter_token, signer=self.signer)
             return await start_server(engine, "127.0.0.1:0", config=config)
 
         self.running = self.run(boot())

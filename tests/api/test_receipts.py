@@ -13,6 +13,7 @@ import contextlib
 import copy
 import io
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +53,29 @@ def play(client: KozyrClient) -> tuple[str, SeatClient, SeatClient]:
     return created.match_id, ann, bob
 
 
-@pytest.fixture
-def served(server: ServerThread) -> tuple[Lines, SeatClient, SeatClient, str]:
-    with KozyrClient(server.address) as client:
-        match_id, ann, bob = play(client)
-        key = client.signing_keys()[0].public_key.hex()
-        text = export(server.address, match_id, None).text
+@pytest.fixture(scope="module")
+def played(redis_url: str) -> Iterator[tuple[Lines, SeatClient, SeatClient, str]]:
+    """One match served and exported for the module: every test only reads it (a whole
+    match played again per test cost ~5 s each)."""
+    server = ServerThread(redis_url)
+    try:
+        with KozyrClient(server.address) as client:
+            match_id, ann, bob = play(client)
+            key = client.signing_keys()[0].public_key.hex()
+            text = export(server.address, match_id, None).text
+    finally:
+        server.stop()
     parsed = archive.parse(text)
     assert parsed.footer is not None
-    return [parsed.header, *parsed.entries, parsed.footer], ann, bob, key
+    yield [parsed.header, *parsed.entries, parsed.footer], ann, bob, key
+
+
+@pytest.fixture
+def served(played: tuple[Lines, SeatClient, SeatClient, str]
+           ) -> tuple[Lines, SeatClient, SeatClient, str]:
+    """The module's match, its lines a copy of the test's own (rehash edits in place)."""
+    lines, ann, bob, key = played
+    return copy.deepcopy(lines), ann, bob, key
 
 
 def run_verify(tmp: Path, lines: Lines, *args: str) -> tuple[int, str]:

@@ -37,7 +37,13 @@ class Workers:
                  "127.0.0.1:0", "--data-dir", str(folder / "data"), "--json-logs"],
                 stdout=subprocess.DEVNULL, stderr=err,
                 env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER})
-        assert wait_for(lambda: self.serving() >= 2, 60), self.log.read_text()[-2000:]
+        if not wait_for(lambda: self.serving() >= 2, 60):
+            self.process.kill()  # a start that failed leaves nothing running
+            self.process.wait(10)
+            for pid in redis_servers_on(folder / "data"):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"kozyr serve --workers 2 did not start: {self.log.read_text()[-2000:]}")
         found = re.search(r"2 workers on (\S+)", self.log.read_text())
         assert found is not None
         self.address = found.group(1)

@@ -107,6 +107,7 @@ def test_a_dropped_stream_resumes_with_no_lost_or_doubled_move(server: ServerThr
 
 
 @pytest.mark.slow
+@pytest.mark.solo
 def test_one_session_serves_a_thousand_seats_to_the_end(server: ServerThread) -> None:
     with KozyrClient(server.address) as client:
         matches = [client.create_match("dix", ["a", "b"], SHORT["dix"]) for _ in range(500)]

@@ -8,11 +8,13 @@ generated from protos/ and compiled (kept while their inputs are unchanged), and
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import random
 import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -54,6 +56,17 @@ def ts_bot() -> Path:
     if npm is None:
         pytest.fail("node is installed but npm is not: install npm (Debian: `apt-get install "
                     "npm`) to build clients/typescript, or remove node to skip this test")
+    # Two modules use it (tests/test_docs.py too), so two xdist workers may build at once:
+    # one at a time, or one `npm ci` deletes node_modules under the other's compiler.
+    lock = Path(tempfile.gettempdir()) / f"kozyr-ts-{hashlib.sha256(bytes(TS)).hexdigest()[:16]}"
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # released when the file closes
+        _build(npm)
+    return BOT
+
+
+def _build(npm: str) -> None:
+    """`npm ci` when the lock file changed, `npm run build` when an input did."""
     lock = TS / "package-lock.json"
     installed = TS / "node_modules" / ".kozyr-lock.sha256"
     want = _digest([lock, TS / "package.json"])
@@ -69,7 +82,6 @@ def ts_bot() -> Path:
     if not BOT.exists() or not built.exists() or built.read_text() != want:
         _run([npm, "run", "build"], "generating and compiling the TypeScript client")
         built.write_text(want)
-    return BOT
 
 
 def bot(ts_bot: Path, server: ServerThread, *args: str) -> subprocess.Popen[str]:

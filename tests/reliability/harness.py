@@ -95,8 +95,12 @@ class Serve:
                 raise RuntimeError(f"kozyr serve exited: {self.log.read_text()[-2000:]}")
             return b'"serving"' in self.log.read_bytes()[offset:]
 
-        if not wait_for(serving, timeout):
-            raise RuntimeError(f"kozyr serve did not start: {self.log.read_text()[-2000:]}")
+        try:
+            if not wait_for(serving, timeout):
+                raise RuntimeError(f"kozyr serve did not start: {self.log.read_text()[-2000:]}")
+        except BaseException:
+            self.kill_all()  # a start that failed leaves nothing running (no fixture stops it)
+            raise
         return self
 
     @property

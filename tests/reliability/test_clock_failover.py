@@ -125,6 +125,7 @@ async def logs(fleet: Fleet, match_ids: list[str]) -> dict[str, list[RawEntry]]:
 
 
 @pytest.mark.slow
+@pytest.mark.solo
 def test_three_servers_one_killed_every_clock_applied_exactly_once(
         redis_url: str, tmp_path: Path) -> None:
     # Replicas share the seed key (the first creates it) and one Redis.

@@ -35,6 +35,10 @@ from tests.reliability.harness import (
     wait_for,
 )
 
+# Each drill loads a server and breaks something under it, and what it asserts (deadlines
+# kept, recovery) needs the CPU it had when it was measured: no other test beside it.
+pytestmark = pytest.mark.solo
+
 ROWS: list[dict[str, Any]] = []
 CROWD = 2_000
 

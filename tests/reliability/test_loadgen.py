@@ -85,6 +85,7 @@ def test_loadgen_refuses_a_remote_address_unless_allowed() -> None:
     assert main(["loadgen", "--server", "example.org:443", "--matches", "1"]) == 2
 
 
+@pytest.mark.solo
 def test_2000_concurrently_watched_matches_lose_nothing_on_few_redis_connections(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     serve = Serve(tmp_path / "data").start()
