@@ -194,7 +194,10 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
         page.locator("[data-clock='0']").wait_for()
         line = page.inner_text("[data-testid=deadline]")
         assert "5:00 + 3 s a decision" in line and "due at" in line, line
-        assert page.locator("[data-testid=abort]").count() == 1  # nobody has decided yet
+        # Nobody has decided yet: abort is offered (a joining page draws its seat's controls
+        # once it knows its seat, a moment after the table itself).
+        page.locator("[data-testid=abort]").wait_for()
+        assert page.locator("[data-testid=abort]").count() == 1
     mover, other = _whose_turn(a, b)
     running = mover.locator(".clock.running")
     first = running.inner_text()

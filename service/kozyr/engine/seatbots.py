@@ -17,6 +17,7 @@ died first: the bot's decision is due at once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 from collections import OrderedDict
 from typing import Any
@@ -45,6 +46,12 @@ def check_bot(spec: str) -> str:
     except BadBotSpec as e:
         raise bad_request("BAD_BOT", str(e)) from None
     return spec
+
+
+@functools.lru_cache(maxsize=256)
+def quick(spec: str) -> bool:
+    """Whether the spec's bot answers at once (played on the event loop, not in a thread)."""
+    return parse_spec(spec).kind in QUICK_BOTS
 
 
 def bot_to_act(record: MatchRecord) -> tuple[int, str] | None:
@@ -178,7 +185,7 @@ class SeatBots:
         observation = Seat(game, seat, game.view(record.state, seat), history,
                            game.legal_commands(record.state, seat))
         bot = self._bot(record, seat, spec)
-        if parse_spec(spec).kind in QUICK_BOTS:
+        if quick(spec):
             return bot.choose(observation)
         # A searching bot computes for its whole budget: off the event loop.
         return await asyncio.to_thread(bot.choose, observation)
