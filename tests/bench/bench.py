@@ -59,6 +59,9 @@ from tests.bench import speed  # noqa: E402
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 RUNS = 5
+# `kozyr serve --workers` of the tournament section: a process per core of this 2-core host,
+# as the in-process side has a worker per core.
+SERVER_PROCESSES = 2
 
 
 def median_of(runs: int, measure: Callable[[], float]) -> float:
@@ -155,11 +158,12 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     return [" ".join(c.code for c in d) for d in decks], moves
 
 
-def start_service(tmp: str) -> tuple[subprocess.Popen[str], str]:
-    """`kozyr serve` with an embedded Redis in its own process; its address."""
+def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], str]:
+    """`kozyr serve` (`workers` processes on one port) with an embedded Redis in its own
+    process; its address."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-         "--data-dir", tmp, "--json-logs"],
+         "--data-dir", tmp, "--json-logs", "--workers", str(workers)],
         stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     for line in proc.stderr:
@@ -353,40 +357,51 @@ def bench_verify(matches: int) -> dict[str, Any]:
 
 
 def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
-    """Tournament matches/s in-process (1 and 2 workers) and through a served engine."""
+    """Tournament matches/s in-process (1 and 2 workers) and through a served engine, the
+    server run as deployed on this host (one process per core, like the in-process workers)
+    and, beside it, as one process."""
     from kozyr.tournament import Tournament, run
 
-    t_local = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
-                         "duplicate", local_matches, 1)
-    t_served = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
-                          "duplicate", served_matches, 1)
-    t_bots = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
-                        "duplicate", local_matches, 1, server_bots=True)
-    one, two, served, moves, bots = [], [], [], [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, address = start_service(tmp)
+    def dix(matches: int, server_bots: bool = False) -> Tournament:
+        return Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
+                          "duplicate", matches, 1, server_bots=server_bots)
+
+    t_local, t_served, t_bots = dix(local_matches), dix(served_matches), dix(local_matches, True)
+    figures: dict[str, list[float]] = {k: [] for k in (
+        "one", "two", "served", "moves", "bots", "served_1", "bots_1")}
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_1:
+        proc, address = start_service(tmp, workers=SERVER_PROCESSES)
+        proc_1, address_1 = start_service(tmp_1, workers=1)
         try:
-            for _ in range(RUNS):  # interleaved, so all three see the same machine load
-                one.append(run(t_local, workers=1).matches_per_second)
-                two.append(run(t_local, workers=2).matches_per_second)
+            for _ in range(RUNS):  # interleaved, so all of them see the same machine load
+                figures["one"].append(run(t_local, workers=1).matches_per_second)
+                figures["two"].append(run(t_local, workers=2).matches_per_second)
                 result = run(t_served, workers=2, server=address)
-                served.append(result.matches_per_second)
-                moves.append(sum(r.moves for r in result.results) / result.elapsed)
-                bots.append(run(t_bots, workers=2, server=address).matches_per_second)
+                figures["served"].append(result.matches_per_second)
+                figures["moves"].append(sum(r.moves for r in result.results) / result.elapsed)
+                figures["bots"].append(run(t_bots, workers=2, server=address).matches_per_second)
+                figures["served_1"].append(
+                    run(t_served, workers=2, server=address_1).matches_per_second)
+                figures["bots_1"].append(
+                    run(t_bots, workers=2, server=address_1).matches_per_second)
         finally:
-            proc.terminate()
-            proc.wait(30)
-    in_1, in_2, via, inside = (statistics.median(x) for x in (one, two, served, bots))
+            for p in (proc, proc_1):
+                p.terminate()
+                p.wait(30)
+    m = {k: statistics.median(v) for k, v in figures.items()}
     out = {
         "tournament": "dix single_hand=true, heuristic vs random, duplicate",
-        "in_process_matches_per_s_1_worker": round(in_1, 1),
-        "in_process_matches_per_s_2_workers": round(in_2, 1),
-        "served_matches_per_s_2_workers": round(via, 2),
-        "served_moves_per_s_2_workers": round(statistics.median(moves)),
-        "workers_speedup_2_to_1": round(in_2 / in_1, 2),
-        "served_to_in_process_ratio": round(via / in_2, 4),
-        "server_bots_matches_per_s": round(inside, 2),
-        "server_bots_to_in_process_ratio": round(inside / in_2, 4),
+        "server_processes": SERVER_PROCESSES,
+        "in_process_matches_per_s_1_worker": round(m["one"], 1),
+        "in_process_matches_per_s_2_workers": round(m["two"], 1),
+        "workers_speedup_2_to_1": round(m["two"] / m["one"], 2),
+        "served_matches_per_s_2_workers": round(m["served"], 2),
+        "served_moves_per_s_2_workers": round(m["moves"]),
+        "served_to_in_process_ratio": round(m["served"] / m["two"], 4),
+        "server_bots_matches_per_s": round(m["bots"], 2),
+        "server_bots_to_in_process_ratio": round(m["bots"] / m["two"], 4),
+        "one_server_process_served_ratio": round(m["served_1"] / m["two"], 4),
+        "one_server_process_bots_ratio": round(m["bots_1"] / m["two"], 4),
     }
     for k, v in out.items():
         print(f"  {k:36} {v}", flush=True)
@@ -507,7 +522,7 @@ def main() -> int:
         results["receipts"] = bench_receipts(args.matches)
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
-        results["tournament"] = bench_tournament(400, 40)
+        results["tournament"] = bench_tournament(400, 80)
     scale_out(sections, args.matches, results)
     if "web" in sections:
         from tests.bench.bench_web import CALLS, bench_web

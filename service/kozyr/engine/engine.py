@@ -119,6 +119,9 @@ class Engine:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
         self._receipts: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
+        # The server seeds of matches this process created or read (immutable per match): an
+        # entry that finishes a match or deals needs it, and the store need not be asked again.
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()
         self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -198,6 +201,7 @@ class Engine:
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
+        self._keep_seed(match_id, server_seed)
         self._tell(step)
         await appended(self.platform, None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
@@ -575,7 +579,20 @@ class Engine:
             return {"server_seed": seed.hex()}
         return {"sealed_seed": self.seed_box.seal(match_id, seed)}
 
+    def _keep_seed(self, match_id: str, seed: bytes) -> None:
+        self._seeds[match_id] = seed
+        self._seeds.move_to_end(match_id)
+        while len(self._seeds) > self.cache_size:
+            self._seeds.popitem(last=False)
+
     async def _server_seed(self, match_id: str) -> bytes:
+        seed = self._seeds.get(match_id)
+        if seed is None:
+            seed = await self._stored_server_seed(match_id)
+            self._keep_seed(match_id, seed)
+        return seed
+
+    async def _stored_server_seed(self, match_id: str) -> bytes:
         sealed = await self.store.meta(match_id, "sealed_seed")
         if sealed is not None:
             if self.seed_box is None:

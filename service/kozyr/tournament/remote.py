@@ -49,6 +49,12 @@ MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from t
 # One client (channel) per address and seat position, per process, reused across matches.
 _CLIENTS: dict[tuple[str, int], KozyrClient] = {}
 _LOCK = threading.Lock()
+# Connections a worker spreads its chunks over (served.py). gRPC shares one TCP connection
+# between a process's channels to one address, so each of these has a subchannel pool of its
+# own: with `kozyr serve --workers N` the kernel hands each connection to one of the N
+# processes, and several per worker spread the chunks over all of them.
+CONNECTIONS = 4
+_TURN = [0]
 
 
 def client_for(address: str, slot: int) -> KozyrClient:
@@ -57,6 +63,20 @@ def client_for(address: str, slot: int) -> KozyrClient:
         client = _CLIENTS.get((address, slot))
         if client is None:
             client = _CLIENTS[(address, slot)] = KozyrClient(address)
+        return client
+
+
+def next_connection(address: str) -> KozyrClient:
+    """The next of this process's `CONNECTIONS` connections to `address` (round robin): one
+    chunk of matches is created and played on one, so the server process that made a match
+    holds it in its cache for every move."""
+    with _LOCK:
+        turn = _TURN[0] = (_TURN[0] + 1) % CONNECTIONS
+        key = (address, -100 - turn)
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = KozyrClient(
+                address, options=[("grpc.use_local_subchannel_pool", 1)])
         return client
 
 

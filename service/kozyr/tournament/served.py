@@ -23,7 +23,7 @@ from kozyr.bots import make_bot, parse_spec
 from kozyr.fairness import RandomStream
 from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
-from kozyr.tournament.remote import SeatMind, client_for, prearranged
+from kozyr.tournament.remote import SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, PlaySession
 
@@ -31,7 +31,7 @@ from kozyr_client import KozyrClient, PlaySession
 def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> list[MatchResult]:
     """Play `fixtures` as real matches on the server at `address`, all over one session."""
     game = get_game(t.game)
-    organiser = client_for(address, -1)
+    organiser = next_connection(address)
     minds: dict[tuple[str, int], SeatMind] = {}
     tokens_of: dict[str, dict[int, str]] = {}
     created_ids: list[str] = []
@@ -60,7 +60,7 @@ def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> lis
         mind.heard(decision.events)
         return mind.choose(decision.view, decision.moves)
 
-    session = PlaySession(client_for(address, 0), choose)
+    session = PlaySession(organiser, choose)  # the connection (server process) that made them
     for match_id, seat in minds:
         session.add(match_id, seat, tokens_of[match_id][seat])
     finished = session.run()
@@ -78,7 +78,7 @@ def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str
                      ) -> list[MatchResult]:
     """Play `fixtures` on the server at `address` with its own bots on every seat."""
     game = get_game(t.game)
-    organiser = client_for(address, -1)
+    organiser = next_connection(address)
     created_ids = []
     for fixture in fixtures:
         names = [t.names[p] for p in fixture.lineup]
