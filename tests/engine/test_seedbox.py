@@ -40,7 +40,7 @@ def test_a_match_with_a_sealed_seed_still_reveals_the_committed_one() -> None:
         # Another key (a replica misconfigured) cannot open it, and says so.
         other = Engine(store, seed_box=SeedBox(os.urandom(32)))
         with pytest.raises(MatchError) as refused:
-            await other._server_seed(match_id)
+            await other.server_seed(match_id)
         assert refused.value.code == "SEED_SEALED_ELSEWHERE"
 
     asyncio.run(body())

@@ -26,14 +26,13 @@ async def append_with(engine: Engine, match_id: str, key: str,
     the same expected-version append as a move: on CONFLICT it is built again on the
     caught-up record, and a repeated `key` gets the recorded answer. Early endings and
     timeouts use it, so a move that lands first wins. (Kept beside them, not in
-    kozyr.engine.engine, which stays the moves' module; it uses the engine's own steps.)"""
-    async with engine._lock(match_id):
-        record = await engine._writable(await engine.record(match_id))
+    kozyr.engine.engine, which stays the moves' module.)"""
+    async with engine.writing(match_id, fresh=True) as record:
         for _ in range(engine.max_retries):
             try:
-                step = await build(record, engine._now_ms())
+                step = await build(record, engine.now_ms())
             except MatchError:
-                if key and (answer := await engine._repeated(match_id, key)) is not None:
+                if key and (answer := await engine.repeated(match_id, key)) is not None:
                     return answer
                 raise
             await before_append(engine.store, record, step)
@@ -46,8 +45,8 @@ async def append_with(engine: Engine, match_id: str, key: str,
                 await engine.committed(record, step)
                 return step
             if status == "DUPLICATE":
-                return await engine._answer_at(match_id, version)
-            record = await engine._after_refusal(record, status, version)
+                return await engine.answer_at(match_id, version)
+            record = await engine.after_refusal(record, status, version)
     raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                      "too many concurrent writers on this match; try again", match_id)
 

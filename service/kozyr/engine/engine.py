@@ -15,12 +15,13 @@ process can never make us wrong, only slower.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import os
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from kozyr.engine.engine_parts import (
 from kozyr.engine.feeds import Feeds
 from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
+from kozyr.engine.seeds import Seeds
 from kozyr.engine.signing import Signer
 from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
@@ -119,10 +121,7 @@ class Engine:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
         self._receipts: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
-        # The server seeds of matches this process created or read (immutable per match): an
-        # entry that finishes a match or deals needs it, and the store need not be asked again.
-        self._seeds: OrderedDict[str, bytes] = OrderedDict()
-        self.seed_box = seed_box  # None: seeds stored in plain text (tests, in-process tools)
+        self.seeds = Seeds(store, seed_box, cache_size)  # see engine/seeds.py
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
         # The cache is bounded by matches and by the bytes of log text its records were folded
@@ -141,7 +140,7 @@ class Engine:
         # it: their writes stay refused until an operator repairs the log (never written over).
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
-        self.snapshots = Snapshots(store, self._forget, self._server_seed)  # see snapshots.py
+        self.snapshots = Snapshots(store, self._forget, self.seeds.of)  # see snapshots.py
         # Called with every step this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[Step], None]] = []
         self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
@@ -176,7 +175,7 @@ class Engine:
         setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
                       dice=tuple(tuple(r) for r in dice))
         match_id = request_match_id(scope, request_id) if request_id else secrets.token_hex(8)
-        server_seed, now = self._random(32), self._now_ms()
+        server_seed, now = self._random(32), self.now_ms()
         created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
                                           server_seed=server_seed, users=users)
         step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
@@ -184,7 +183,7 @@ class Engine:
         tokens = tuple(SeatToken(i, name, new_token(self._random))
                        for i, (name, _) in enumerate(seats) if name and not bots[i])
         meta = {"game": game.NAME, "tenant": tenant, PHASE: str(phase(step.record)),
-                **self._stored_seed(match_id, server_seed)}
+                **self.seeds.meta(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = fingerprint_of(created)
         if request_id:
@@ -201,7 +200,7 @@ class Engine:
         if status != "OK":  # pragma: no cover - a fresh random id cannot collide in practice
             raise MatchError(Kind.INTERNAL, "ID_COLLISION", "match id collision, retry")
         self._remember(step.record, len(step.text), fresh=True)
-        self._keep_seed(match_id, server_seed)
+        self.seeds.keep(match_id, server_seed)
         self._tell(step)
         await appended(self.platform, None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
@@ -232,13 +231,12 @@ class Engine:
         limits.check_name(name, allow_empty=False)
         limits.check_contribution(contribution)
         token = new_token(self._random)
-        async with self._lock(match_id):
-            record = await self._writable(await self.record(match_id))
+        async with self.writing(match_id, fresh=True) as record:
             for _ in range(self.max_retries):
                 chosen = lifecycle.choose_seat(record, seat)
-                seed = await self._server_seed(match_id) if lifecycle.join_starts(record) else None
+                seed = await self.seeds.of(match_id) if lifecycle.join_starts(record) else None
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
-                                      time_ms=self._now_ms(), user=user)
+                                      time_ms=self.now_ms(), user=user)
                 meta = {f"tok:{token_hash(token)}": str(chosen), PHASE: str(phase(step.record))}
                 await before_append(self.store, record, step)
                 status, version = await self.store.append(
@@ -247,7 +245,7 @@ class Engine:
                     await self.committed(record, step)
                     return Joined(chosen, token, step.record.version, step.record.started,
                                   step.record.created.commitment, self.receipt(step))
-                record = await self._after_refusal(record, status, version)
+                record = await self.after_refusal(record, status, version)
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "the match is busy; try joining again", match_id)
 
@@ -260,11 +258,10 @@ class Engine:
         """Decide and append one command; the same (seat, command_id) again answers the same."""
         limits.check_command_id(command_id)
         key = command_key(seat, command_id)
-        async with self._lock(match_id):
-            record = await self._writable(self._cache.get(match_id) or await self.record(match_id))
+        async with self.writing(match_id) as record:
             caught_up = False
             for _ in range(self.max_retries):
-                now = self._now_ms()
+                now = self.now_ms()
                 try:
                     check_expected(record, expected_version, seat)
                     decision = lifecycle.decide(record, seat, command)
@@ -274,7 +271,7 @@ class Engine:
                         # Refused on a cache that may be stale: check again on the store's.
                         record, caught_up = await self._catch_up(record), True
                         continue
-                    if (answer := await self._repeated(match_id, key)) is not None:
+                    if (answer := await self.repeated(match_id, key)) is not None:
                         return answer
                     if expected_version is not None and expected_version > record.version:
                         raise MatchError(
@@ -282,7 +279,7 @@ class Engine:
                             f"the match is only at version {record.version}, not "
                             f"{expected_version}", match_id, seat) from None
                     raise
-                seed = await self._server_seed(match_id) if decision.finishes else None
+                seed = await self.seeds.of(match_id) if decision.finishes else None
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
                                       time_ms=now, actor=actor)
                 meta = {PHASE: str(phase(step.record))} if decision.finishes else None
@@ -293,21 +290,21 @@ class Engine:
                     await self.committed(record, step)
                     return step
                 if status == "DUPLICATE":
-                    return await self._answer_at(match_id, version)
-                record, caught_up = await self._after_refusal(record, status, version), True
+                    return await self.answer_at(match_id, version)
+                record, caught_up = await self.after_refusal(record, status, version), True
         raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
                          "too many concurrent writers on this match; try again", match_id, seat)
 
     async def server_seed(self, match_id: str) -> bytes:
-        """The match's server seed (for an entry that finishes the match)."""
-        return await self._server_seed(match_id)
+        """The match's server seed (for an entry that finishes the match or deals)."""
+        return await self.seeds.of(match_id)
 
-    async def _repeated(self, match_id: str, key: str) -> Step | None:
+    async def repeated(self, match_id: str, key: str) -> Step | None:
         """The recorded answer if this command was already appended (a retry), else None."""
         earlier = await self.store.command_version(match_id, key)
-        return None if earlier is None else await self._answer_at(match_id, earlier)
+        return None if earlier is None else await self.answer_at(match_id, earlier)
 
-    async def _answer_at(self, match_id: str, version: int) -> Step:
+    async def answer_at(self, match_id: str, version: int) -> Step:
         """The recorded answer of the entry at `version` (for a repeated command)."""
         cached = self._cache.get(match_id)
         if cached is not None and cached.version == version:
@@ -319,9 +316,10 @@ class Engine:
         entry = Entry.from_canonical(stored[-1].text)
         return Step(entry, tuple(decode_events(record.game, entry)), record)
 
-    async def _after_refusal(self, record: MatchRecord, status: AppendStatus,
-                             current: int) -> MatchRecord:
-        """The record to decide on again after the store refused an append."""
+    async def after_refusal(self, record: MatchRecord, status: AppendStatus,
+                            current: int) -> MatchRecord:
+        """The record to decide on again after the store refused an append (CONFLICT: caught
+        up); MatchError for a full, damaged or rolled-back store."""
         match_id = record.match_id
         if status == "FULL":
             raise store_full()
@@ -346,6 +344,18 @@ class Engine:
                       cached_version=record.version)
             raise behind(match_id, current, f"this server saw version {record.version}")
         return await self._catch_up(record)
+
+    @contextlib.asynccontextmanager
+    async def writing(self, match_id: str, *, fresh: bool = False
+                      ) -> AsyncIterator[MatchRecord]:
+        """Hold the match's lock (one appender per match in this process) and give the record
+        to append on: the cached one (a stale cache shows up as the append's CONFLICT), or with
+        `fresh` the record caught up from the store. MatchError if the log is fenced (behind
+        what this process saw acknowledged). Every append of a move, a join, an ending, a
+        timeout or a bot run is made inside it."""
+        async with self._lock(match_id):
+            cached = None if fresh else self._cache.get(match_id)
+            yield await self._writable(cached or await self.record(match_id))
 
     async def _writable(self, record: MatchRecord) -> MatchRecord:
         """The record, unless its log is behind what this process saw acknowledged and an
@@ -396,7 +406,7 @@ class Engine:
         sealed server seed."""
         seed = None
         if (record is None or not record.started) and any(STARTS in s.text for s in stored):
-            seed = await self._server_seed(match_id)
+            seed = await self.seeds.of(match_id)
         return fold_stored(record, stored, seed)
 
     async def game_of(self, match_id: str) -> Game:
@@ -518,12 +528,9 @@ class Engine:
 
     # ------------------------------------------------------------------ helpers
 
-    def _now_ms(self) -> int:
-        return int(self._clock() * 1000)
-
     def now_ms(self) -> int:
         """The server's clock, in ms: the only clock a match's times come from."""
-        return self._now_ms()
+        return int(self._clock() * 1000)
 
     def _lock(self, match_id: str) -> asyncio.Lock:
         lock = self._locks.get(match_id)
@@ -573,35 +580,3 @@ class Engine:
                 listener(step)
             except Exception:  # a listener's bug must not fail the move that was appended
                 log.exception("listener_failed", match_id=step.record.match_id)
-
-    def _stored_seed(self, match_id: str, seed: bytes) -> dict[str, str]:
-        if self.seed_box is None:
-            return {"server_seed": seed.hex()}
-        return {"sealed_seed": self.seed_box.seal(match_id, seed)}
-
-    def _keep_seed(self, match_id: str, seed: bytes) -> None:
-        self._seeds[match_id] = seed
-        self._seeds.move_to_end(match_id)
-        while len(self._seeds) > self.cache_size:
-            self._seeds.popitem(last=False)
-
-    async def _server_seed(self, match_id: str) -> bytes:
-        seed = self._seeds.get(match_id)
-        if seed is None:
-            seed = await self._stored_server_seed(match_id)
-            self._keep_seed(match_id, seed)
-        return seed
-
-    async def _stored_server_seed(self, match_id: str) -> bytes:
-        sealed = await self.store.meta(match_id, "sealed_seed")
-        if sealed is not None:
-            if self.seed_box is None:
-                raise MatchError(Kind.INTERNAL, "SEED_SEALED_ELSEWHERE",
-                                 "the match's seed is sealed and this server has no seed key",
-                                 match_id)
-            return self.seed_box.open(match_id, sealed)
-        value = await self.store.meta(match_id, "server_seed")
-        if value is None:
-            raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing",
-                             match_id)
-        return bytes.fromhex(value)

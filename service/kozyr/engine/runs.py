@@ -40,9 +40,7 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
     include its run's earlier moves). Returns the steps appended; [] when nothing was to play
     or another writer came first. A store that lost entries or is full raises as a move does.
     """
-    async with engine._lock(match_id):
-        before = await engine._writable(engine._cache.get(match_id)
-                                        or await engine.record(match_id))
+    async with engine.writing(match_id) as before:
         steps = await _decide(engine, before, next_move, heard, limit)
         if not steps:
             return []
@@ -56,8 +54,8 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
         if status in ("CONFLICT", "DUPLICATE"):
             return []
         if status != "OK":
-            await engine._after_refusal(before, status, version)  # raises for these
-            return []  # pragma: no cover - _after_refusal raises for every other status
+            await engine.after_refusal(before, status, version)  # raises for these
+            return []  # pragma: no cover - after_refusal raises for every other status
         previous = before
         for step in steps:
             await engine.committed(previous, step)
@@ -68,7 +66,7 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
 async def _decide(engine: Engine, record: MatchRecord, next_move: NextMove, heard: Heard,
                   limit: int) -> list[Step]:
     steps: list[Step] = []
-    now = engine._now_ms()
+    now = engine.now_ms()
     while len(steps) < limit and not record.finished:
         move = await next_move(record)
         if move is None:
