@@ -1,9 +1,13 @@
-"""Playing tournament matches through a Kozyr server over one PlaySession stream.
+"""Playing tournament matches through a Kozyr server over PlaySession streams.
 
 `kozyr tournament --server ADDR`: each worker creates its chunk's matches (real, stored
 matches with the fixtures' deals prearranged, or dealt by the server with `deals="seeded"`,
-see kozyr.tournament.remote) and plays every seat
-of all of them over ONE PlaySession: the server pushes each decision (the seat's view, its
+see kozyr.tournament.remote) and plays every seat of them over PlaySession: the chunk is dealt
+over `SESSIONS` connections, one session each, a group's matches created on the connection
+that plays them. (gRPC gives all of a process's channels to one address one TCP connection;
+remote.next_connection gives each its own, so with `kozyr serve --workers N` the kernel spreads
+them over the server's processes, and the process that created a match holds its record for
+every move.) The server pushes each decision (the seat's view, its
 legal moves and the events it was sent since its last decision), the seat's bot answers. Each
 seat still sees only what its own token is sent: its observation is rebuilt from its events
 and checked against the server's table (remote.SeatMind), exactly as over unary calls.
@@ -17,38 +21,54 @@ one), and the worker only waits for each match's final table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots import make_bot, parse_spec
 from kozyr.fairness import RandomStream
 from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
-from kozyr.tournament.remote import SeatMind, next_connection, prearranged
+from kozyr.tournament.remote import CONNECTIONS, SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, PlaySession
 
+SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
+
 
 def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> list[MatchResult]:
-    """Play `fixtures` as real matches on the server at `address`, all over one session."""
+    """Play `fixtures` as real matches on the server at `address`: they are dealt over
+    `SESSIONS` connections, each group created and played over one session on its own."""
+    groups = [list(fixtures[k::SESSIONS]) for k in range(SESSIONS)]
+    groups = [g for g in groups if g]
+    with ThreadPoolExecutor(len(groups)) as threads:
+        played = list(threads.map(lambda g: _play_session(t, g, next_connection(address)),
+                                  groups))
+    by_index = {r.index: r for results in played for r in results}
+    return [by_index[f.index] for f in fixtures]
+
+
+def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClient
+                  ) -> list[MatchResult]:
+    """Create `fixtures` on `client`'s connection and play all their seats over one session
+    on it (the server process that made the matches holds their records)."""
     game = get_game(t.game)
-    organiser = next_connection(address)
     minds: dict[tuple[str, int], SeatMind] = {}
     tokens_of: dict[str, dict[int, str]] = {}
     created_ids: list[str] = []
     for fixture in fixtures:
         names = [t.names[p] for p in fixture.lineup]
         if t.deals == "seeded":  # the server's seed and each seat's contribution: a fair deal
-            created = organiser.create_match(game.NAME, names, dict(t.options),
-                                             seed_contributions=[
+            created = client.create_match(game.NAME, names, dict(t.options),
+                                          seed_contributions=[
                 RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
                 for s in range(len(names))])
         else:
             config = game.make_config(dict(t.options), len(names))
             first, decks, dice = prearranged(game, config, names,
                                              deal_seed(t.master, fixture.deal))
-            created = organiser.create_match(game.NAME, names, dict(t.options),
-                                             first_dealer=first, prearranged_decks=decks,
-                                             prearranged_dice=dice)
+            created = client.create_match(game.NAME, names, dict(t.options),
+                                          first_dealer=first, prearranged_decks=decks,
+                                          prearranged_dice=dice)
         created_ids.append(created.match_id)
         tokens_of[created.match_id] = created.tokens
         for s, p in enumerate(fixture.lineup):
@@ -60,7 +80,7 @@ def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> lis
         mind.heard(decision.events)
         return mind.choose(decision.view, decision.moves)
 
-    session = PlaySession(organiser, choose)  # the connection (server process) that made them
+    session = PlaySession(client, choose)
     for match_id, seat in minds:
         session.add(match_id, seat, tokens_of[match_id][seat])
     finished = session.run()
@@ -78,26 +98,38 @@ def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str
                      ) -> list[MatchResult]:
     """Play `fixtures` on the server at `address` with its own bots on every seat."""
     game = get_game(t.game)
-    organiser = next_connection(address)
-    created_ids = []
-    for fixture in fixtures:
-        names = [t.names[p] for p in fixture.lineup]
-        config = game.make_config(dict(t.options), len(names))
-        first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
-        created = organiser.create_match(game.NAME, names, dict(t.options), first_dealer=first,
-                                         prearranged_decks=decks, prearranged_dice=dice,
-                                         bots=[seeded(t.players[p], bot_seed(
-                                             t.master, fixture.index, s))
-                                             for s, p in enumerate(fixture.lineup)])
-        created_ids.append(created.match_id)
-    results = []
-    for fixture, match_id in zip(fixtures, created_ids, strict=True):
-        final = final_view(organiser, match_id)
-        results.append(MatchResult(
-            fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
-            tuple(final.outcome.scores), final.version - 1, final.outcome.reason,
-            match_id=match_id))
-    return results
+    # Round robin over this process's connections: with `kozyr serve --workers N` the matches
+    # spread over the server's processes, and each is watched where its bots play. Each
+    # connection creates and then watches its share in a thread of its own: one at a time, a
+    # worker left the server idle while it waited for each answer.
+    clients = [next_connection(address) for _ in range(CONNECTIONS)]
+
+    def play(share: int) -> list[MatchResult]:
+        client, mine = clients[share], list(fixtures[share::CONNECTIONS])
+        created_ids = []
+        for fixture in mine:
+            names = [t.names[p] for p in fixture.lineup]
+            config = game.make_config(dict(t.options), len(names))
+            first, decks, dice = prearranged(game, config, names,
+                                             deal_seed(t.master, fixture.deal))
+            created_ids.append(client.create_match(
+                game.NAME, names, dict(t.options), first_dealer=first,
+                prearranged_decks=decks, prearranged_dice=dice,
+                bots=[seeded(t.players[p], bot_seed(t.master, fixture.index, s))
+                      for s, p in enumerate(fixture.lineup)]).match_id)
+        results = []
+        for fixture, match_id in zip(mine, created_ids, strict=True):
+            final = final_view(client, match_id)
+            results.append(MatchResult(
+                fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
+                tuple(final.outcome.scores), final.version - 1, final.outcome.reason,
+                match_id=match_id))
+        return results
+
+    with ThreadPoolExecutor(CONNECTIONS) as threads:
+        played = [r for results in threads.map(play, range(CONNECTIONS)) for r in results]
+    by_index = {r.index: r for r in played}
+    return [by_index[f.index] for f in fixtures]
 
 
 def seeded(spec: str, seed: int) -> str:
