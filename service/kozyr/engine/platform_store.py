@@ -144,7 +144,7 @@ class RedisPlatformStore:
     @classmethod
     def sharing(cls, store: RedisStore) -> RedisPlatformStore:
         """On `store`'s connections, each call taking a place at its gate like a move's."""
-        return cls(store.redis, gate=store._slot)  # the one gate of that pool, on purpose
+        return cls(store.redis, gate=store.slot)  # the one gate of that pool, on purpose
 
     @classmethod
     def beside(cls, client: AsyncClient, limit: int = 16) -> RedisPlatformStore:

@@ -240,7 +240,10 @@ class RedisStore:
             self.use_sharded_ticks(await server_version(self.redis) >= (7, 0))
 
     @contextlib.asynccontextmanager
-    async def _slot(self, watch: bool = False) -> AsyncIterator[None]:
+    async def slot(self, watch: bool = False) -> AsyncIterator[None]:
+        """A turn on the moves' pool (the watchers' with `watch`), with redis-py's errors
+        translated into MatchError: everything on this store's connections runs inside one,
+        so a burst waits at the gate instead of failing (see the class docstring)."""
         async with self._watch_gate if watch else self._gate:
             with _translated():
                 yield
@@ -281,7 +284,7 @@ class RedisStore:
             args += [key, text, digest]
         for k, v in (meta or {}).items():
             args += [k, v]
-        async with self._slot():
+        async with self.slot():
             status, value = await self._append(
                 keys=[log_key(match_id), cmds_key(match_id), meta_key(match_id),
                       fence_key(match_id)], args=args)
@@ -289,7 +292,7 @@ class RedisStore:
 
     async def repair(self, match_id: str) -> tuple[int, int]:
         """See Store.repair."""
-        async with self._slot():
+        async with self.slot():
             fence, top = await self._repair(
                 keys=[log_key(match_id), fence_key(match_id), meta_key(match_id)])
         return int(fence), int(top)
@@ -300,21 +303,21 @@ class RedisStore:
         """Entries with versions in (version, upto] — all later ones when upto is None."""
         low = f"({version}-0" if version > 0 else "-"
         high = "+" if upto is None else f"{upto}-0"
-        async with self._slot():
+        async with self.slot():
             rows: list[tuple[str, dict[str, str]]] = await self.redis.xrange(
                 log_key(match_id), min=low, max=high)  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
     async def version(self, match_id: str) -> int:
         """The stream's current version (0 when the match does not exist)."""
-        async with self._slot():
+        async with self.slot():
             rows: list[tuple[str, Any]] = await self.redis.xrevrange(  # type: ignore[assignment]
                 log_key(match_id), count=1)
         return int(rows[0][0].split("-", 1)[0]) if rows else 0
 
     async def read_watched(self, match_id: str, version: int) -> list[StoredEntry]:
         """See Store.read_watched: the watchers' own pool."""
-        async with self._slot(watch=True):
+        async with self.slot(watch=True):
             rows: list[tuple[str, dict[str, str]]] = await self.watch_redis.xrange(
                 log_key(match_id), min=f"({version}-0" if version > 0 else "-")  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
@@ -326,13 +329,13 @@ class RedisStore:
 
     async def meta(self, match_id: str, field: str) -> str | None:
         """One field of the match's secrets hash."""
-        async with self._slot():
+        async with self.slot():
             value = await self.redis.hget(meta_key(match_id), field)
         return None if value is None else str(value)
 
     async def command_version(self, match_id: str, command_key: str) -> int | None:
         """The version a command produced, if it was accepted."""
-        async with self._slot():
+        async with self.slot():
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
 
@@ -341,12 +344,12 @@ class RedisStore:
 
     async def put_snapshot(self, match_id: str, version: int, text: str) -> None:
         """See Store.put_snapshot."""
-        async with self._slot():
+        async with self.slot():
             await self._put_snapshot(keys=[snapshot_key(match_id)], args=[version, text])
 
     async def snapshot(self, match_id: str) -> tuple[int, str] | None:
         """See Store.snapshot."""
-        async with self._slot():
+        async with self.slot():
             kept: dict[str, str] = await self.redis.hgetall(  # type: ignore[assignment]
                 snapshot_key(match_id))
         if "v" not in kept or "s" not in kept:
@@ -355,7 +358,7 @@ class RedisStore:
 
     async def drop_snapshot(self, match_id: str, version: int) -> None:
         """See Store.drop_snapshot."""
-        async with self._slot():
+        async with self.slot():
             await self._drop_snapshot(keys=[snapshot_key(match_id)], args=[version])
 
     # --- clocks: deadlines (see Store) ---
@@ -363,7 +366,7 @@ class RedisStore:
     async def set_deadline(self, match_id: str, due_ms: int | None, version: int) -> bool:
         """See Store.set_deadline: one script on the match's deadline shard."""
         shard = deadline_shard(match_id)
-        async with self._slot():
+        async with self.slot():
             done = await self._set_deadline(
                 keys=[deadlines_key(shard), deadline_versions_key(shard)],
                 args=[match_id, version, "" if due_ms is None else due_ms])
@@ -371,7 +374,7 @@ class RedisStore:
 
     async def deadline_of(self, match_id: str) -> int | None:
         """See Store.deadline_of."""
-        async with self._slot():
+        async with self.slot():
             score = await self.redis.zscore(deadlines_key(deadline_shard(match_id)), match_id)
         return None if score is None else int(score)
 
@@ -385,7 +388,7 @@ class RedisStore:
             if len(claimed) >= limit:
                 break
             shard = (start + k) % DEADLINE_SHARDS
-            async with self._slot():
+            async with self.slot():
                 rows = await self._claim(keys=[deadlines_key(shard)],
                                          args=[now_ms, now_ms + lease_ms, limit - len(claimed)])
             claimed += [(str(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
@@ -400,12 +403,12 @@ class RedisStore:
         args: list[int] = []
         for seat, until in seats.items():
             args += [seat, until]
-        async with self._slot():
+        async with self.slot():
             await self._seen(keys=[seen_key(match_id)], args=args)
 
     async def watched_until(self, match_id: str, seat: int) -> int:
         """See Store.watched_until."""
-        async with self._slot():
+        async with self.slot():
             value = await self.redis.hget(seen_key(match_id), str(seat))
         return 0 if value is None else int(value)
 
