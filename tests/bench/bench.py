@@ -16,9 +16,10 @@ Sections (all by default, or pick with --only):
            interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
            second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
-           with one and two worker processes, and through a `kozyr serve` process where every
-           bot is a gRPC client over PlaySession, and with `--server-bots` (every seat the
-           server's own bot, SeatRequest.bot), 2 workers each, side by side;
+           with one and two worker processes, and through `kozyr serve --workers 2` (a process
+           per core) where every bot is a gRPC client over PlaySession, and with
+           `--server-bots` (every seat the server's own bot, SeatRequest.bot), 2 workers each,
+           side by side, and both again against a one-process server;
 - web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
            on the web port of one process, side by side (tests/bench/bench_web.py);
 - cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
