@@ -41,6 +41,7 @@ from kozyr.engine.keys import (
     tick_channel,
 )
 from kozyr.engine.redis_connect import AsyncClient, connect, server_version
+from kozyr.engine.redis_lane import ScriptLane
 from kozyr.engine.store import AppendStatus, StoredEntry, store_full
 from kozyr.match.errors import Kind, MatchError
 
@@ -230,7 +231,9 @@ class RedisStore:
         a tick then stays on its match's shard instead of crossing the whole cluster bus."""
         self.sharded = sharded
         script = APPEND_LUA.replace("'PUBLISH'", "'SPUBLISH'") if sharded else APPEND_LUA
-        self._append: AsyncScript = self.redis.register_script(script)
+        self._append: AsyncScript | ScriptLane = self.redis.register_script(script)
+        if isinstance(self.redis, aioredis.Redis):  # one server: the appends' own connection
+            self._append = ScriptLane.for_client(self.redis, self._append) or self._append
 
     async def ready(self) -> None:
         """Connect now (errors surface here, not on the first move); on a Redis Cluster of
@@ -249,7 +252,9 @@ class RedisStore:
                 yield
 
     async def close(self) -> None:
-        """Close both connection pools."""
+        """Close both connection pools (and the appends' connection)."""
+        if isinstance(self._append, ScriptLane):
+            self._append.close()
         await self.redis.aclose()
         if self.watch_redis is not self.redis:
             await self.watch_redis.aclose()
