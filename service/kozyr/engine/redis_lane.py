@@ -54,6 +54,7 @@ class _Lane(asyncio.Protocol):
         self.waiting: deque[asyncio.Future[Any]] = deque()
         self.transport: asyncio.Transport | None = None
         self.lost: Exception | None = None
+        self.unsent: list[bytes] = []  # commands of this loop pass, written as one
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -90,8 +91,15 @@ class _Lane(asyncio.Protocol):
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.waiting.append(future)
         # hiredis' stub types the tuple as of one element; it takes any number.
-        self.transport.write(hiredis.pack_command(command))  # type: ignore[arg-type]
+        self.unsent.append(hiredis.pack_command(command))  # type: ignore[arg-type]
+        if len(self.unsent) == 1:  # one write (one system call) for the pass's commands
+            asyncio.get_running_loop().call_soon(self._write)
         return future
+
+    def _write(self) -> None:
+        unsent, self.unsent = self.unsent, []
+        if self.lost is None and self.transport is not None:
+            self.transport.write(b"".join(unsent))
 
 
 class ScriptLane:
