@@ -351,8 +351,8 @@ class Engine:
         """Hold the match's lock (one appender per match in this process) and give the record
         to append on: the cached one (a stale cache shows up as the append's CONFLICT), or with
         `fresh` the record caught up from the store. MatchError if the log is fenced (behind
-        what this process saw acknowledged). Every append of a move, a join, an ending, a
-        timeout or a bot run is made inside it."""
+        what this process saw acknowledged). Every append after a match's first entry (a move,
+        a join, an ending, a timeout, a bot run) is made inside it."""
         async with self._lock(match_id):
             cached = None if fresh else self._cache.get(match_id)
             yield await self._writable(cached or await self.record(match_id))

@@ -20,7 +20,7 @@ one), and the worker only waits for each match's final table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
@@ -30,7 +30,7 @@ from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.remote import CONNECTIONS, SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
-from kozyr_client import KozyrClient, PlaySession
+from kozyr_client import Created, KozyrClient, PlaySession
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
 
@@ -38,13 +38,31 @@ SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a 
 def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> list[MatchResult]:
     """Play `fixtures` as real matches on the server at `address`: they are dealt over
     `SESSIONS` connections, each group created and played over one session on its own."""
-    groups = [list(fixtures[k::SESSIONS]) for k in range(SESSIONS)]
-    groups = [g for g in groups if g]
-    with ThreadPoolExecutor(len(groups)) as threads:
-        played = list(threads.map(lambda g: _play_session(t, g, next_connection(address)),
-                                  groups))
-    by_index = {r.index: r for results in played for r in results}
+    return _in_threads(fixtures, SESSIONS,
+                       lambda group: _play_session(t, group, next_connection(address)))
+
+
+def _in_threads(fixtures: Sequence[Fixture], groups: int,
+                play: Callable[[list[Fixture]], list[MatchResult]]) -> list[MatchResult]:
+    """The fixtures dealt round robin into `groups`, each played by `play` in a thread of its
+    own; the results in the fixtures' order."""
+    dealt = [g for k in range(groups) if (g := list(fixtures[k::groups]))]
+    with ThreadPoolExecutor(len(dealt)) as threads:
+        by_index = {r.index: r for results in threads.map(play, dealt) for r in results}
     return [by_index[f.index] for f in fixtures]
+
+
+def _create(client: KozyrClient, t: Tournament, fixture: Fixture, bots: Sequence[str] = ()
+            ) -> Created:
+    """Create the fixture's match on `client`'s connection with its deal prearranged (the
+    in-process deal)."""
+    game = get_game(t.game)
+    names = [t.names[p] for p in fixture.lineup]
+    config = game.make_config(dict(t.options), len(names))
+    first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
+    return client.create_match(game.NAME, names, dict(t.options), first_dealer=first,
+                               prearranged_decks=decks, prearranged_dice=dice,
+                               bots=list(bots) or None)
 
 
 def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClient
@@ -56,19 +74,13 @@ def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClien
     tokens_of: dict[str, dict[int, str]] = {}
     created_ids: list[str] = []
     for fixture in fixtures:
-        names = [t.names[p] for p in fixture.lineup]
         if t.deals == "seeded":  # the server's seed and each seat's contribution: a fair deal
-            created = client.create_match(game.NAME, names, dict(t.options),
-                                          seed_contributions=[
+            created = client.create_match(game.NAME, [t.names[p] for p in fixture.lineup],
+                                          dict(t.options), seed_contributions=[
                 RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
-                for s in range(len(names))])
+                for s in range(len(fixture.lineup))])
         else:
-            config = game.make_config(dict(t.options), len(names))
-            first, decks, dice = prearranged(game, config, names,
-                                             deal_seed(t.master, fixture.deal))
-            created = client.create_match(game.NAME, names, dict(t.options),
-                                          first_dealer=first, prearranged_decks=decks,
-                                          prearranged_dice=dice)
+            created = _create(client, t, fixture)
         created_ids.append(created.match_id)
         tokens_of[created.match_id] = created.tokens
         for s, p in enumerate(fixture.lineup):
@@ -97,26 +109,15 @@ def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClien
 def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str
                      ) -> list[MatchResult]:
     """Play `fixtures` on the server at `address` with its own bots on every seat."""
-    game = get_game(t.game)
-    # Round robin over this process's connections: with `kozyr serve --workers N` the matches
-    # spread over the server's processes, and each is watched where its bots play. Each
+    # Dealt round robin over this process's connections: with `kozyr serve --workers N` the
+    # matches spread over the server's processes, and each is watched where its bots play. Each
     # connection creates and then watches its share in a thread of its own: one at a time, a
     # worker left the server idle while it waited for each answer.
-    clients = [next_connection(address) for _ in range(CONNECTIONS)]
-
-    def play(share: int) -> list[MatchResult]:
-        client, mine = clients[share], list(fixtures[share::CONNECTIONS])
-        created_ids = []
-        for fixture in mine:
-            names = [t.names[p] for p in fixture.lineup]
-            config = game.make_config(dict(t.options), len(names))
-            first, decks, dice = prearranged(game, config, names,
-                                             deal_seed(t.master, fixture.deal))
-            created_ids.append(client.create_match(
-                game.NAME, names, dict(t.options), first_dealer=first,
-                prearranged_decks=decks, prearranged_dice=dice,
-                bots=[seeded(t.players[p], bot_seed(t.master, fixture.index, s))
-                      for s, p in enumerate(fixture.lineup)]).match_id)
+    def play(mine: list[Fixture]) -> list[MatchResult]:
+        client = next_connection(address)
+        created_ids = [_create(client, t, fixture, [
+            seeded(t.players[p], bot_seed(t.master, fixture.index, s))
+            for s, p in enumerate(fixture.lineup)]).match_id for fixture in mine]
         results = []
         for fixture, match_id in zip(mine, created_ids, strict=True):
             final = final_view(client, match_id)
@@ -126,10 +127,7 @@ def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str
                 match_id=match_id))
         return results
 
-    with ThreadPoolExecutor(CONNECTIONS) as threads:
-        played = [r for results in threads.map(play, range(CONNECTIONS)) for r in results]
-    by_index = {r.index: r for r in played}
-    return [by_index[f.index] for f in fixtures]
+    return _in_threads(fixtures, CONNECTIONS, play)
 
 
 def seeded(spec: str, seed: int) -> str:
