@@ -21,6 +21,7 @@ instead: fair random deals, which a duplicate format then no longer repeats.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Callable
@@ -54,7 +55,8 @@ _LOCK = threading.Lock()
 # own: with `kozyr serve --workers N` the kernel hands each connection to one of the N
 # processes, and several per worker spread the chunks over all of them.
 CONNECTIONS = 4
-_TURN = [0]
+_CONNECTIONS: dict[tuple[str, int], KozyrClient] = {}
+_TURN = itertools.count()
 
 
 def client_for(address: str, slot: int) -> KozyrClient:
@@ -71,11 +73,10 @@ def next_connection(address: str) -> KozyrClient:
     chunk of matches is created and played on one, so the server process that made a match
     holds it in its cache for every move."""
     with _LOCK:
-        turn = _TURN[0] = (_TURN[0] + 1) % CONNECTIONS
-        key = (address, -100 - turn)
-        client = _CLIENTS.get(key)
+        key = (address, next(_TURN) % CONNECTIONS)
+        client = _CONNECTIONS.get(key)
         if client is None:
-            client = _CLIENTS[key] = KozyrClient(
+            client = _CONNECTIONS[key] = KozyrClient(
                 address, options=[("grpc.use_local_subchannel_pool", 1)])
         return client
 
