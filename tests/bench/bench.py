@@ -496,7 +496,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append",
                         choices=["games", "service", "verify", "receipts", "tournament",
-                                 "scale", "replicas", "ray", "web", "cold", "clocks"],
+                                 "scale", "replicas", "ray", "web", "cold", "lane", "clocks"],
                         help="run only these sections")
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
@@ -505,7 +505,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
-                             "replicas", "ray", "cold", "clocks"]
+                             "replicas", "ray", "cold", "lane", "clocks"]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -535,6 +535,9 @@ def main() -> int:
         print(f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
               flush=True)
         results["cold"] = speed.bench_cold()
+    if "lane" in sections:
+        print(f"lane: event-loop CPU per append-script call, median of {RUNS}", flush=True)
+        results["lane"] = speed.bench_lane()
     if "clocks" in sections:
         from tests.bench.bench_clocks import bench_clocks
         print("clocks: deadline lateness, kozyr serve + embedded Redis", flush=True)

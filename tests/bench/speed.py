@@ -147,3 +147,52 @@ async def _long_match(engine: Any, entries: int) -> str:
         await engine.submit(match_id, seat, rng.choice(legal), uuid.uuid4().hex[:8] + str(n))
     await engine.snapshots.settle()
     return str(match_id)
+
+
+# ---------------------------------------------------------------------------- the lane
+
+
+def bench_lane(calls: int = 4000) -> dict[str, Any]:
+    """CPU of this process per script call: redis-py's pooled AsyncScript against the appends'
+    own connection (ScriptLane), one at a time and 16 at once, interleaved, medians."""
+    from redis import asyncio as aioredis
+
+    from kozyr.engine.embedded import EmbeddedRedis
+    from kozyr.engine.redis_lane import ScriptLane
+
+    async def main(url: str) -> dict[str, Any]:
+        client = aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5)
+        script = client.register_script("return {'OK', ARGV[1]}")
+        lane = ScriptLane.for_client(client, script)
+        assert lane is not None
+        paths = {"redis_py": lambda: script(keys=["k"], args=["1"]),
+                 "lane": lambda: lane(["k"], ["1"])}
+        await paths["redis_py"]()
+        samples: dict[str, list[float]] = {f"{p}_{c}": [] for p in paths for c in (1, 16)}
+
+        async def cpu_per_call(call: Any, at_once: int) -> float:
+            async def loop() -> None:
+                for _ in range(calls // at_once):
+                    await call()
+            start = time.process_time()
+            await asyncio.gather(*(loop() for _ in range(at_once)))
+            return (time.process_time() - start) / calls
+
+        for _ in range(RUNS):
+            for at_once in (1, 16):
+                for name, call in paths.items():
+                    samples[f"{name}_{at_once}"].append(await cpu_per_call(call, at_once))
+        lane.close()
+        await client.aclose()
+        m = {k: statistics.median(v) for k, v in samples.items()}
+        return {"redis_py_us_alone": round(m["redis_py_1"] * 1e6),
+                "lane_us_alone": round(m["lane_1"] * 1e6),
+                "redis_py_us_16_at_once": round(m["redis_py_16"] * 1e6),
+                "lane_us_16_at_once": round(m["lane_16"] * 1e6),
+                "lane_to_redis_py_16_at_once": round(m["lane_16"] / m["redis_py_16"], 2)}
+
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as redis:
+        out = asyncio.run(main(redis.url))
+    for k, v in out.items():
+        print(f"  {k:36} {v}", flush=True)
+    return out

@@ -1,12 +1,13 @@
 """The append script's own connection: calls pipelined on one socket, replies read in order.
 
-redis-py's pooled path costs the event loop about 120-220 µs per script call (pool and
-observability bookkeeping, a health check, retry and timeout wrappers; measured on the 2-core
-development machine, 70 µs through one connection of its own): the append is the one command
-of every move, and on a busy server the event loop is the limit. Redis answers the commands of
-one connection in the order they were sent, so every append can share one socket: a call
-writes its command and queues a future, and the protocol resolves the futures in order from
-hiredis' reader - no pool, no lock, and concurrent appends of many matches travel together.
+redis-py's pooled path costs the event loop about 105-190 µs per script call (pool and
+observability bookkeeping, a health check, retry and timeout wrappers), this lane 23 µs with
+16 calls in flight and 93 µs alone (`tests/bench/bench.py --only lane`): the append is the one
+command of every move, and on a busy server the event loop is the limit. Redis answers the
+commands of one connection in the order they were sent, so every append can share one
+socket: a call writes its command and queues a future, and the protocol resolves the futures
+in order from hiredis' reader - no pool, no lock, and concurrent appends of many matches
+travel together.
 
 Only for a plain connection (host and port, or a unix socket; a password and a database are
 sent on connecting); TLS and a Redis Cluster keep redis-py's path. Errors are redis-py's own
