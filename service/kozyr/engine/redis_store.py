@@ -200,7 +200,9 @@ class RedisStore:
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
         self._put_snapshot: AsyncScript = client.register_script(PUT_SNAPSHOT_LUA)
         self._drop_snapshot: AsyncScript = client.register_script(DROP_SNAPSHOT_LUA)
-        self._set_deadline: AsyncScript = client.register_script(SET_DEADLINE_LUA)
+        # Deadlines are written on every move of a clocked match (and every run of bots):
+        # they get a lane of their own too.
+        self._set_deadline = self._laned(client.register_script(SET_DEADLINE_LUA))
         self._claim: AsyncScript = client.register_script(CLAIM_LUA)
         self._seen: AsyncScript = client.register_script(SEEN_LUA)
         self._next_shard = 0
@@ -231,9 +233,14 @@ class RedisStore:
         a tick then stays on its match's shard instead of crossing the whole cluster bus."""
         self.sharded = sharded
         script = APPEND_LUA.replace("'PUBLISH'", "'SPUBLISH'") if sharded else APPEND_LUA
-        self._append: AsyncScript | ScriptLane = self.redis.register_script(script)
-        if isinstance(self.redis, aioredis.Redis):  # one server: the appends' own connection
-            self._append = ScriptLane.for_client(self.redis, self._append) or self._append
+        self._append = self._laned(self.redis.register_script(script))
+
+    def _laned(self, script: AsyncScript) -> AsyncScript | ScriptLane:
+        """The script on a pipelined connection of its own (kozyr.engine.redis_lane) on one
+        server; redis-py's pooled path on a Redis Cluster or over TLS."""
+        if isinstance(self.redis, aioredis.Redis):
+            return ScriptLane.for_client(self.redis, script) or script
+        return script
 
     async def ready(self) -> None:
         """Connect now (errors surface here, not on the first move); on a Redis Cluster of
@@ -252,9 +259,10 @@ class RedisStore:
                 yield
 
     async def close(self) -> None:
-        """Close both connection pools (and the appends' connection)."""
-        if isinstance(self._append, ScriptLane):
-            self._append.close()
+        """Close both connection pools (and the scripts' own connections)."""
+        for lane in (self._append, self._set_deadline):
+            if isinstance(lane, ScriptLane):
+                lane.close()
         await self.redis.aclose()
         if self.watch_redis is not self.redis:
             await self.watch_redis.aclose()
