@@ -25,12 +25,30 @@ Decoder = Callable[[Any], Any]
 
 def encode(obj: Any) -> Any:
     """JSON-ready data for a dataclass instance (or any supported value)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return _dataclass_encoder(type(obj))(obj)
     return _encode_value(obj)
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+def _listed(values: Any) -> list[Any]:
+    return [_encode_value(v) for v in values]
+
+
+# Encoders by exact type: every entry of every move is encoded, and a dictionary lookup is
+# several times cheaper than the chain of isinstance checks below, which stays for the rest
+# (subclasses, other enums) and adds each dataclass it meets.
+_BY_TYPE: dict[type, Encoder] = {
+    int: _same, str: _same, bool: _same, type(None): _same, bytes: bytes.hex,
+    Card: lambda c: c.code, Suit: lambda s: s.letter, tuple: _listed, list: _listed,
+}
+
+
 def _encode_value(value: Any) -> Any:
+    encoder = _BY_TYPE.get(type(value))
+    if encoder is not None:
+        return encoder(value)
     if isinstance(value, Card):
         return value.code
     if isinstance(value, Suit):
@@ -42,9 +60,10 @@ def _encode_value(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, tuple | list):
-        return [_encode_value(v) for v in value]
+        return _listed(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return encode(value)
+        encoder = _BY_TYPE[type(value)] = _dataclass_encoder(type(value))
+        return encoder(value)
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
