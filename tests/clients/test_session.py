@@ -81,6 +81,25 @@ def test_one_session_plays_every_seat_of_a_match_to_the_end(server: ServerThread
         assert finished[(created.match_id, 0)].version == max(watched)
 
 
+@pytest.mark.parametrize("receipts", [True, False])
+def test_decisions_carry_receipts_unless_the_seat_asks_for_none(server: ServerThread,
+                                                                 receipts: bool) -> None:
+    with KozyrClient(server.address) as client:
+        created = client.create_match("dix", ["a", "b"], SHORT["dix"])
+        pushed: list[pb.Decision | pb.SeatFinished] = []
+        session = PlaySession(client, chooser(2), on_event=pushed.append, receipts=receipts)
+        for seat, token in created.tokens.items():
+            session.add(created.match_id, seat, token)
+        finished = bounded_run(session)
+        decisions = [p for p in pushed if isinstance(p, pb.Decision)]
+        assert decisions and all(d.HasField("receipt") == receipts for d in decisions)
+        # The final push has its receipt either way: the last entry's hash chains every other.
+        key = server.signer.keys[0]
+        for done in finished.values():
+            assert done.HasField("receipt") and done.receipt.key_id == key.key_id
+            assert done.receipt.version == done.version
+
+
 def test_a_dropped_stream_resumes_with_no_lost_or_doubled_move(server: ServerThread) -> None:
     proxy = Proxy(server.address)
     try:

@@ -209,6 +209,10 @@ export interface SessionSeatSpec {
   matchId: string;
   seat: number;
   token: string;
+  /** Decisions without the events since the seat's previous one (a bot that needs only the view). */
+  skipEvents?: boolean;
+  /** Decisions without receipts (the seat's final push still has one). */
+  skipReceipts?: boolean;
 }
 
 // Refusals that only mean the table moved on before our move arrived: a later push decides.
@@ -237,7 +241,10 @@ export async function playSession(
     const outbox = new Outbox<SessionRequest>();
     const open = [...state.values()].filter((s) => !finished.has(key(s.matchId, s.seat)));
     outbox.push(create(SessionRequestSchema, {
-      seats: open.map((s) => ({ matchId: s.matchId, seat: s.seat, token: s.token, fromVersion: s.version })),
+      seats: open.map((s) => ({
+        matchId: s.matchId, seat: s.seat, token: s.token, fromVersion: s.version,
+        skipEvents: s.skipEvents ?? false, skipReceipts: s.skipReceipts ?? false,
+      })),
     }));
     try {
       for await (const message of client.playSession(outbox)) {

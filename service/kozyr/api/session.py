@@ -152,10 +152,10 @@ class Session:
                 continue
             self.seats[key] = asyncio.create_task(
                 self._follow(wanted.match_id, viewer.seat, wanted.from_version,
-                             wanted.skip_events))
+                             wanted.skip_events, wanted.skip_receipts))
 
     async def _follow(self, match_id: str, seat: int, from_version: int,
-                      skip_events: bool = False) -> None:
+                      skip_events: bool = False, skip_receipts: bool = False) -> None:
         """Push the seat's decisions from `from_version` on, until its match ends."""
         events: list[pb.Event] = []
         lean = False
@@ -182,7 +182,8 @@ class Session:
                         match_id=match_id, seat=seat, version=version, events=events,
                         view=convert.match_view(record, seat, lean=lean),
                         moves=[convert.move_from_command(game, c) for c in legal],
-                        receipt=receipts.to_pb(self.engine.receipt(step)))))
+                        receipt=None if skip_receipts else receipts.to_pb(
+                            self.engine.receipt(step)))))
                     events, lean = [], True
         except MatchError as e:
             self._refuse(e, match_id, seat, "")

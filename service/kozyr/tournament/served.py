@@ -92,7 +92,7 @@ def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClien
         mind.heard(decision.events)
         return mind.choose(decision.view, decision.moves)
 
-    session = PlaySession(client, choose)
+    session = PlaySession(client, choose, receipts=False)  # none is kept without --save-dir
     for match_id, seat in minds:
         session.add(match_id, seat, tokens_of[match_id][seat])
     finished = session.run()

@@ -51,9 +51,11 @@ class PlaySession:
 
     def __init__(self, client: KozyrClient, choose: Callable[[pb.Decision], pb.Move],
                  *, backoff: Backoff | None = None,
-                 on_event: Callable[[pb.Decision | pb.SeatFinished], None] | None = None
-                 ) -> None:
+                 on_event: Callable[[pb.Decision | pb.SeatFinished], None] | None = None,
+                 receipts: bool = True) -> None:
         self.client = client
+        # False: decisions come without receipts (each seat's final push still has one).
+        self.receipts = receipts
         self.choose = choose
         self.on_event = on_event
         self.backoff = backoff or client.backoff
@@ -112,7 +114,8 @@ class PlaySession:
     def _seats_message(self, seats: list[SessionSeat]) -> pb.SessionRequest:
         return pb.SessionRequest(seats=[
             pb.SessionSeat(match_id=s.match_id, seat=s.seat, token=s.token,
-                           from_version=s.version) for s in seats])
+                           from_version=s.version, skip_receipts=not self.receipts)
+            for s in seats])
 
     def _requests(self, outbox: queue.SimpleQueue[pb.SessionRequest | None]
                   ) -> Iterator[pb.SessionRequest]:

@@ -1908,6 +1908,7 @@ class SessionSeat(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     SKIP_EVENTS_FIELD_NUMBER: _builtins.int
+    SKIP_RECEIPTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     token: _builtins.str
@@ -1920,6 +1921,11 @@ class SessionSeat(_message.Message):
     """The seat the token is for (refused with WRONG_SEAT when it is another's)."""
     skip_events: _builtins.bool
     """True: pushes for this seat carry no events (a bot that needs only the view and its moves)."""
+    skip_receipts: _builtins.bool
+    """True: this seat's decisions carry no receipt (its SeatFinished still does, and the final
+    entry's hash chains every earlier one): a bot that keeps no receipts spares the server
+    signing each entry for it.
+    """
     def __init__(
         self,
         *,
@@ -1928,10 +1934,11 @@ class SessionSeat(_message.Message):
         from_version: _builtins.int = ...,
         seat: _builtins.int = ...,
         skip_events: _builtins.bool = ...,
+        skip_receipts: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "match_id", b"match_id", "seat", b"seat", "skip_events", b"skip_events", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "match_id", b"match_id", "seat", b"seat", "skip_events", b"skip_events", "skip_receipts", b"skip_receipts", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
