@@ -19,6 +19,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr.tournament.remote import spread_connections
 from tests.api.helpers import Watcher, create, play_one
 from tests.reliability.harness import ARBITER, redis_servers_on, wait_for
 
@@ -133,3 +134,19 @@ def test_a_killed_worker_is_started_again_and_sigterm_stops_everything(
     assert wait_for(lambda: not redis_servers_on(workers.folder / "data"), 20)
     assert not [p for p in first if Path(f"/proc/{p}").exists()
                 and b"kozyr" in Path(f"/proc/{p}/cmdline").read_bytes()]
+
+
+def test_a_tournament_worker_spreads_its_connections_over_both_workers(
+        workers: Workers) -> None:
+    tags = {workers.stub().ListGames(pb.ListGamesRequest(), timeout=10).process
+            for _ in range(12)}
+    assert len(tags) == 2 and all(tags), "each worker process answers with a tag of its own"
+    kept = spread_connections(workers.address, 4, 16)
+    try:
+        seen = [c.server_process() for c in kept]
+        assert len(kept) == 4 and set(seen) == tags
+        assert seen[0] != seen[1] and seen[2] != seen[3], "taken from each process in turn"
+        assert [c.server_process() for c in kept] == seen, "a connection keeps its process"
+    finally:
+        for c in kept:
+            c.close()

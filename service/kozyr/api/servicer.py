@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
@@ -122,6 +123,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         self.session_rate = (5_000.0, 10_000)  # moves a second and burst (api/server.py)
         self.term_defaults = terms.Defaults()  # the server's (config.py)
         self.presence = Presence(engine)  # who watches which seat (abandonment, R-7)
+        self.process = secrets.token_hex(6)  # ListGamesResponse.process
 
     # ------------------------------------------------------------------ helpers
 
@@ -178,7 +180,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     async def ListGames(self, request: pb.ListGamesRequest,
                         context: Context) -> pb.ListGamesResponse:
         """Every game with its options."""
-        return pb.ListGamesResponse(games=[convert.game_info(g) for g in GAMES.values()])
+        return pb.ListGamesResponse(games=[convert.game_info(g) for g in GAMES.values()],
+                                    process=self.process)
 
     @_rpc
     async def CreateMatch(self, request: pb.CreateMatchRequest,

@@ -52,10 +52,13 @@ _CLIENTS: dict[tuple[str, int], KozyrClient] = {}
 _LOCK = threading.Lock()
 # Connections a worker spreads its chunks over (served.py). gRPC shares one TCP connection
 # between a process's channels to one address, so each of these has a subchannel pool of its
-# own: with `kozyr serve --workers N` the kernel hands each connection to one of the N
-# processes, and several per worker spread the chunks over all of them.
+# own. With `kozyr serve --workers N` the kernel hands each new connection to one of the N
+# processes at random (a worker's 4 often reached one of 2 three times), so a worker opens
+# up to `PROBES`, asks each which process answers (ListGamesResponse.process) and keeps
+# `CONNECTIONS` of them taken in turn from every process it reached.
 CONNECTIONS = 4
-_CONNECTIONS: dict[tuple[str, int], KozyrClient] = {}
+PROBES = 4 * CONNECTIONS
+_CONNECTIONS: dict[str, list[KozyrClient]] = {}
 _TURN = itertools.count()
 
 
@@ -69,16 +72,40 @@ def client_for(address: str, slot: int) -> KozyrClient:
 
 
 def next_connection(address: str) -> KozyrClient:
-    """The next of this process's `CONNECTIONS` connections to `address` (round robin): one
-    chunk of matches is created and played on one, so the server process that made a match
-    holds it in its cache for every move."""
+    """The next of this process's `CONNECTIONS` connections to `address` (round robin, which
+    alternates the server's processes): one chunk of matches is created and played on one, so
+    the server process that made a match holds it in its cache for every move."""
     with _LOCK:
-        key = (address, next(_TURN) % CONNECTIONS)
-        client = _CONNECTIONS.get(key)
-        if client is None:
-            client = _CONNECTIONS[key] = KozyrClient(
-                address, options=[("grpc.use_local_subchannel_pool", 1)])
-        return client
+        pool = _CONNECTIONS.get(address)
+        if pool is None:
+            pool = _CONNECTIONS[address] = spread_connections(address, CONNECTIONS, PROBES)
+        return pool[next(_TURN) % len(pool)]
+
+
+def spread_connections(address: str, count: int, probes: int) -> list[KozyrClient]:
+    """`count` connections to `address`, spread evenly over the server processes behind it
+    and taken from each in turn: at least half of `probes` connections are opened (to see
+    every process), more up to `probes` until each process seen has its share; the extra ones
+    are closed."""
+    by_process: dict[str, list[KozyrClient]] = {}
+    opened = 0
+    while opened < probes and (opened < probes // 2 or not _even(by_process, count)):
+        client = KozyrClient(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        by_process.setdefault(client.server_process(), []).append(client)
+        opened += 1
+    groups = list(by_process.values())
+    turns = itertools.chain.from_iterable(itertools.zip_longest(*groups))
+    kept = [c for c in turns if c is not None][:count]
+    for group in groups:
+        for client in group:
+            if client not in kept:
+                client.close()
+    return kept
+
+
+def _even(by_process: dict[str, list[KozyrClient]], count: int) -> bool:
+    share = -(-count // max(1, len(by_process)))
+    return all(len(group) >= share for group in by_process.values())
 
 
 # ---------------------------------------------------------------------------- deals

@@ -5,10 +5,10 @@ matches with the fixtures' deals prearranged, or dealt by the server with `deals
 see kozyr.tournament.remote) and plays every seat of them over PlaySession: the chunk is dealt
 over `SESSIONS` connections, one session each, a group's matches created on the connection
 that plays them. (gRPC gives all of a process's channels to one address one TCP connection;
-remote.next_connection gives each its own, so with `kozyr serve --workers N` the kernel spreads
-them over the server's processes, and the process that created a match holds its record for
-every move.) The server pushes each decision (the seat's view, its
-legal moves and the events it was sent since its last decision), the seat's bot answers. Each
+remote.next_connection gives each its own, spread evenly over the processes of `kozyr serve
+--workers N`, and the process that created a match holds its record for every move.) The
+server pushes each decision (the seat's view, its legal moves and the events it was sent since
+its last decision), the seat's bot answers. Each
 seat still sees only what its own token is sent: its observation is rebuilt from its events
 and checked against the server's table (remote.SeatMind), exactly as over unary calls.
 With `--save-dir` (a seat's receipts are kept) the matches are played as in remote.py.

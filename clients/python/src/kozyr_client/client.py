@@ -151,6 +151,11 @@ class KozyrClient:
         """Every game the server runs, with its player counts and options."""
         return list(self.call(self.stub.ListGames, pb.ListGamesRequest()).games)
 
+    def server_process(self) -> str:
+        """The tag of the server process this connection reached (the same for its every
+        call): `kozyr serve --workers N` has N processes behind one address."""
+        return self.call(self.stub.ListGames, pb.ListGamesRequest()).process
+
     def create_match(self, game: str, seats: list[str],
                      options: Mapping[str, str] | None = None,
                      request_id: str | None = None,

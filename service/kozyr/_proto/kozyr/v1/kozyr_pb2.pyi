@@ -372,6 +372,12 @@ class ListGamesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAMES_FIELD_NUMBER: _builtins.int
+    PROCESS_FIELD_NUMBER: _builtins.int
+    process: _builtins.str
+    """An opaque tag of the server process that answered, the same for every call on one
+    connection: a client spreading its connections over the processes of `kozyr serve
+    --workers N` (which the kernel hands connections to at random) counts them by it.
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameInfo]:
         """Every game."""
@@ -380,10 +386,11 @@ class ListGamesResponse(_message.Message):
         self,
         *,
         games: _abc.Iterable[Global___GameInfo] | None = ...,
+        process: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "process", b"process"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
