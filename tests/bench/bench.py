@@ -19,7 +19,8 @@ Sections (all by default, or pick with --only):
            with one and two worker processes, and through `kozyr serve --workers 2` (a process
            per core) where every bot is a gRPC client over PlaySession, and with
            `--server-bots` (every seat the server's own bot, SeatRequest.bot), 2 workers each,
-           side by side, and both again against a one-process server;
+           the same 400 matches on every side, side by side, and both again against a
+           one-process server;
 - web:     GetMatch and ListLegalMoves latency over gRPC, Connect (binary, JSON) and gRPC-Web
            on the web port of one process, side by side (tests/bench/bench_web.py);
 - cold:    a fresh engine's first read of a 1,000-entry match (snapshot + tail, and the full
@@ -357,17 +358,18 @@ def bench_verify(matches: int) -> dict[str, Any]:
     return result
 
 
-def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
+def bench_tournament(matches: int) -> dict[str, Any]:
     """Tournament matches/s in-process (1 and 2 workers) and through a served engine, the
     server run as deployed on this host (one process per core, like the in-process workers)
-    and, beside it, as one process."""
+    and, beside it, as one process: the same `matches`-match tournament on every side, so the
+    workers' start-up weighs alike."""
     from kozyr.tournament import Tournament, run
 
     def dix(matches: int, server_bots: bool = False) -> Tournament:
         return Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
                           "duplicate", matches, 1, server_bots=server_bots)
 
-    t_local, t_served, t_bots = dix(local_matches), dix(served_matches), dix(local_matches, True)
+    t_local, t_bots = dix(matches), dix(matches, True)
     figures: dict[str, list[float]] = {k: [] for k in (
         "one", "two", "served", "moves", "bots", "served_1", "bots_1")}
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_1:
@@ -377,12 +379,12 @@ def bench_tournament(local_matches: int, served_matches: int) -> dict[str, Any]:
             for _ in range(RUNS):  # interleaved, so all of them see the same machine load
                 figures["one"].append(run(t_local, workers=1).matches_per_second)
                 figures["two"].append(run(t_local, workers=2).matches_per_second)
-                result = run(t_served, workers=2, server=address)
+                result = run(t_local, workers=2, server=address)
                 figures["served"].append(result.matches_per_second)
                 figures["moves"].append(sum(r.moves for r in result.results) / result.elapsed)
                 figures["bots"].append(run(t_bots, workers=2, server=address).matches_per_second)
                 figures["served_1"].append(
-                    run(t_served, workers=2, server=address_1).matches_per_second)
+                    run(t_local, workers=2, server=address_1).matches_per_second)
                 figures["bots_1"].append(
                     run(t_bots, workers=2, server=address_1).matches_per_second)
         finally:
@@ -523,7 +525,7 @@ def main() -> int:
         results["receipts"] = bench_receipts(args.matches)
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
-        results["tournament"] = bench_tournament(400, 80)
+        results["tournament"] = bench_tournament(400)
     scale_out(sections, args.matches, results)
     if "web" in sections:
         from tests.bench.bench_web import CALLS, bench_web
