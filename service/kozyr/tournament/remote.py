@@ -91,8 +91,14 @@ def spread_connections(address: str, count: int, probes: int) -> list[KozyrClien
     opened = 0
     while opened < probes and (opened < probes // 2 or not _even(by_process, count)):
         client = KozyrClient(address, options=[("grpc.use_local_subchannel_pool", 1)])
-        by_process.setdefault(client.server_process(), []).append(client)
         opened += 1
+        try:
+            tag = client.server_process()
+        except BaseException:  # the server is away: close what was opened, say so
+            for c in [client, *itertools.chain.from_iterable(by_process.values())]:
+                c.close()
+            raise
+        by_process.setdefault(tag, []).append(client)
     groups = list(by_process.values())
     turns = itertools.chain.from_iterable(itertools.zip_longest(*groups))
     kept = [c for c in turns if c is not None][:count]
