@@ -53,9 +53,10 @@ _LOCK = threading.Lock()
 # Connections a worker spreads its chunks over (served.py). gRPC shares one TCP connection
 # between a process's channels to one address, so each of these has a subchannel pool of its
 # own. With `kozyr serve --workers N` the kernel hands each new connection to one of the N
-# processes at random (a worker's 4 often reached one of 2 three times), so a worker opens
-# up to `PROBES`, asks each which process answers (ListGamesResponse.process) and keeps
-# `CONNECTIONS` of them taken in turn from every process it reached.
+# processes at random (three or all four of a worker's connections often reached the same
+# one of 2), so a worker opens up to `PROBES`, asks each which process answers
+# (ListGamesResponse.process) and keeps `CONNECTIONS` of them taken in turn from every
+# process it reached.
 CONNECTIONS = 4
 PROBES = 4 * CONNECTIONS
 _CONNECTIONS: dict[str, list[KozyrClient]] = {}
