@@ -19,7 +19,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.tournament.remote import spread_connections
+from kozyr_client import spread_connections
 from tests.api.helpers import Watcher, create, play_one
 from tests.reliability.harness import ARBITER, redis_servers_on, wait_for
 

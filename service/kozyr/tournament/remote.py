@@ -42,7 +42,7 @@ from kozyr.games.base import AnyGame, Dealt, FirstDealerChosen
 from kozyr.games.codec import Registry, class_of
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
-from kozyr_client import KozyrClient, SeatClient, Watch
+from kozyr_client import KozyrClient, SeatClient, Watch, spread_connections
 from kozyr_client.moves import GAME_FIELD
 
 MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from the server seed
@@ -54,9 +54,9 @@ _LOCK = threading.Lock()
 # between a process's channels to one address, so each of these has a subchannel pool of its
 # own. With `kozyr serve --workers N` the kernel hands each new connection to one of the N
 # processes at random (three or all four of a worker's connections often reached the same
-# one of 2), so a worker opens up to `PROBES`, asks each which process answers
-# (ListGamesResponse.process) and keeps `CONNECTIONS` of them taken in turn from every
-# process it reached.
+# one of 2), so a worker takes them from kozyr_client.spread_connections: up to `PROBES` are
+# opened, each asked which process answers, and `CONNECTIONS` kept, taken in turn from every
+# process reached.
 CONNECTIONS = 4
 PROBES = 4 * CONNECTIONS
 _CONNECTIONS: dict[str, list[KozyrClient]] = {}
@@ -81,38 +81,6 @@ def next_connection(address: str) -> KozyrClient:
         if pool is None:
             pool = _CONNECTIONS[address] = spread_connections(address, CONNECTIONS, PROBES)
         return pool[next(_TURN) % len(pool)]
-
-
-def spread_connections(address: str, count: int, probes: int) -> list[KozyrClient]:
-    """`count` connections to `address`, spread evenly over the server processes behind it
-    and taken from each in turn: at least half of `probes` connections are opened (to see
-    every process), more up to `probes` until each process seen has its share; the extra ones
-    are closed."""
-    by_process: dict[str, list[KozyrClient]] = {}
-    opened = 0
-    while opened < probes and (opened < probes // 2 or not _even(by_process, count)):
-        client = KozyrClient(address, options=[("grpc.use_local_subchannel_pool", 1)])
-        opened += 1
-        try:
-            tag = client.server_process()
-        except BaseException:  # the server is away: close what was opened, say so
-            for c in [client, *itertools.chain.from_iterable(by_process.values())]:
-                c.close()
-            raise
-        by_process.setdefault(tag, []).append(client)
-    groups = list(by_process.values())
-    turns = itertools.chain.from_iterable(itertools.zip_longest(*groups))
-    kept = [c for c in turns if c is not None][:count]
-    for group in groups:
-        for client in group:
-            if client not in kept:
-                client.close()
-    return kept
-
-
-def _even(by_process: dict[str, list[KozyrClient]], count: int) -> bool:
-    share = -(-count // max(1, len(by_process)))
-    return all(len(group) >= share for group in by_process.values())
 
 
 # ---------------------------------------------------------------------------- deals

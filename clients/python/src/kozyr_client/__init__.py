@@ -18,6 +18,7 @@ from kozyr_client.client import (
 from kozyr_client.errors import KozyrError, error_info
 from kozyr_client.receipts import Receipts
 from kozyr_client.session import PlaySession, SessionSeat
+from kozyr_client.spread import spread_connections
 
 __all__ = [
     "Backoff",
@@ -35,4 +36,5 @@ __all__ = [
     "error_info",
     "moves",
     "pb",
+    "spread_connections",
 ]
