@@ -187,7 +187,8 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
     link.wait_for()
     b.goto(link.input_value())
     b.fill("form.join input[name=name]", "bea")
-    b.click("form.join button[type=submit]")
+    with b.expect_navigation():  # joining reloads the page (the watch restarts as the seat)
+        b.click("form.join button[type=submit]")
     for page in (a, b):
         page.wait_for_function("document.querySelector('[data-testid=status]')?.dataset"
                                ".version >= 2")
@@ -230,7 +231,8 @@ def test_a_page_aborts_before_anyone_decided(web: Web, chromium: Any) -> None:
     link.wait_for()
     b.goto(link.input_value())
     b.fill("form.join input[name=name]", "bea")
-    b.click("form.join button[type=submit]")
+    with b.expect_navigation():  # joining reloads the page (the watch restarts as the seat)
+        b.click("form.join button[type=submit]")
     b.locator("[data-testid=abort]").wait_for()
     b.click("[data-testid=abort]")
     for page in (a, b):
