@@ -50,15 +50,11 @@ MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from t
 # One client (channel) per address and seat position, per process, reused across matches.
 _CLIENTS: dict[tuple[str, int], KozyrClient] = {}
 _LOCK = threading.Lock()
-# Connections a worker spreads its chunks over (served.py). gRPC shares one TCP connection
-# between a process's channels to one address, so each of these has a subchannel pool of its
-# own. With `kozyr serve --workers N` the kernel hands each new connection to one of the N
-# processes at random (three or all four of a worker's connections often reached the same
-# one of 2), so a worker takes them from kozyr_client.spread_connections: up to `PROBES` are
-# opened, each asked which process answers, and `CONNECTIONS` kept, taken in turn from every
-# process reached.
+# Connections a worker spreads its chunks over (served.py), taken from every process behind
+# the address (kozyr_client.spread_connections: with `kozyr serve --workers N` the kernel hands
+# each new connection to one of the processes at random, and three or all four of a worker's
+# connections often reached the same one of 2).
 CONNECTIONS = 4
-PROBES = 4 * CONNECTIONS
 _CONNECTIONS: dict[str, list[KozyrClient]] = {}
 _TURN = itertools.count()
 
@@ -79,7 +75,7 @@ def next_connection(address: str) -> KozyrClient:
     with _LOCK:
         pool = _CONNECTIONS.get(address)
         if pool is None:
-            pool = _CONNECTIONS[address] = spread_connections(address, CONNECTIONS, PROBES)
+            pool = _CONNECTIONS[address] = spread_connections(address, CONNECTIONS)
         return pool[next(_TURN) % len(pool)]
 
 
