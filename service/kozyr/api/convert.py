@@ -8,7 +8,6 @@ optional field unset.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,7 +18,7 @@ from google.protobuf.message import Message
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.api import clockview
 from kozyr.cards import Card, Suit, parse_card
-from kozyr.games import Game
+from kozyr.games import Game, jsontext
 from kozyr.games.base import OptionSpec
 from kozyr.games.codec import encode
 from kozyr.match import clock
@@ -235,7 +234,7 @@ def events_for(game: Game, version: int, events: Sequence[Any], viewer: int | No
             continue
         out.append(pb.Event(
             version=version, type=type(shown).__name__,
-            data_json=json.dumps(encode(shown), ensure_ascii=False, separators=(",", ":")),
+            data_json=jsontext.dumps(encode(shown)),
             text=_describe(game, shown),
         ))
     return out

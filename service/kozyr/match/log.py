@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kozyr.cards import Card
-from kozyr.games import Game
+from kozyr.games import Game, jsontext
 from kozyr.games.codec import OMIT_DEFAULT, Registry, encode
 
 # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt; 3: MatchStarted in the log holds no
@@ -195,7 +195,7 @@ class Entry:
 
 def canonical_json(data: Any) -> str:
     """Sorted keys, no insignificant spaces, non-ASCII kept as UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return jsontext.dumps(data, sort_keys=True)
 
 
 def entry_hash(canonical: str) -> str:
