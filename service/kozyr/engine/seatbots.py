@@ -79,7 +79,7 @@ class SeatBots:
         self._bots: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
         # Each bot seat's history so far (its version and events), so a decision reads only
         # the entries since that seat's last one.
-        self._seen: OrderedDict[str, dict[int, tuple[int, tuple[Any, ...]]]] = OrderedDict()
+        self._seen: OrderedDict[str, dict[int, tuple[int, list[Any]]]] = OrderedDict()
         self._running: dict[str, asyncio.Task[int]] = {}
         # Matches poked while their run was ending: that run may have read the record just
         # before the move that made a bot's turn, so it runs again (a client answering at once,
@@ -149,18 +149,21 @@ class SeatBots:
         """Extend the kept histories of the match's bot seats by a step (of a run, or one this
         process appended); the creation starts them."""
         record = step.record
-        game = record.game
-        if record.version == 1:
-            self._seen[record.match_id] = {s: (0, ()) for s, bot in enumerate(record.terms.bots)
+        version = record.version
+        if version == 1:
+            self._seen[record.match_id] = {s: (0, []) for s, bot in enumerate(record.terms.bots)
                                            if bot}
-        seats = self._seen.get(record.match_id, {})
-        for seat, (version, shown) in seats.items():
-            if version == record.version - 1:
-                seats[seat] = (record.version, shown + tuple(
-                    r for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)
-                    if (r := game.redact(e, seat)) is not None))
-        while len(self._seen) > self.cache_size:
-            self._seen.popitem(last=False)
+            while len(self._seen) > self.cache_size:
+                self._seen.popitem(last=False)
+        seats = self._seen.get(record.match_id)
+        if not seats:
+            return
+        events = [e for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)]
+        redact = record.game.redact
+        for seat, (since, shown) in seats.items():
+            if since == version - 1:
+                shown.extend(r for e in events if (r := redact(e, seat)) is not None)
+                seats[seat] = (version, shown)
 
     def _forget_history(self, match_id: str) -> None:
         self._seen.pop(match_id, None)
@@ -193,13 +196,12 @@ class SeatBots:
     async def history(self, match_id: str, seat: int, upto: int) -> tuple[Any, ...]:
         """The game's events up to `upto` as `seat` may see them, in order."""
         seats = self._seen.pop(match_id, {})
-        since, shown = seats.get(seat, (0, ()))
+        since, shown = seats.get(seat, (0, []))
         if since > upto:  # asked for an earlier point (a timer re-deriving): from the start
-            since, shown = 0, ()
+            since, shown = 0, []
         if since < upto:
             stored = await self.engine.store.read_after(match_id, since, upto=upto)
             game = (await self.engine.game_of(match_id)) if since else None
-            more: list[Any] = []
             for item in stored:
                 entry = Entry.from_canonical(item.text)
                 if game is None:
@@ -208,13 +210,12 @@ class SeatBots:
                     if not isinstance(event, LIFECYCLE_EVENTS):
                         redacted = game.redact(event, seat)
                         if redacted is not None:
-                            more.append(redacted)
-            shown += tuple(more)
+                            shown.append(redacted)
         seats[seat] = (upto, shown)
         self._seen[match_id] = seats
         while len(self._seen) > self.cache_size:
             self._seen.popitem(last=False)
-        return shown
+        return tuple(shown)
 
     def _bot(self, record: MatchRecord, seat: int, spec: str) -> Bot:
         key = (record.match_id, seat, spec)
