@@ -3,7 +3,10 @@
 In-process (no server) every match runs in a worker process (concurrent.futures
 ProcessPoolExecutor, one per core by default; ``workers=1`` plays in this process). With a
 server address each worker process plays its matches through the server instead
-(kozyr.tournament.remote), a few at once (they mostly wait on the network).
+(kozyr.tournament.remote), a few at once (they mostly wait on the network). With the server's
+own bots on every seat (`server_bots`) nothing is played here at all: the workers are threads
+of this process that create matches and wait for their ends, since a spawned worker process
+would spend more CPU importing gRPC than on all its matches' requests.
 
 Results are kept by fixture number and everything derived from them (standings, ratings,
 files) is computed in schedule order, so the outcome does not depend on the worker count or on
@@ -133,13 +136,17 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
     # A gRPC client must not be forked from a process that has used gRPC: spawn for --server.
     context = multiprocessing.get_context("spawn" if server else None)
+    pool: ThreadPoolExecutor | ProcessPoolExecutor
+    if server is not None and t.server_bots:
+        pool = ThreadPoolExecutor(workers)
+    else:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     stops = [0]
 
     def on_sigint(signum: int, frame: object) -> None:
         stops[0] += 1
 
     previous = _catch_sigint(on_sigint)
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     running: set[Future[list[MatchResult]]] = set()
 
     def collect(done: set[Future[list[MatchResult]]]) -> None:
