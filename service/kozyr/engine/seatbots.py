@@ -156,8 +156,8 @@ class SeatBots:
             while len(self._seen) > self.cache_size:
                 self._seen.popitem(last=False)
         seats = self._seen.get(record.match_id)
-        if not seats:
-            return
+        if not seats or all(since != version - 1 for since, _ in seats.values()):
+            return  # heard already (a run's step, told again once appended)
         events = [e for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)]
         redact = record.game.redact
         for seat, (since, shown) in seats.items():
