@@ -1,10 +1,10 @@
 """JSON text of plain data, as `json` writes it, in a tenth of the time (orjson).
 
 Every entry of every move is written as canonical JSON and hashed: `json.dumps(sort_keys=True)`
-took 13.5 µs of a Dix entry, orjson 1.4. The text is
-the same byte for byte for what entries hold (string keys, integers, strings, lists, None,
-booleans; kozyr.games.codec writes no floats): orjson escapes exactly the characters `json`
-does with ``ensure_ascii=False`` and sorts keys by code point. What orjson refuses (a key that
+took 13.5 µs of a Dix entry, orjson 1.4. The text is the same byte for byte for what entries
+hold (string keys, integers, strings, lists, None, booleans; kozyr.games.codec writes no
+floats): orjson escapes exactly the characters `json` does with ``ensure_ascii=False`` and
+sorts keys by code point. What orjson refuses (a key that
 is not a string, an integer past 64 bits, a lone surrogate, NaN) falls back to `json`, so the
 result never depends on which of the two wrote it (tests/games/test_jsontext.py). Reading
 stays with `json.loads`: orjson reads an integer past 64 bits as a float.

@@ -134,12 +134,15 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     """
     size = chunk_size(t, len(fixtures), workers, served=server is not None)
     chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
-    # A gRPC client must not be forked from a process that has used gRPC: spawn for --server.
-    context = multiprocessing.get_context("spawn" if server else None)
     pool: ThreadPoolExecutor | ProcessPoolExecutor
     if server is not None and t.server_bots:
+        # Threads cannot be stopped: after a second Ctrl-C they still wait for the ends of
+        # their matches, which the server's bots play out on their own.
         pool = ThreadPoolExecutor(workers)
     else:
+        # A gRPC client must not be forked from a process that has used gRPC: spawn for
+        # --server.
+        context = multiprocessing.get_context("spawn" if server else None)
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     stops = [0]
 
