@@ -439,7 +439,10 @@ class RedisTicks:
         self._client = client
         self._sharded = sharded
         self._pubsub: Any = None
-        self._channels = 0
+        # What is subscribed now: an UNSUBSCRIBE is not waited for, and in a cluster a PUBLISH
+        # reaches the subscriber's node over the bus, so a tick of a match just left may still
+        # arrive; it is dropped here.
+        self._matches: set[str] = set()
 
     async def _connected(self) -> Any:
         if self._pubsub is None:
@@ -467,7 +470,7 @@ class RedisTicks:
                 for m in ids:
                     pipe.xrevrange(log_key(m), count=1)
                 tops = await pipe.execute()
-        self._channels += len(ids)
+        self._matches.update(ids)
         return {m: int(rows[0][0].split("-", 1)[0]) if rows else 0
                 for m, rows in zip(ids, tops, strict=True)}
 
@@ -480,7 +483,7 @@ class RedisTicks:
                     await self._pubsub.sunsubscribe(channel)
             else:
                 await self._pubsub.unsubscribe(*channels)
-        self._channels -= len(match_ids)
+        self._matches.difference_update(match_ids)
 
     async def _message(self, timeout: float) -> dict[str, Any] | None:
         if self._sharded:
@@ -491,15 +494,16 @@ class RedisTicks:
 
     async def next(self, timeout: float) -> list[tuple[str, int]]:
         """See Ticks.next."""
-        if self._channels <= 0:
+        if not self._matches:
             await asyncio.sleep(timeout)
             return []
         heard: list[tuple[str, int]] = []
         with _translated():
             message = await self._message(timeout)
             while message is not None and len(heard) < 10_000:
-                if message.get("type") in ("message", "smessage"):
-                    heard.append((match_of(message["channel"]), int(message["data"])))
+                if message.get("type") in ("message", "smessage") and (
+                        match_id := match_of(message["channel"])) in self._matches:
+                    heard.append((match_id, int(message["data"])))
                 message = await self._message(0)
         return heard
 
