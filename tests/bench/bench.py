@@ -168,10 +168,15 @@ def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], st
          "--data-dir", tmp, "--json-logs", "--workers", str(workers)],
         stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
+    # Every worker says "serving" itself: wait for all of them, or the first connections
+    # (remote.spread_connections) all reach the one that is up and the figures measure one.
+    serving = 0
     for line in proc.stderr:
         if line.startswith("{") and json.loads(line).get("event") == "serving":
             address = json.loads(line)["address"]
-            break
+            serving += 1
+            if serving == workers:
+                break
     else:
         raise RuntimeError("the service did not start")
     # Keep draining the log so the server never blocks on a full pipe.
