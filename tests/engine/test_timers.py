@@ -93,3 +93,28 @@ def test_a_claim_held_by_a_dead_replica_is_covered_when_its_lease_ends() -> None
         await asyncio.gather(ta.close(), tb.close())
 
     asyncio.run(body())
+
+
+def test_an_alarm_replaced_since_no_longer_wakes_the_loop() -> None:
+    """A bot match that ends within its slack leaves no alarm to wake for (the loop polled
+    every deadline shard for each such match before); a standing alarm still wakes it."""
+    async def body() -> None:
+        store, now = MemoryStore(), Clock()
+        engine, timers = replica(store, now, 1)
+        bots = timers.seatbots
+        terms = clock.make_terms(bots=["random", "random"])
+        created = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
+                                      terms=terms)
+        await asyncio.sleep(0)  # the run starts; each append records the match's alarm
+        await bots.wait()
+        assert (await engine.record(created.match_id)).finished
+        await asyncio.sleep(0)  # the deadline writes in the background
+        assert await store.deadline_of(created.match_id) is None
+        start = int(T0 * 1000)
+        assert timers.next_alarm(start) is None
+        match_id = await timed(engine)
+        await asyncio.sleep(0)
+        assert timers.next_alarm(start) == await store.deadline_of(match_id) == start + LIMIT
+        await timers.close()
+
+    asyncio.run(body())

@@ -56,9 +56,10 @@ class Timers:
         self.applied = 0  # entries this process appended for due decisions (tests, metrics)
         # The alarm this process last stored per match, None for none (see keep).
         self._alarms: OrderedDict[str, int | None] = OrderedDict()
-        # The alarms this process stored, soonest first (some stale: they only wake the loop
-        # early), and the loop's bell: an idle loop sleeps until the next one (see run).
-        self._soon: list[int] = []
+        # The alarms this process stored, soonest first, with their matches (one a later
+        # store replaced is skipped, see _sleep), and the loop's bell: an idle loop sleeps
+        # until the next one (see run).
+        self._soon: list[tuple[int, str]] = []
         self._bell = asyncio.Event()
         engine.listeners.append(self.keep)
 
@@ -85,7 +86,7 @@ class Timers:
         self._remember(match_id, at)
         self._spawn(self._set(match_id, at, record.version))
         if at is not None:
-            heapq.heappush(self._soon, at)
+            heapq.heappush(self._soon, (at, match_id))
             if len(self._soon) > 2 * SOON_KEPT:  # the farthest are found by the idle polls
                 self._soon = heapq.nsmallest(SOON_KEPT, self._soon)
             self._bell.set()
@@ -111,9 +112,10 @@ class Timers:
         """Claim and apply due deadlines until cancelled.
 
         While claims come back empty the polls space out (interval_s doubling up to
-        idle_interval_s), but the loop wakes for every alarm this process stored, so its own
-        deadlines are met as promptly as at the shortest interval; another process's are
-        found within idle_interval_s (an idle replica costs a few scripts a second, not 400)."""
+        idle_interval_s), but the loop wakes for every alarm this process stored that still
+        stands (next_alarm), so its own deadlines are met as promptly as at the shortest
+        interval; another process's are found within idle_interval_s (an idle replica costs
+        a few scripts a second, not 400)."""
         idle = self.interval_s
         while True:
             polled = self.engine.now_ms()
@@ -134,12 +136,10 @@ class Timers:
         """Until `idle` after the poll at `polled`, or this process's next alarm if sooner."""
         step_ms = self.interval_s * 1000
         while True:
-            soon = self._soon
-            while soon and soon[0] <= polled:
-                heapq.heappop(soon)
             wake = polled + idle * 1000
-            if soon:
-                wake = min(wake, max(soon[0], polled + step_ms))
+            alarm = self.next_alarm(polled)
+            if alarm is not None:
+                wake = min(wake, max(alarm, polled + step_ms))
             wait = (wake - self.engine.now_ms()) / 1000
             if wait <= 0:
                 return
@@ -148,6 +148,17 @@ class Timers:
                 await asyncio.wait_for(self._bell.wait(), min(wait, idle))
             except TimeoutError:
                 return
+
+    def next_alarm(self, after_ms: int) -> int | None:
+        """The soonest alarm this process stored after `after_ms` that still stands, None for
+        none. One it replaced since (another alarm, or none: a bot match that ended within
+        its slack) is dropped, or every such match would wake the loop to poll every shard
+        for nothing; one it no longer remembers (past the bound of _alarms) still stands."""
+        soon, alarms = self._soon, self._alarms
+        while soon and (soon[0][0] <= after_ms or alarms.get(soon[0][1], soon[0][0])
+                        != soon[0][0]):
+            heapq.heappop(soon)
+        return soon[0][0] if soon else None
 
     async def tick(self) -> int:
         """One pass: claim what is due now and apply it, waiting for the results (tests)."""
