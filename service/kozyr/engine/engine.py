@@ -379,6 +379,8 @@ class Engine:
         cached = self._cache.get(match_id)
         if cached is not None:
             self._cache.move_to_end(match_id)
+            if cached.finished:
+                return cached  # final: every append after the last entry refuses (MATCH_OVER)
             return await self._catch_up(cached)
         if (loaded := await self.snapshots.cold_load(match_id)) is not None:  # snapshot + tail
             return self._remember(loaded[0], loaded[1], fresh=True)

@@ -1,0 +1,68 @@
+"""What a process reads from Redis to answer for a match it holds in its cache: a finished
+match's record is final (every append after its last entry refuses, MATCH_OVER), so GetMatch
+and the like answer it without a read; a match still playing is caught up with its log."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import redis
+
+from kozyr.engine import Engine, RedisStore
+from kozyr.engine.redis_store import log_key
+from kozyr.engine.seatbots import SeatBots
+from kozyr.match import clock
+
+
+class Monitor:
+    """The commands Redis runs (MONITOR), until a sentinel command says all before it came."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.commands: list[str] = []
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._listen, daemon=True)
+
+    def __enter__(self) -> Monitor:
+        self._thread.start()
+        assert self._ready.wait(10)
+        return self
+
+    def _listen(self) -> None:
+        with self.client.monitor() as monitor:  # type: ignore[no-untyped-call]  # unannotated
+            self._ready.set()
+            for command in monitor.listen():
+                self.commands.append(command["command"])
+                if command["command"].startswith("ECHO monitor-end"):
+                    return
+
+    def __exit__(self, *exc: Any) -> None:
+        self.client.echo("monitor-end")
+        self._thread.join(10)
+        assert not self._thread.is_alive()
+
+
+def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) -> None:
+    async def body(watch: redis.Redis) -> None:
+        engine = Engine(RedisStore.from_url(redis_url))
+        bots = SeatBots(engine)
+        done = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
+                                   terms=clock.make_terms(bots=["random", "random"]))
+        await asyncio.sleep(0)
+        await bots.wait()
+        playing = await engine.create("dix", {}, [("a", b""), ("b", b"")])
+        with Monitor(watch) as seen:
+            for _ in range(3):
+                assert (await engine.record(done.match_id)).finished
+                assert not (await engine.record(playing.match_id)).finished
+        reads = [c for c in seen.commands if c.startswith("XRANGE")]
+        assert not [c for c in reads if log_key(done.match_id) in c]
+        assert len([c for c in reads if log_key(playing.match_id) in c]) == 3
+
+    watch = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        asyncio.run(body(watch))
+    finally:
+        watch.close()
