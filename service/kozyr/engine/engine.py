@@ -185,7 +185,7 @@ class Engine:
         meta = {"game": game.NAME, "tenant": tenant, PHASE: str(phase(step.record)),
                 **self.seeds.meta(match_id, server_seed)}
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
-        body = fingerprint_of(created)
+        body = fingerprint_of(created) if request_id else ""  # only a retry compares it
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
         await creating(self.platform, tenant, match_id)
