@@ -46,7 +46,8 @@ class Monitor:
 
 def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) -> None:
     async def body(watch: redis.Redis) -> None:
-        engine = Engine(RedisStore.from_url(redis_url))
+        store = RedisStore.from_url(redis_url)
+        engine = Engine(store)
         bots = SeatBots(engine)
         done = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
                                    terms=clock.make_terms(bots=["random", "random"]))
@@ -60,6 +61,8 @@ def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) ->
         reads = [c for c in seen.commands if c.startswith("XRANGE")]
         assert not [c for c in reads if log_key(done.match_id) in c]
         assert len([c for c in reads if log_key(playing.match_id) in c]) == 3
+        await engine.close()
+        await store.close()
 
     watch = redis.Redis.from_url(redis_url, decode_responses=True)
     try:

@@ -57,7 +57,7 @@ class Timers:
         # The alarm this process last stored per match, None for none (see keep).
         self._alarms: OrderedDict[str, int | None] = OrderedDict()
         # The alarms this process stored, soonest first, with their matches (one a later
-        # store replaced is skipped, see _sleep), and the loop's bell: an idle loop sleeps
+        # store replaced is skipped, see next_alarm), and the loop's bell: an idle loop sleeps
         # until the next one (see run).
         self._soon: list[tuple[int, str]] = []
         self._bell = asyncio.Event()
