@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kozyr.engine.deadlines import before_append
 from kozyr.engine.engine import Engine
 from kozyr.engine.platform import PHASE
 from kozyr.match import clock, endings, limits
@@ -35,7 +34,7 @@ async def append_with(engine: Engine, match_id: str, key: str,
                 if key and (answer := await engine.repeated(match_id, key)) is not None:
                     return answer
                 raise
-            await before_append(engine.store, record, step)
+            await engine.deadline_before(record, step)
             # An ending is a lifecycle entry: its phase goes into the meta with it, and the
             # owner's feed and lobby hear of it (engine/platform.py), as for a finishing move.
             meta = {PHASE: str(phase(step.record))} if step.record.finished else None

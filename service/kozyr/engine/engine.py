@@ -143,6 +143,9 @@ class Engine:
         self.snapshots = Snapshots(store, self._forget, self.seeds.of)  # see snapshots.py
         # Called with every step this process appended (seat bots, timers): never blocks.
         self.listeners: list[Callable[[Step], None]] = []
+        # Told (match id, alarm, version) when an alarm is stored before its append (the timers:
+        # the same alarm is not written again after it).
+        self.alarm_listeners: list[Callable[[str, int, int], None]] = []
         self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
 
     # ------------------------------------------------------------------ creation and joining
@@ -189,7 +192,7 @@ class Engine:
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
         await creating(self.platform, tenant, match_id)
-        await before_append(self.store, None, step)
+        await self.deadline_before(None, step)
         status, _ = await self.store.append(match_id, 0, "", step.text, step.digest, meta)
         if status == "CONFLICT" and request_id:
             return await self._created_earlier(request_id, match_id, body, now)
@@ -238,7 +241,7 @@ class Engine:
                 step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
                                       time_ms=self.now_ms(), user=user)
                 meta = {f"tok:{token_hash(token)}": str(chosen), PHASE: str(phase(step.record))}
-                await before_append(self.store, record, step)
+                await self.deadline_before(record, step)
                 status, version = await self.store.append(
                     match_id, record.version, "", step.text, step.digest, meta)
                 if status == "OK":
@@ -283,7 +286,7 @@ class Engine:
                 step = lifecycle.play(record, decision, command_id, server_seed=seed,
                                       time_ms=now, actor=actor)
                 meta = {PHASE: str(phase(step.record))} if decision.finishes else None
-                await before_append(self.store, record, step)
+                await self.deadline_before(record, step)
                 status, version = await self.store.append(
                     match_id, record.version, key, step.text, step.digest, meta)
                 if status == "OK":
@@ -575,6 +578,14 @@ class Engine:
         self.feeds.appended(step)
         self.snapshots.maybe_take(step.record)
         self._tell(step)
+
+    async def deadline_before(self, before: MatchRecord | None, step: Step) -> None:
+        """Before appending `step` on `before`: store the deadline it makes due, if it makes one
+        due that was not (engine/deadlines.py), and tell the alarm listeners."""
+        at = await before_append(self.store, before, step)
+        if at is not None:
+            for listener in self.alarm_listeners:
+                listener(step.record.match_id, at, step.record.version)
 
     def _tell(self, step: Step) -> None:
         for listener in self.listeners:

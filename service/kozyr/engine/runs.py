@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kozyr.engine.deadlines import before_append
 from kozyr.engine.engine import Engine
 from kozyr.engine.platform import PHASE
 from kozyr.match import clock, lifecycle
@@ -45,7 +44,7 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
         if not steps:
             return []
         last = steps[-1].record
-        await before_append(engine.store, before, steps[-1])
+        await engine.deadline_before(before, steps[-1])
         meta = {PHASE: str(phase(last))} if phase(last) != phase(before) else None
         keys = [command_key(s.entry.seat, s.entry.command_id) for s in steps]
         status, version = await engine.store.append_many(

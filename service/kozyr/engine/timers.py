@@ -3,7 +3,7 @@
 Correctness needs no process-local timer. Each match's next deadline lives in the store
 (Store.set_deadline: on Redis a sorted set per deadline shard); it is set from the record after
 every append this process makes (a listener of the engine), and before the append when the
-entry makes a decision due that was not (Engine._before_append), so a process dying between
+entry makes a decision due that was not (Engine.deadline_before), so a process dying between
 the two leaves a deadline behind rather than none.
 
 Every process runs `Timers.run`: it claims due deadlines (Store.claim_deadlines, which pushes
@@ -61,7 +61,19 @@ class Timers:
         # until the next one (see run).
         self._soon: list[tuple[int, str]] = []
         self._bell = asyncio.Event()
+        # The alarm the engine stored before an append, and the version it was for: that
+        # append's keep has nothing to write (see stored_before).
+        self._before: OrderedDict[str, tuple[int, int]] = OrderedDict()
         engine.listeners.append(self.keep)
+        engine.alarm_listeners.append(self.stored_before)
+
+    def stored_before(self, match_id: str, at: int, version: int) -> None:
+        """The engine stored alarm `at` for the entry at `version` before appending it
+        (deadlines.before_append: a created match with bots or a clock, a decision made due)."""
+        self._before[match_id] = (at, version)
+        self._before.move_to_end(match_id)
+        while len(self._before) > SOON_KEPT:
+            self._before.popitem(last=False)
 
     def keep(self, step: Step) -> None:
         """After an append: record the match's next deadline (in the background).
@@ -77,14 +89,24 @@ class Timers:
             return  # a match without clock, bots or expiry never had a deadline
         at = None if due is None else clock.alarm_ms(due)
         match_id = record.match_id
+        stored = self._before.get(match_id)
+        if stored is not None and stored[1] <= record.version:  # (a run's is its last entry's)
+            del self._before[match_id]
+            if stored == (at, record.version):
+                self._expect(match_id, at)  # stored before the append: nothing to write
+                return
         earlier = self._alarms.get(match_id, 0)
         if at is None and earlier is None and match_id in self._alarms:
             return
         if (due is not None and due.kind == "BOT" and earlier
                 and clock.BOT_SLACK_MS // 2 < earlier - self.engine.now_ms() <= clock.BOT_SLACK_MS):
             return  # the alarm of an earlier bot decision, still ahead: it covers this one
-        self._remember(match_id, at)
         self._spawn(self._set(match_id, at, record.version))
+        self._expect(match_id, at)
+
+    def _expect(self, match_id: str, at: int | None) -> None:
+        """Remember the match's stored alarm, and wake the loop for it when it comes."""
+        self._remember(match_id, at)
         if at is not None:
             heapq.heappush(self._soon, (at, match_id))
             if len(self._soon) > 2 * SOON_KEPT:  # the farthest are found by the idle polls

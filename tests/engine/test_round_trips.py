@@ -1,6 +1,7 @@
-"""What a process reads from Redis to answer for a match it holds in its cache: a finished
-match's record is final (every append after its last entry refuses, MATCH_OVER), so GetMatch
-and the like answer it without a read; a match still playing is caught up with its log."""
+"""Round trips to Redis a process leaves out, seen with Redis MONITOR: a finished match's
+record is final (every append after its last entry refuses, MATCH_OVER), so GetMatch and the
+like answer it without a read, while a match still playing is caught up with its log; and the
+alarm stored before a match's first append is not written again after it."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import redis
 
 from kozyr.engine import Engine, RedisStore
+from kozyr.engine.keys import deadline_shard, deadline_versions_key
 from kozyr.engine.redis_store import log_key
 from kozyr.engine.seatbots import SeatBots
+from kozyr.engine.timers import Timers
 from kozyr.match import clock
 
 
@@ -61,6 +64,30 @@ def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) ->
         reads = [c for c in seen.commands if c.startswith("XRANGE")]
         assert not [c for c in reads if log_key(done.match_id) in c]
         assert len([c for c in reads if log_key(playing.match_id) in c]) == 3
+        await engine.close()
+        await store.close()
+
+    watch = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        asyncio.run(body(watch))
+    finally:
+        watch.close()
+
+
+def test_the_alarm_stored_before_the_first_append_is_not_written_again(redis_url: str) -> None:
+    async def body(watch: redis.Redis) -> None:
+        store = RedisStore.from_url(redis_url)
+        engine = Engine(store)
+        timers = Timers(engine, SeatBots(engine))
+        terms = clock.make_terms(clock="DECISION", limit_ms=60_000)
+        with Monitor(watch) as seen:
+            created = await engine.create("dix", {}, [("a", b""), ("b", b"")], terms=terms)
+            await timers.close()  # the deadline writes in flight land
+        shard = deadline_versions_key(deadline_shard(created.match_id))
+        writes = [c for c in seen.commands
+                  if c.startswith("EVALSHA") and shard in c and created.match_id in c]
+        assert len(writes) == 1, writes
+        assert await store.deadline_of(created.match_id) is not None
         await engine.close()
         await store.close()
 
