@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis
@@ -47,10 +48,26 @@ class Monitor:
         assert not self._thread.is_alive()
 
 
-def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) -> None:
-    async def body(watch: redis.Redis) -> None:
+def on_redis(redis_url: str, body: Callable[[Engine, redis.Redis], Awaitable[None]]) -> None:
+    """Run `body` with an engine on the test Redis and a client to MONITOR it; close both."""
+    async def run(watch: redis.Redis) -> None:
         store = RedisStore.from_url(redis_url)
         engine = Engine(store)
+        try:
+            await body(engine, watch)
+        finally:
+            await engine.close()
+            await store.close()
+
+    watch = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        asyncio.run(run(watch))
+    finally:
+        watch.close()
+
+
+def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) -> None:
+    async def body(engine: Engine, watch: redis.Redis) -> None:
         bots = SeatBots(engine)
         done = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
                                    terms=clock.make_terms(bots=["random", "random"]))
@@ -64,20 +81,12 @@ def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) ->
         reads = [c for c in seen.commands if c.startswith("XRANGE")]
         assert not [c for c in reads if log_key(done.match_id) in c]
         assert len([c for c in reads if log_key(playing.match_id) in c]) == 3
-        await engine.close()
-        await store.close()
 
-    watch = redis.Redis.from_url(redis_url, decode_responses=True)
-    try:
-        asyncio.run(body(watch))
-    finally:
-        watch.close()
+    on_redis(redis_url, body)
 
 
 def test_the_alarm_stored_before_the_first_append_is_not_written_again(redis_url: str) -> None:
-    async def body(watch: redis.Redis) -> None:
-        store = RedisStore.from_url(redis_url)
-        engine = Engine(store)
+    async def body(engine: Engine, watch: redis.Redis) -> None:
         timers = Timers(engine, SeatBots(engine))
         terms = clock.make_terms(clock="DECISION", limit_ms=60_000)
         with Monitor(watch) as seen:
@@ -87,12 +96,6 @@ def test_the_alarm_stored_before_the_first_append_is_not_written_again(redis_url
         writes = [c for c in seen.commands
                   if c.startswith("EVALSHA") and shard in c and created.match_id in c]
         assert len(writes) == 1, writes
-        assert await store.deadline_of(created.match_id) is not None
-        await engine.close()
-        await store.close()
+        assert await engine.store.deadline_of(created.match_id) is not None
 
-    watch = redis.Redis.from_url(redis_url, decode_responses=True)
-    try:
-        asyncio.run(body(watch))
-    finally:
-        watch.close()
+    on_redis(redis_url, body)
