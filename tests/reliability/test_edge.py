@@ -252,6 +252,24 @@ def test_matches_created_per_minute_are_limited_and_a_refusal_writes_nothing(
         srv.stop()
 
 
+def test_a_batch_counts_each_of_its_matches_against_the_creation_rate(
+        redis_url: str, redis_client: redis.Redis) -> None:
+    srv = limited(redis_url, matches_per_minute=3)
+    two = pb.CreateMatchesRequest(matches=[
+        pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a"),
+                                                 pb.SeatRequest(name="b")])] * 2)
+    try:
+        stub = srv.stub()
+        assert all(r.HasField("created") for r in stub.CreateMatches(two).results)
+        before = settled_keys(redis_client)
+        exhausted(lambda: stub.CreateMatches(two), "TOO_MANY_MATCHES")  # 2 > the 1 left
+        assert keys(redis_client) == before  # all of it or none
+        create(stub, "dix")
+        exhausted(lambda: create(stub, "dix"), "TOO_MANY_MATCHES")
+    finally:
+        srv.stop()
+
+
 def test_watchers_per_match_and_per_connection_are_limited(redis_url: str) -> None:
     srv = limited(redis_url, watchers_per_match=1, watchers_per_peer=2)
     try:

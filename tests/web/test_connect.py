@@ -115,6 +115,21 @@ def test_watch_streams_each_move_as_the_watcher_may_see_it(web: Web) -> None:
     assert last.seat == other and not set(last.dix.hand) & (set(hand) - set(last.dix.trick))
 
 
+def test_the_results_feed_streams_by_type_as_over_grpc(web: Web) -> None:
+    created = web.server.stub().CreateMatch(pb.CreateMatchRequest(
+        game="dix", options={"single_hand": "true"},
+        seats=[pb.SeatRequest(bot="random:seed=1"), pb.SeatRequest(bot="random:seed=2")]))
+    with _client(web) as client:
+        for event in client.watch_events(pb.WatchEventsRequest(types=["match.ended"]),
+                                         timeout_ms=30_000):
+            assert event.type == "match.ended"
+            if event.match_id == created.match_id:
+                break
+    final = web.server.stub().GetMatch(pb.GetMatchRequest(match_id=created.match_id)).view
+    assert (event.version, list(event.outcome.winners)) == (final.version,
+                                                            list(final.outcome.winners))
+
+
 def test_the_page_is_served_with_a_strict_policy(web: Web) -> None:
     with urllib.request.urlopen(web.url + "/", timeout=30) as answer:
         assert answer.status == 200

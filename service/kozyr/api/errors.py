@@ -12,6 +12,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.errorinfo import DOMAIN, error_info
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.limits import MATCH_ID
@@ -19,7 +20,7 @@ from kozyr.match.limits import MATCH_ID
 # An error message is ours, but may quote a bounded piece of the request: cap it anyway.
 MAX_MESSAGE = 1024
 
-__all__ = ["DOMAIN", "STATUS", "bounded", "error_info", "exhausted", "to_status"]
+__all__ = ["DOMAIN", "STATUS", "bounded", "error_info", "exhausted", "refusal", "to_status"]
 
 
 STATUS: dict[Kind, grpc.StatusCode] = {
@@ -36,9 +37,7 @@ STATUS: dict[Kind, grpc.StatusCode] = {
 }
 
 
-def to_status(error: MatchError) -> grpc.Status:
-    """The rich gRPC status for an engine error."""
-    code = STATUS[error.kind]
+def _info(error: MatchError) -> error_details_pb2.ErrorInfo:
     info = error_details_pb2.ErrorInfo(reason=error.code, domain=DOMAIN)
     if error.match_id and MATCH_ID.fullmatch(error.match_id):  # never echo a hostile id
         info.metadata["match_id"] = error.match_id
@@ -46,6 +45,20 @@ def to_status(error: MatchError) -> grpc.Status:
         info.metadata["seat"] = str(error.seat)
     if error.rule:
         info.metadata["rule"] = error.rule
+    return info
+
+
+def refusal(error: MatchError) -> pb.Refusal:
+    """One refused item of a batch: what to_status would say of it as a call of its own."""
+    info = _info(error)
+    return pb.Refusal(code=getattr(code_pb2, STATUS[error.kind].name), reason=info.reason,
+                      message=bounded(error.message, MAX_MESSAGE), metadata=dict(info.metadata))
+
+
+def to_status(error: MatchError) -> grpc.Status:
+    """The rich gRPC status for an engine error."""
+    code = STATUS[error.kind]
+    info = _info(error)
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(

@@ -51,6 +51,7 @@ COUNTS: dict[str, tuple[int, str]] = {
     "prearranged_decks": (limits.MAX_PREARRANGED, "TOO_MANY_PREARRANGED"),
     "prearranged_dice": (limits.MAX_PREARRANGED, "TOO_MANY_PREARRANGED"),
     "options": (limits.MAX_OPTIONS, "FIELD_TOO_LONG"),
+    "matches": (limits.MAX_BATCH, "TOO_MANY_IN_BATCH"),
 }
 
 
@@ -79,14 +80,15 @@ class TokenBucket:
     def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate, self.burst, self.level, self.stamp = rate, float(burst), float(burst), now
 
-    def take(self, now: float) -> float:
-        """Take one token if there is one (0.0), else the wait until there is one."""
+    def take(self, now: float, count: int = 1) -> float:
+        """Take `count` tokens if there are (0.0), else the wait until there are (none taken;
+        more than the burst never are: the wait is for the burst)."""
         self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.level >= 1.0:
-            self.level -= 1.0
+        if self.level >= count:
+            self.level -= count
             return 0.0
-        return (1.0 - self.level) / self.rate
+        return (min(count, self.burst) - self.level) / self.rate
 
 
 class Buckets:
@@ -96,8 +98,8 @@ class Buckets:
         self.rate, self.burst, self.clock = rate, burst, clock
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def take(self, key: str) -> float:
-        """0.0 when `key` may go on, else the seconds to wait."""
+    def take(self, key: str, count: int = 1) -> float:
+        """0.0 when `key` may go on (with `count` tokens), else the seconds to wait."""
         now = self.clock()
         bucket = self._buckets.get(key)
         if bucket is None:
@@ -106,7 +108,7 @@ class Buckets:
                 self._buckets.popitem(last=False)
         else:
             self._buckets.move_to_end(key)
-        return bucket.take(now)
+        return bucket.take(now, count)
 
 
 def peer_host(peer: str) -> str:
@@ -178,8 +180,8 @@ class Guard:
         wait = self.per_peer.take(host)
         if wait:
             return exhausted("RATE_LIMITED", "peer", "too many requests from this client", wait)
-        if method == "CreateMatch":
-            wait = self.creations.take(host)
+        if method in ("CreateMatch", "CreateMatches"):  # a batch counts each of its matches
+            wait = self.creations.take(host, len(getattr(request, "matches", ())) or 1)
             if wait:
                 return exhausted("TOO_MANY_MATCHES", "matches_per_minute",
                                  f"at most {self.config.matches_per_minute} new matches a "

@@ -5,19 +5,21 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api.errors import bounded
 from kozyr.config import DEFAULT_JOIN_LINK, Tenancy
 from kozyr.engine.platform import Platform
 from kozyr.engine.platform_store import FeedItem
 from kozyr.games import GAMES
-from kozyr.match import limits
+from kozyr.match import feed, limits
 from kozyr.match.errors import bad_request
 
 DEFAULT_PAGE, MAX_PAGE = 50, 500
 MAX_ROUNDS = 40  # chunks one page may scan before it answers what it has (with a token)
+FEED_CURSOR_HEADER = "kozyr-feed-cursor"  # WatchEvents' initial metadata: where it starts
 CURSOR = re.compile(r"\d{1,20}-\d{1,20}")
 STATUS = {pb.MATCH_STATUS_WAITING: "waiting", pb.MATCH_STATUS_PLAYING: "playing",
           pb.MATCH_STATUS_FINISHED: "finished"}
@@ -120,17 +122,28 @@ def _summary(entry: dict[str, Any], template: str) -> pb.MatchSummary:
 
 
 def check_cursor(cursor: str) -> None:
-    """A feed cursor is empty or a stream entry ID `<ms>-<seq>`."""
-    if cursor and not CURSOR.fullmatch(cursor):
-        raise bad_request("BAD_CURSOR", "from_cursor is empty or a cursor the feed gave")
+    """A feed cursor is empty, "$" (from now) or a stream entry ID `<ms>-<seq>`."""
+    if cursor and cursor != "$" and not CURSOR.fullmatch(cursor):
+        raise bad_request("BAD_CURSOR", 'from_cursor is empty, "$" or a cursor the feed gave')
 
 
-def tenant_event(item: FeedItem) -> pb.TenantEvent:
-    """A feed item on the wire (its JSON text, with its cursor, as the webhook body)."""
-    data = json.loads(item.text)
+def check_types(types: Sequence[str]) -> frozenset[str]:
+    """The event types a feed watcher asked for (empty: all); INVALID_ARGUMENT for others."""
+    unknown = [t for t in types if t not in feed.TYPES]
+    if unknown:
+        raise bad_request("UNKNOWN_EVENT_TYPE", f"no event type {bounded(unknown[0])!r}; the "
+                                                f"types are {', '.join(feed.TYPES)}")
+    return frozenset(types)
+
+
+def tenant_event(item: FeedItem, data: dict[str, Any] | None = None) -> pb.TenantEvent:
+    """A feed item on the wire (its JSON text, with its cursor, as the webhook body); `data`
+    is the item's JSON read already."""
+    data = json.loads(item.text) if data is None else data
+    body = json.dumps({**data, "id": item.cursor}, sort_keys=True, separators=(",", ":"))
     event = pb.TenantEvent(cursor=item.cursor, type=data["type"], match_id=data["match_id"],
                            version=data["version"], game=data["game"], time_ms=data["time_ms"],
-                           json=item.body())
+                           json=body)
     if "seat" in data:
         event.seat = data["seat"]
         event.user, event.name = data["user"], data["name"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
@@ -23,8 +24,9 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api import convert, lobby, replays, tenants, terms
 from kozyr.api import receipts as wire_receipts
 from kozyr.api.auth import Arbiter
-from kozyr.api.errors import bounded, to_status
-from kozyr.api.guard import bearer_values
+from kozyr.api.errors import bounded, refusal, to_status
+from kozyr.api.guard import bearer_values, check_request
+from kozyr.api.lobby import FEED_CURSOR_HEADER
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
 from kozyr.api.presence import Presence
@@ -187,6 +189,28 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     async def CreateMatch(self, request: pb.CreateMatchRequest,
                           context: Context) -> pb.CreateMatchResponse:
         """Create a match and hand out the named seats' tokens."""
+        return await self._create(request)
+
+    @_rpc
+    async def CreateMatches(self, request: pb.CreateMatchesRequest,
+                            context: Context) -> pb.CreateMatchesResponse:
+        """Create each match of the batch as CreateMatch would; each is answered on its own."""
+        self.access.take_creations(tenants.current().tenant, len(request.matches))
+        results = []
+        for item in request.matches:
+            try:
+                check_request(item)
+                results.append(pb.CreateMatchResult(created=await self._create(item)))
+            except MatchError as e:
+                METRICS.errors.labels(reason=e.code).inc()
+                results.append(pb.CreateMatchResult(refused=refusal(e)))
+            except Exception:  # the others stand: this one alone is refused, and logged
+                status = _internal("CreateMatches")
+                results.append(pb.CreateMatchResult(refused=pb.Refusal(
+                    code=status.code.value[0], reason="INTERNAL", message=status.details)))
+        return pb.CreateMatchesResponse(results=results)
+
+    async def _create(self, request: pb.CreateMatchRequest) -> pb.CreateMatchResponse:
         if not request.game:
             raise bad_request("EMPTY_GAME", "name the game: " + ", ".join(GAMES))
         if not request.seats:
@@ -481,8 +505,16 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                           context: Context) -> AsyncGenerator[pb.TenantEvent, None]:
         """The caller's tenant's feed after from_cursor, until the caller or the server stops."""
         lobby.check_cursor(request.from_cursor)
+        types = lobby.check_types(request.types)
         platform = self._platform()
-        async with contextlib.aclosing(platform.events(tenants.current().tenant,
-                                                       request.from_cursor)) as items:
+        tenant = tenants.current().tenant
+        cursor = request.from_cursor
+        if cursor == "$":
+            cursor = await platform.data.feed_top(tenant)
+        # The start on the wire before any event: a client that has it misses nothing later.
+        await context.send_initial_metadata(((FEED_CURSOR_HEADER, cursor or "0-0"),))
+        async with contextlib.aclosing(platform.events(tenant, cursor)) as items:
             while (item := await self._next_update(items)) is not None:
-                yield lobby.tenant_event(item)
+                data = json.loads(item.text)
+                if not types or data["type"] in types:
+                    yield lobby.tenant_event(item, data)

@@ -35,7 +35,7 @@ MAX_API_KEY = 256
 MATCH_RPCS = frozenset({"GetMatch", "ListLegalMoves", "SubmitMove", "WatchMatch",
                         "GetMatchLog", "ReplayMatch"})
 # RPCs only a tenant's own server (its API key; anonymous in open mode) may make.
-TENANT_RPCS = frozenset({"CreateMatch", "ListMatches", "WatchEvents"})
+TENANT_RPCS = frozenset({"CreateMatch", "CreateMatches", "ListMatches", "WatchEvents"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +94,22 @@ class Access:
         if ticket is not None and method in TENANT_RPCS:
             raise _denied("TENANT_KEY_REQUIRED", f"{method} is for the tenant's own server: "
                                                  f"send its '{API_KEY_HEADER}'")
-        if method == "CreateMatch" and tenant in self._creations:
-            wait = self._creations[tenant].take(tenant)
-            if wait:
-                raise MatchError(Kind.EXHAUSTED, "TOO_MANY_MATCHES",
-                                 f"tenant {tenant} may create at most "
-                                 f"{self.tenancy.tenants[tenant].matches_per_minute} matches a "
-                                 f"minute; retry in {wait:.3g} s")
+        if method == "CreateMatch":
+            self.take_creations(tenant, 1)
         caller = Caller(tenant, bool(keyed), ticket)
         _CALLER.set(caller)
         return caller
+
+    def take_creations(self, tenant: str, count: int) -> None:
+        """Count `count` new matches against the tenant's rate (all of them or none);
+        RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) beyond it."""
+        buckets = self._creations.get(tenant)
+        wait = buckets.take(tenant, count) if buckets is not None else 0.0
+        if wait:
+            raise MatchError(Kind.EXHAUSTED, "TOO_MANY_MATCHES",
+                             f"tenant {tenant} may create at most "
+                             f"{self.tenancy.tenants[tenant].matches_per_minute} matches a "
+                             f"minute; retry in {wait:.3g} s")
 
     def _tenant_of_key(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
         values = [v for k, v in context.invocation_metadata() or () if k == API_KEY_HEADER]

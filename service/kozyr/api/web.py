@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import re
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -78,6 +78,11 @@ class _Context:
         """The client as gRPC names a peer ("ipv4:127.0.0.1:5000"), so buckets are shared."""
         address = self.ctx.client_address or ""
         return ("ipv6:" if address.count(":") > 1 else "ipv4:") + address
+
+    async def send_initial_metadata(self, metadata: Sequence[tuple[str, str]]) -> None:
+        """gRPC's initial metadata as response headers (sent before the first message)."""
+        for key, value in metadata:
+            self.ctx.response_headers[key] = value
 
     async def abort_with_status(self, status: grpc.Status) -> None:
         """Stop the call with this status (raises)."""

@@ -17,6 +17,7 @@ from kozyr.match.log import MatchCreated, SeatJoined
 from kozyr.match.record import MatchRecord
 
 CREATED, JOINED, STARTED, ENDED = "match.created", "seat.joined", "match.started", "match.ended"
+TYPES = (CREATED, JOINED, STARTED, ENDED)
 
 
 def phase(record: MatchRecord | None) -> int:

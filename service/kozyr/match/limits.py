@@ -22,6 +22,7 @@ MAX_OPTION_TEXT: Final = 64
 MAX_CARD_TEXT: Final = 8
 MAX_DECK_TEXT: Final = 53 * 4
 MAX_PREARRANGED: Final = 64  # decks, and dice lists, given at creation
+MAX_BATCH: Final = 100  # matches one CreateMatches call creates
 TOKEN_BYTES: Final = 32
 
 

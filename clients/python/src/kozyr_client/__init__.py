@@ -9,11 +9,13 @@ from kozyr_client import clock, moves
 from kozyr_client.client import (
     Backoff,
     Created,
+    Feed,
     Joined,
     KozyrClient,
     SeatClient,
     Watch,
     bearer,
+    match_request,
 )
 from kozyr_client.errors import KozyrError, error_info
 from kozyr_client.receipts import Receipts
@@ -23,6 +25,7 @@ from kozyr_client.spread import spread_connections
 __all__ = [
     "Backoff",
     "Created",
+    "Feed",
     "Joined",
     "KozyrClient",
     "KozyrError",
@@ -34,6 +37,7 @@ __all__ = [
     "bearer",
     "clock",
     "error_info",
+    "match_request",
     "moves",
     "pb",
     "spread_connections",

@@ -91,6 +91,77 @@ class Backoff:
             delay = min(delay * 2, self.cap)
 
 
+def match_request(game: str, seats: Sequence[str], options: Mapping[str, str] | None = None,
+                  request_id: str | None = None,
+                  first_dealer: int | None = None,
+                  prearranged_decks: Sequence[str] | None = None,
+                  prearranged_dice: Sequence[str] | None = None,
+                  seed_contributions: Sequence[bytes] | None = None,
+                  time_control: pb.TimeControl | None = None,
+                  timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
+                  policy_bot: str = "", bots: Sequence[str] | None = None
+                  ) -> pb.CreateMatchRequest:
+    """A CreateMatch request (see KozyrClient.create_match), always with a request id."""
+    request = pb.CreateMatchRequest(
+        game=game, options=dict(options or {}),
+        seats=[pb.SeatRequest(name=name, seed_contribution=contribution, bot=bot)
+               for name, contribution, bot in zip(
+                   seats, seed_contributions or [b""] * len(seats),
+                   bots or [""] * len(seats), strict=True)],
+        timeout_policy=timeout_policy, policy_bot=policy_bot,
+        # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
+        request_id=request_id or uuid.uuid4().hex,
+        prearranged_decks=list(prearranged_decks or []),
+        prearranged_dice=list(prearranged_dice or []),
+    )
+    if first_dealer is not None:
+        request.first_dealer = first_dealer
+    if time_control is not None:
+        request.time_control.CopyFrom(time_control)
+    return request
+
+
+def created_of(response: pb.CreateMatchResponse) -> Created:
+    """The Created of a CreateMatch answer."""
+    return Created(response.match_id, {t.seat: t.token for t in response.tokens},
+                   response.version, response.seed_commitment, receipt_of(response))
+
+
+def refused(refusal: pb.Refusal) -> KozyrError:
+    """The KozyrError of one refused item of a batch."""
+    return KozyrError(_CODES.get(refusal.code, grpc.StatusCode.UNKNOWN), refusal.reason,
+                      refusal.message, dict(refusal.metadata))
+
+
+_CODES = {c.value[0]: c for c in grpc.StatusCode}
+FEED_CURSOR = "kozyr-feed-cursor"  # WatchEvents' initial metadata: the cursor it starts after
+
+
+class Feed:
+    """An open WatchEvents stream: iterate its TenantEvents; `start` is where it began."""
+
+    def __init__(self, call: Any, start: str) -> None:
+        self._call = call
+        self.start = start
+
+    def __iter__(self) -> Iterator[pb.TenantEvent]:
+        try:
+            yield from self._call
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.CANCELLED:
+                raise KozyrError.from_rpc_error(e) from None
+
+    def close(self) -> None:
+        """End the stream."""
+        self._call.cancel()
+
+    def __enter__(self) -> Feed:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
 def bearer(token: str | None) -> tuple[tuple[str, str], ...]:
     """Call metadata for a token (none for a spectator)."""
     return () if token is None else (("authorization", f"Bearer {token}"),)
@@ -156,38 +227,39 @@ class KozyrClient:
         call): `kozyr serve --workers N` has N processes behind one address."""
         return self.call(self.stub.ListGames, pb.ListGamesRequest()).process
 
-    def create_match(self, game: str, seats: list[str],
-                     options: Mapping[str, str] | None = None,
-                     request_id: str | None = None,
-                     first_dealer: int | None = None,
-                     prearranged_decks: list[str] | None = None,
-                     prearranged_dice: list[str] | None = None,
-                     seed_contributions: Sequence[bytes] | None = None,
-                     time_control: pb.TimeControl | None = None,
-                     timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
-                     policy_bot: str = "", bots: Sequence[str] | None = None) -> Created:
-        """Create a match; one name per seat ("" leaves a seat open for join()). `bots` names a
-        server-side bot per seat ("" for a person); `time_control` and `timeout_policy` set the
-        clock (docs/rules.md R-8, R-9)."""
-        request = pb.CreateMatchRequest(
-            game=game, options=dict(options or {}),
-            seats=[pb.SeatRequest(name=name, seed_contribution=contribution, bot=bot)
-                   for name, contribution, bot in zip(
-                       seats, seed_contributions or [b""] * len(seats),
-                       bots or [""] * len(seats), strict=True)],
-            timeout_policy=timeout_policy, policy_bot=policy_bot,
-            # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
-            request_id=request_id or uuid.uuid4().hex,
-            prearranged_decks=prearranged_decks or [],
-            prearranged_dice=prearranged_dice or [],
-        )
-        if first_dealer is not None:
-            request.first_dealer = first_dealer
-        if time_control is not None:
-            request.time_control.CopyFrom(time_control)
-        response = self.call(self.stub.CreateMatch, request)
-        return Created(response.match_id, {t.seat: t.token for t in response.tokens},
-                       response.version, response.seed_commitment, receipt_of(response))
+    def create_match(self, game: str, seats: list[str], options: Mapping[str, str] | None = None,
+                     **terms: Any) -> Created:
+        """Create a match; one name per seat ("" leaves a seat open for join()). The keywords
+        are match_request's: `bots` names a server-side bot per seat ("" for a person);
+        `time_control` and `timeout_policy` set the clock (docs/rules.md R-8, R-9)."""
+        return created_of(self.call(self.stub.CreateMatch,
+                                    match_request(game, seats, options, **terms)))
+
+    def create_matches(self, requests: Sequence[pb.CreateMatchRequest]
+                       ) -> list[Created | KozyrError]:
+        """Create up to 100 matches in one call (build each with match_request): per request,
+        in order, the match created or the error that refused it alone. Retried after
+        UNAVAILABLE like create_match: each request's id answers the same match again."""
+        response = self.call(self.stub.CreateMatches, pb.CreateMatchesRequest(matches=requests))
+        return [created_of(r.created) if r.HasField("created") else refused(r.refused)
+                for r in response.results]
+
+    def feed(self, from_cursor: str = "$", types: Sequence[str] = ()) -> Feed:
+        """The tenant's lifecycle events after `from_cursor` ("$": from now; "" from the start),
+        only `types` if given (match.ended, …). Returns once the server has said where the feed
+        starts, so nothing that happens after this call is missed."""
+        call = self.stub.WatchEvents(pb.WatchEventsRequest(from_cursor=from_cursor,
+                                                           types=list(types)))
+        try:
+            start = dict(call.initial_metadata()).get(FEED_CURSOR, "")
+        except grpc.RpcError as e:
+            raise KozyrError.from_rpc_error(e) from None
+        if not start:  # the call failed before its headers: its status says why
+            try:
+                next(iter(call))
+            except grpc.RpcError as e:
+                raise KozyrError.from_rpc_error(e) from None
+        return Feed(call, str(start))
 
     def join(self, match_id: str, name: str, seat: int | None = None,
              seed_contribution: bytes = b"") -> Joined:

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, EndMatchRequest, EndMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, CreateMatchesRequest, CreateMatchesResponse, EndMatchRequest, EndMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -50,6 +50,15 @@ class KozyrService(Protocol):
     async def create_match(self, request: CreateMatchRequest, ctx: RequestContext[CreateMatchRequest, CreateMatchResponse], /) -> CreateMatchResponse:
         """
         Creates a match. Errors: INVALID_ARGUMENT (unknown game, bad options or seats).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def create_matches(self, request: CreateMatchesRequest, ctx: RequestContext[CreateMatchesRequest, CreateMatchesResponse], /) -> CreateMatchesResponse:
+        """
+        Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+        CreateMatch would, in order, each answered on its own (one refused leaves the others
+        created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+        RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -142,8 +151,9 @@ class KozyrService(Protocol):
     def watch_events(self, request: WatchEventsRequest, ctx: RequestContext[WatchEventsRequest, TenantEvent], /) -> AsyncIterator[TenantEvent]:
         """
         The caller's tenant's lifecycle events after from_cursor, then each new one as it
-        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-        UNAUTHENTICATED.
+        happens (the results feed; docs/platforms.md). The call's initial metadata
+        `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+        event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -197,6 +207,17 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.create_match,
+                ),
+                "/kozyr.v1.KozyrService/CreateMatches": Endpoint.unary(
+                    method=MethodInfo(
+                        name="CreateMatches",
+                        service_name="kozyr.v1.KozyrService",
+                        input=CreateMatchesRequest,
+                        output=CreateMatchesResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.create_matches,
                 ),
                 "/kozyr.v1.KozyrService/JoinMatch": Endpoint.unary(
                     method=MethodInfo(
@@ -422,6 +443,32 @@ class KozyrServiceClient(ConnectClient):
                 service_name="kozyr.v1.KozyrService",
                 input=CreateMatchRequest,
                 output=CreateMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def create_matches(
+        self,
+        request: CreateMatchesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> CreateMatchesResponse:
+        """
+        Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+        CreateMatch would, in order, each answered on its own (one refused leaves the others
+        created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+        RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="CreateMatches",
+                service_name="kozyr.v1.KozyrService",
+                input=CreateMatchesRequest,
+                output=CreateMatchesResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),
@@ -710,8 +757,9 @@ class KozyrServiceClient(ConnectClient):
     ) -> AsyncIterator[TenantEvent]:
         """
         The caller's tenant's lifecycle events after from_cursor, then each new one as it
-        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-        UNAUTHENTICATED.
+        happens (the results feed; docs/platforms.md). The call's initial metadata
+        `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+        event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
         """
         return self.execute_server_stream(
             request=request,
@@ -772,6 +820,15 @@ class KozyrServiceSync(Protocol):
     def create_match(self, request: CreateMatchRequest, ctx: RequestContext[CreateMatchRequest, CreateMatchResponse], /) -> CreateMatchResponse:
         """
         Creates a match. Errors: INVALID_ARGUMENT (unknown game, bad options or seats).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def create_matches(self, request: CreateMatchesRequest, ctx: RequestContext[CreateMatchesRequest, CreateMatchesResponse], /) -> CreateMatchesResponse:
+        """
+        Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+        CreateMatch would, in order, each answered on its own (one refused leaves the others
+        created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+        RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -864,8 +921,9 @@ class KozyrServiceSync(Protocol):
     def watch_events(self, request: WatchEventsRequest, ctx: RequestContext[WatchEventsRequest, TenantEvent], /) -> Iterator[TenantEvent]:
         """
         The caller's tenant's lifecycle events after from_cursor, then each new one as it
-        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-        UNAUTHENTICATED.
+        happens (the results feed; docs/platforms.md). The call's initial metadata
+        `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+        event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -917,6 +975,17 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.create_match,
+                ),
+                "/kozyr.v1.KozyrService/CreateMatches": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="CreateMatches",
+                        service_name="kozyr.v1.KozyrService",
+                        input=CreateMatchesRequest,
+                        output=CreateMatchesResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.create_matches,
                 ),
                 "/kozyr.v1.KozyrService/JoinMatch": EndpointSync.unary(
                     method=MethodInfo(
@@ -1142,6 +1211,32 @@ class KozyrServiceClientSync(ConnectClientSync):
                 service_name="kozyr.v1.KozyrService",
                 input=CreateMatchRequest,
                 output=CreateMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def create_matches(
+        self,
+        request: CreateMatchesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> CreateMatchesResponse:
+        """
+        Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+        CreateMatch would, in order, each answered on its own (one refused leaves the others
+        created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+        RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="CreateMatches",
+                service_name="kozyr.v1.KozyrService",
+                input=CreateMatchesRequest,
+                output=CreateMatchesResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),
@@ -1430,8 +1525,9 @@ class KozyrServiceClientSync(ConnectClientSync):
     ) -> Iterator[TenantEvent]:
         """
         The caller's tenant's lifecycle events after from_cursor, then each new one as it
-        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-        UNAUTHENTICATED.
+        happens (the results feed; docs/platforms.md). The call's initial metadata
+        `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+        event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
         """
         return self.execute_server_stream(
             request=request,

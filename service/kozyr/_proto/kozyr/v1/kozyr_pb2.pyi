@@ -616,6 +616,136 @@ class CreateMatchResponse(_message.Message):
 Global___CreateMatchResponse: _TypeAlias = CreateMatchResponse  # noqa: Y015
 
 @_typing.final
+class CreateMatchesRequest(_message.Message):
+    """Request of CreateMatches."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___CreateMatchRequest]:
+        """The matches to create, at most 100."""
+
+    def __init__(
+        self,
+        *,
+        matches: _abc.Iterable[Global___CreateMatchRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateMatchesRequest: _TypeAlias = CreateMatchesRequest  # noqa: Y015
+
+@_typing.final
+class CreateMatchesResponse(_message.Message):
+    """Response of CreateMatches: one result per request, in the requests' order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___CreateMatchResult]: ...
+    def __init__(
+        self,
+        *,
+        results: _abc.Iterable[Global___CreateMatchResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateMatchesResponse: _TypeAlias = CreateMatchesResponse  # noqa: Y015
+
+@_typing.final
+class CreateMatchResult(_message.Message):
+    """One match of CreateMatches: created, or refused (nothing of it kept)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CREATED_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def created(self) -> Global___CreateMatchResponse: ...
+    @_builtins.property
+    def refused(self) -> Global___Refusal: ...
+    def __init__(
+        self,
+        *,
+        created: Global___CreateMatchResponse | None = ...,
+        refused: Global___Refusal | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "refused", b"refused", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "refused", b"refused", "result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["created", "refused"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___CreateMatchResult: _TypeAlias = CreateMatchResult  # noqa: Y015
+
+@_typing.final
+class Refusal(_message.Message):
+    """Why one item of a batch was refused: what the call's status would have said for it alone."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class MetadataEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CODE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code (3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, …)."""
+    reason: _builtins.str
+    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION, …)."""
+    message: _builtins.str
+    """A sentence a person can act on."""
+    @_builtins.property
+    def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """The ErrorInfo metadata."""
+
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        message: _builtins.str = ...,
+        metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message", "metadata", b"metadata", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Refusal: _TypeAlias = Refusal  # noqa: Y015
+
+@_typing.final
 class JoinMatchRequest(_message.Message):
     """Request of JoinMatch."""
 
@@ -2685,16 +2815,26 @@ class WatchEventsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     FROM_CURSOR_FIELD_NUMBER: _builtins.int
+    TYPES_FIELD_NUMBER: _builtins.int
     from_cursor: _builtins.str
-    """Send every event after this cursor (empty: from the feed's start)."""
+    """Send every event after this cursor (empty: from the feed's start; "$": only events after
+    the call's start).
+    """
+    @_builtins.property
+    def types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Only events of these types (match.created, seat.joined, match.started, match.ended);
+        empty: every type.
+        """
+
     def __init__(
         self,
         *,
         from_cursor: _builtins.str = ...,
+        types: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_cursor", b"from_cursor"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_cursor", b"from_cursor", "types", b"types"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -45,6 +45,11 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchResponse.FromString,
                 _registered_method=True)
+        self.CreateMatches = channel.unary_unary(
+                '/kozyr.v1.KozyrService/CreateMatches',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchesRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchesResponse.FromString,
+                _registered_method=True)
         self.JoinMatch = channel.unary_unary(
                 '/kozyr.v1.KozyrService/JoinMatch',
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.JoinMatchRequest.SerializeToString,
@@ -125,6 +130,16 @@ class KozyrServiceServicer:
 
     def CreateMatch(self, request, context):
         """Creates a match. Errors: INVALID_ARGUMENT (unknown game, bad options or seats).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateMatches(self, request, context):
+        """Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+        CreateMatch would, in order, each answered on its own (one refused leaves the others
+        created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+        RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -229,8 +244,9 @@ class KozyrServiceServicer:
 
     def WatchEvents(self, request, context):
         """The caller's tenant's lifecycle events after from_cursor, then each new one as it
-        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-        UNAUTHENTICATED.
+        happens (the results feed; docs/platforms.md). The call's initial metadata
+        `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+        event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -264,6 +280,11 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.CreateMatch,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchResponse.SerializeToString,
+            ),
+            'CreateMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateMatches,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchesRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.CreateMatchesResponse.SerializeToString,
             ),
             'JoinMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.JoinMatch,
@@ -386,6 +407,33 @@ class KozyrService:
             '/kozyr.v1.KozyrService/CreateMatch',
             kozyr_dot_v1_dot_kozyr__pb2.CreateMatchRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.CreateMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/CreateMatches',
+            kozyr_dot_v1_dot_kozyr__pb2.CreateMatchesRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.CreateMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -60,6 +60,12 @@ class KozyrServiceStub:
     """Lists every game with its player counts and options. Errors: none."""
     CreateMatch: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.CreateMatchRequest, _kozyr_pb2.CreateMatchResponse]
     """Creates a match. Errors: INVALID_ARGUMENT (unknown game, bad options or seats)."""
+    CreateMatches: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.CreateMatchesRequest, _kozyr_pb2.CreateMatchesResponse]
+    """Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+    CreateMatch would, in order, each answered on its own (one refused leaves the others
+    created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+    RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
+    """
     JoinMatch: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.JoinMatchRequest, _kozyr_pb2.JoinMatchResponse]
     """Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat)."""
     GetMatch: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetMatchRequest, _kozyr_pb2.GetMatchResponse]
@@ -113,8 +119,9 @@ class KozyrServiceStub:
     """
     WatchEvents: _grpc.UnaryStreamMultiCallable[_kozyr_pb2.WatchEventsRequest, _kozyr_pb2.TenantEvent]
     """The caller's tenant's lifecycle events after from_cursor, then each new one as it
-    happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-    UNAUTHENTICATED.
+    happens (the results feed; docs/platforms.md). The call's initial metadata
+    `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+    event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
     """
     PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]
     """--- speed ---
@@ -138,6 +145,12 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """Lists every game with its player counts and options. Errors: none."""
     CreateMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.CreateMatchRequest, _kozyr_pb2.CreateMatchResponse]  # type: ignore[assignment]
     """Creates a match. Errors: INVALID_ARGUMENT (unknown game, bad options or seats)."""
+    CreateMatches: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.CreateMatchesRequest, _kozyr_pb2.CreateMatchesResponse]  # type: ignore[assignment]
+    """Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+    CreateMatch would, in order, each answered on its own (one refused leaves the others
+    created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+    RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
+    """
     JoinMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.JoinMatchRequest, _kozyr_pb2.JoinMatchResponse]  # type: ignore[assignment]
     """Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat)."""
     GetMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetMatchRequest, _kozyr_pb2.GetMatchResponse]  # type: ignore[assignment]
@@ -191,8 +204,9 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """
     WatchEvents: _aio.UnaryStreamMultiCallable[_kozyr_pb2.WatchEventsRequest, _kozyr_pb2.TenantEvent]  # type: ignore[assignment]
     """The caller's tenant's lifecycle events after from_cursor, then each new one as it
-    happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-    UNAUTHENTICATED.
+    happens (the results feed; docs/platforms.md). The call's initial metadata
+    `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+    event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
     """
     PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]  # type: ignore[assignment]
     """--- speed ---
@@ -225,6 +239,18 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_kozyr_pb2.CreateMatchResponse, _abc.Awaitable[_kozyr_pb2.CreateMatchResponse]]:
         """Creates a match. Errors: INVALID_ARGUMENT (unknown game, bad options or seats)."""
+
+    @_abc_1.abstractmethod
+    def CreateMatches(
+        self,
+        request: _kozyr_pb2.CreateMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.CreateMatchesResponse, _abc.Awaitable[_kozyr_pb2.CreateMatchesResponse]]:
+        """Creates up to 100 matches in one call (a tournament round, a bulk pairing): each exactly as
+        CreateMatch would, in order, each answered on its own (one refused leaves the others
+        created). Errors of the whole call: INVALID_ARGUMENT (TOO_MANY_IN_BATCH),
+        RESOURCE_EXHAUSTED (the creation rate, counted per match), UNAUTHENTICATED.
+        """
 
     @_abc_1.abstractmethod
     def JoinMatch(
@@ -350,8 +376,9 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_kozyr_pb2.TenantEvent], _abc.AsyncIterator[_kozyr_pb2.TenantEvent]]:
         """The caller's tenant's lifecycle events after from_cursor, then each new one as it
-        happens (the results feed; docs/platforms.md). Errors: INVALID_ARGUMENT (bad cursor),
-        UNAUTHENTICATED.
+        happens (the results feed; docs/platforms.md). The call's initial metadata
+        `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
+        event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
         """
 
     @_abc_1.abstractmethod
