@@ -254,8 +254,8 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             tenant=tenants.current().tenant,
             users=[s.user for s in request.seats],
         )
-        log.info("match_created", match_id=created.match_id, game=bounded(request.game),
-                 seats=len(request.seats))
+        self.move_log.created(match_id=created.match_id, game=bounded(request.game),
+                              seats=len(request.seats))
         return pb.CreateMatchResponse(
             match_id=created.match_id,
             version=created.version,
