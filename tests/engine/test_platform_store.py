@@ -177,3 +177,31 @@ def test_a_writer_that_died_is_caught_up_by_the_next_append_or_the_sweep(
 
     asyncio.run(body())
 
+
+
+def test_a_commit_that_lands_while_a_reader_reads_the_feed_wakes_it_at_once(
+        stores: tuple[MemoryStore, MemoryPlatformStore]) -> None:
+    store, data = stores
+
+    async def body() -> None:
+        engine = Engine(store)
+        platform = engine.platform = Platform(store, data)
+        read_feed = data.read_feed
+        raced: list[str] = []
+
+        async def read_then_commit(tenant: str, after: str, count: int) -> list[Any]:
+            items = await read_feed(tenant, after, count)
+            if not items and not raced:  # a commit lands just after the read was answered
+                raced.append(after)
+                await engine.create("dix", {}, [("ann", b""), ("bob", b"")], tenant="acme")
+            return items
+
+        data.read_feed = read_then_commit  # type: ignore[method-assign]
+        reader = platform.events("acme", "", poll_s=600.0)
+        # Its ring came during the read: the reader reads again at once. (A bell cleared after
+        # the empty read lost that ring, and this waited the whole poll.)
+        first = await asyncio.wait_for(anext(reader), 30)
+        assert raced and json.loads(first.text)["type"] == "match.created"
+        await reader.aclose()
+
+    asyncio.run(body())

@@ -83,7 +83,7 @@ class Platform:
         self.owners = Owners(store)
         self._clock = clock
         self.grace_ms = int(grace_s * 1000)
-        self._bells: dict[str, asyncio.Event] = {}
+        self._bells: dict[str, set[asyncio.Event]] = {}  # each feed reader's, by tenant
 
     async def close(self) -> None:
         """Release the platform store's connections."""
@@ -186,20 +186,30 @@ class Platform:
                      ) -> AsyncGenerator[FeedItem, None]:
         """Every event after `cursor`, then each new one, until the caller stops. Commits of
         this process ring at once; other processes' are seen within `poll_s`."""
-        while True:
-            bell = self._bells.setdefault(tenant, asyncio.Event())
-            items = await self.data.read_feed(tenant, cursor, 500)
-            for item in items:
-                cursor = item.cursor
-                yield item
-            if not items:
+        # A bell of this reader's own, cleared before each read: a commit that lands while the
+        # read is on its way rings it and the wait after an empty read ends at once. (One bell
+        # per tenant, cleared after an empty read, lost exactly those rings: under load a
+        # feed reader heard its own process's commits half a second late.)
+        bell = asyncio.Event()
+        bells = self._bells.setdefault(tenant, set())
+        bells.add(bell)
+        try:
+            while True:
                 bell.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(bell.wait(), poll_s)
+                items = await self.data.read_feed(tenant, cursor, 500)
+                for item in items:
+                    cursor = item.cursor
+                    yield item
+                if not items:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(bell.wait(), poll_s)
+        finally:
+            bells.discard(bell)
+            if not bells:
+                self._bells.pop(tenant, None)
 
     def _ring(self, tenant: str) -> None:
-        bell = self._bells.get(tenant)
-        if bell is not None:
+        for bell in self._bells.get(tenant, ()):
             bell.set()
 
     async def summaries(self, tenant: str, match_ids: Sequence[str]
