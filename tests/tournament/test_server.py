@@ -14,6 +14,7 @@ from kozyr.replay import archive
 from kozyr.replay.verify import verify
 from kozyr.tournament import Tournament, run
 from kozyr.tournament.report import to_json
+from kozyr.tournament.serverbots import play_server_bots
 from tests.api.helpers import auth
 from tests.conftest import ARBITER, ServerThread
 
@@ -100,3 +101,36 @@ def test_a_tournament_of_the_servers_own_bots_plays_the_in_process_matches(
                                metadata=auth(ARBITER)).entries
         seats = [json.loads(e.canonical_json)["seat"] for e in log[1:]]
         assert len(seats) == r.moves and set(seats) == {0, 1}  # the bots' own entries
+
+
+def test_the_servers_bots_keep_a_window_of_matches_in_play_to_the_last(
+        server: ServerThread) -> None:
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 30,
+                   8, server_bots=True)
+    heard: list[int] = []
+    # 5 in play at once, fewer than a batch: a batch is made once all 5 have room, 30 in all.
+    results = play_server_bots(t, t.fixtures(), server.address, at_once=5,
+                               heard=lambda r: heard.append(r.index))
+    local = run(t, workers=1)
+    assert sorted(heard) == [f.index for f in t.fixtures()]
+    assert [(r.index, r.winners, r.scores, r.moves) for r in results] == [
+        (r.index, r.winners, r.scores, r.moves) for r in local.results]
+
+
+def test_an_interrupted_tournament_of_the_servers_bots_keeps_the_matches_in_play(
+        server: ServerThread) -> None:
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 400,
+                   2, server_bots=True)
+
+    def stop_early(done: int) -> None:
+        if done == 3:
+            raise KeyboardInterrupt
+
+    result = run(t, workers=1, server=server.address, on_progress=stop_early)
+    assert result.interrupted
+    # No match was created after the Ctrl-C, and each one in play then was waited for.
+    assert 3 <= len(result.results) <= 64
+    local = {r.index: r for r in run(t, workers=1).results}
+    for r in result.results:
+        assert (r.winners, r.scores, r.moves) == (local[r.index].winners,
+                                                  local[r.index].scores, local[r.index].moves)

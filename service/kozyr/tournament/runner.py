@@ -4,9 +4,10 @@ In-process (no server) every match runs in a worker process (concurrent.futures
 ProcessPoolExecutor, one per core by default; ``workers=1`` plays in this process). With a
 server address each worker process plays its matches through the server instead
 (kozyr.tournament.remote), a few at once (they mostly wait on the network). With the server's
-own bots on every seat (`server_bots`) nothing is played here at all: the workers are threads
-of this process that create matches and wait for their ends, since a spawned worker process
-would spend more CPU importing gRPC than on all its matches' requests.
+own bots on every seat (`server_bots`) nothing is played here at all: this process keeps
+`workers` x 64 matches in play on the server and hears their ends on the results feed
+(kozyr.tournament.serverbots); a spawned worker process would spend more CPU importing gRPC
+than on all its matches' requests.
 
 Results are kept by fixture number and everything derived from them (standings, ratings,
 files) is computed in schedule order, so the outcome does not depend on the worker count or on
@@ -67,7 +68,8 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
         return [play_local(t, f) for f in fixtures]
     # grpc only where it is needed
     from kozyr.tournament.remote import play_remote
-    from kozyr.tournament.served import play_served, play_server_bots
+    from kozyr.tournament.served import play_served
+    from kozyr.tournament.serverbots import play_server_bots
 
     if t.server_bots:
         return play_server_bots(t, fixtures, server)
@@ -86,7 +88,6 @@ def _quiet_worker() -> None:
 
 
 SERVED_AT_ONCE = 16  # matches a worker plays at once through a server (one session)
-SERVER_BOTS_AT_ONCE = 64  # matches a worker has the server's bots play at once
 
 
 def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False) -> int:
@@ -94,8 +95,7 @@ def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False)
     for searching bots (slow matches), more for fast ones so that process hand-offs stay cheap,
     yet small enough to keep every worker busy to the end."""
     if served:
-        at_once = SERVER_BOTS_AT_ONCE if t.server_bots else SERVED_AT_ONCE
-        return max(1, min(at_once, fixtures // workers))
+        return max(1, min(SERVED_AT_ONCE, fixtures // workers))
     if any(parse_spec(p).kind == "ismcts" for p in t.players):
         return 1
     return max(1, min(16, fixtures // (workers * 32)))
@@ -110,7 +110,9 @@ def run(t: Tournament, *, workers: int | None = None, server: str | None = None,
     interrupted = False
     start = time.perf_counter()
     report = on_progress or (lambda done: None)
-    if workers == 1:
+    if server is not None and t.server_bots:
+        interrupted = _run_server_bots(t, fixtures, workers, server, results, report)
+    elif workers == 1:
         try:
             for f in fixtures:
                 results[f.index] = play_chunk(t, [f], server)[0]
@@ -134,16 +136,9 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     """
     size = chunk_size(t, len(fixtures), workers, served=server is not None)
     chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
-    pool: ThreadPoolExecutor | ProcessPoolExecutor
-    if server is not None and t.server_bots:
-        # Threads cannot be stopped: after a second Ctrl-C they still wait for the ends of
-        # their matches, which the server's bots play out on their own.
-        pool = ThreadPoolExecutor(workers)
-    else:
-        # A gRPC client must not be forked from a process that has used gRPC: spawn for
-        # --server.
-        context = multiprocessing.get_context("spawn" if server else None)
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+    # A gRPC client must not be forked from a process that has used gRPC: spawn for --server.
+    context = multiprocessing.get_context("spawn" if server else None)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
     stops = [0]
 
     def on_sigint(signum: int, frame: object) -> None:
@@ -183,6 +178,36 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     finally:
         _restore_sigint(previous)
         pool.shutdown(wait=not running, cancel_futures=True)
+    return stops[0] > 0
+
+
+def _run_server_bots(t: Tournament, fixtures: list[Fixture], workers: int, server: str,
+                     results: dict[int, MatchResult], report: Callable[[int], None]) -> bool:
+    """The server's bots play every fixture, `workers` times serverbots.AT_ONCE in play at
+    once (kozyr.tournament.serverbots); True if Ctrl-C stopped it. Ctrl-C stops creating
+    matches and keeps those in play as they end; a second one leaves them."""
+    from kozyr.tournament.serverbots import AT_ONCE, play_server_bots
+
+    stops = [0]
+
+    def on_sigint(signum: int, frame: object) -> None:
+        stops[0] += 1
+
+    def heard(result: MatchResult) -> None:
+        results[result.index] = result
+        try:
+            report(len(results))
+        except KeyboardInterrupt:  # raised by on_progress, or where no handler could be set
+            stops[0] += 1
+
+    previous = _catch_sigint(on_sigint)
+    try:
+        play_server_bots(t, fixtures, server, at_once=workers * AT_ONCE,
+                         heard=heard, stops=lambda: stops[0])
+    except KeyboardInterrupt:
+        stops[0] += 1
+    finally:
+        _restore_sigint(previous)
     return stops[0] > 0
 
 

@@ -13,9 +13,7 @@ seat still sees only what its own token is sent: its observation is rebuilt from
 and checked against the server's table (remote.SeatMind), exactly as over unary calls.
 With `--save-dir` (a seat's receipts are kept) the matches are played as in remote.py.
 
-With `--server-bots` no client plays: each match is created with the server's own bot on every
-seat (SeatRequest.bot; kozyr.engine.seatbots plays them inside the server, in runs appended as
-one), and the worker only waits for each match's final table.
+With `--server-bots` no client plays: see kozyr.tournament.serverbots.
 """
 
 from __future__ import annotations
@@ -28,9 +26,10 @@ from kozyr.bots import make_bot, parse_spec
 from kozyr.fairness import RandomStream
 from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
-from kozyr.tournament.remote import CONNECTIONS, SeatMind, next_connection, prearranged
+from kozyr.tournament.remote import SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
-from kozyr_client import Created, KozyrClient, PlaySession
+from kozyr_client import Created, KozyrClient, PlaySession, match_request
+from kozyr_client.client import created_of
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
 
@@ -52,17 +51,22 @@ def _in_threads(fixtures: Sequence[Fixture], groups: int,
     return [by_index[f.index] for f in fixtures]
 
 
-def _create(client: KozyrClient, t: Tournament, fixture: Fixture, bots: Sequence[str] = ()
-            ) -> Created:
+def _create(client: KozyrClient, t: Tournament, fixture: Fixture) -> Created:
     """Create the fixture's match on `client`'s connection with its deal prearranged (the
     in-process deal)."""
+    return created_of(client.call(client.stub.CreateMatch, request_of(t, fixture)))
+
+
+def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()
+               ) -> pb.CreateMatchRequest:
+    """The CreateMatch request of the fixture, its deal prearranged (the in-process deal)."""
     game = get_game(t.game)
     names = [t.names[p] for p in fixture.lineup]
     config = game.make_config(dict(t.options), len(names))
     first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
-    return client.create_match(game.NAME, names, dict(t.options), first_dealer=first,
-                               prearranged_decks=decks, prearranged_dice=dice,
-                               bots=list(bots) or None)
+    return match_request(game.NAME, names, dict(t.options), first_dealer=first,
+                         prearranged_decks=decks, prearranged_dice=dice,
+                         bots=list(bots) or None)
 
 
 def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClient
@@ -106,41 +110,6 @@ def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClien
     return results
 
 
-def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str
-                     ) -> list[MatchResult]:
-    """Play `fixtures` on the server at `address` with its own bots on every seat."""
-    # Dealt round robin over this process's connections: with `kozyr serve --workers N` the
-    # matches spread over the server's processes, and each is watched where its bots play. Each
-    # connection creates and then watches its share in a thread of its own: one at a time, a
-    # worker left the server idle while it waited for each answer.
-    def play(mine: list[Fixture]) -> list[MatchResult]:
-        client = next_connection(address)
-        created_ids = [_create(client, t, fixture, [
-            seeded(t.players[p], bot_seed(t.master, fixture.index, s))
-            for s, p in enumerate(fixture.lineup)]).match_id for fixture in mine]
-        results = []
-        for fixture, match_id in zip(mine, created_ids, strict=True):
-            final = final_view(client, match_id)
-            results.append(MatchResult(
-                fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
-                tuple(final.outcome.scores), final.version - 1, final.outcome.reason,
-                match_id=match_id))
-        return results
-
-    return _in_threads(fixtures, CONNECTIONS, play)
-
-
 def seeded(spec: str, seed: int) -> str:
     """The bot spec with the seed the in-process tournament would give that bot."""
     return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
-
-
-def final_view(client: KozyrClient, match_id: str) -> pb.MatchView:
-    """The match's table once it has ended (watched as a spectator until then)."""
-    spectator = client.spectate(match_id)
-    view = spectator.view()
-    if view.status == pb.MATCH_STATUS_PLAYING:
-        with spectator.watch(max(view.version - 1, 0)) as updates:
-            for update in updates:
-                view = update.view
-    return view

@@ -1,0 +1,149 @@
+"""`kozyr tournament --server ADDR --server-bots`: the server's own bots play every seat.
+
+No client plays: the matches are created in CreateMatches batches with a bot named for every
+seat (SeatRequest.bot; kozyr.engine.seatbots plays them inside the server, in runs appended as
+one), and each result is the match's match.ended event on the tenant's feed (WatchEvents): no
+call per match. A window of `at_once` matches is kept in play: as each one ends, the next
+batch is created, so the server never waits for the slowest match of a chunk.
+
+The batches go round robin over this process's connections, which `kozyr serve --workers N`
+spreads over its processes, and each match is played by the process that created it. One feed
+is read per server process, opened before the first match: a process rings its own watchers
+the moment it commits an ending, so each end is heard at once on the feed of the process that
+played it (another process's commits reach a feed only at its next poll).
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.match.feed import ENDED
+from kozyr.tournament.model import MatchResult, Tournament
+from kozyr.tournament.remote import CONNECTIONS, next_connection
+from kozyr.tournament.schedule import Fixture, bot_seed
+from kozyr.tournament.served import request_of, seeded
+from kozyr_client import Feed, KozyrClient, KozyrError
+
+BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many
+AT_ONCE = 64  # matches in play per worker (`--workers N`: N times as many)
+POLL_S = 0.25  # how often the wait for an ending looks at `stops`
+
+
+def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str, *,
+                     at_once: int = AT_ONCE, heard: Callable[[MatchResult], None] | None = None,
+                     stops: Callable[[], int] = lambda: 0) -> list[MatchResult]:
+    """Play `fixtures` on the server at `address` with its own bots on every seat, `at_once`
+    in play; each result goes to `heard` as it comes. Once `stops()` is 1 no match is
+    created any more and those in play are waited for; at 2 the rest are left. The results
+    heard, in the fixtures' order."""
+    clients = [next_connection(address) for _ in range(CONNECTIONS)]
+    by_process = {c.server_process(): c for c in clients}
+    ended: queue.Queue[Heard] = queue.Queue()
+    feeds = [c.feed("$", [ENDED]) for c in by_process.values()]
+    readers = [threading.Thread(target=_read, args=(f, ended), daemon=True) for f in feeds]
+    for reader in readers:
+        reader.start()
+    results: dict[int, MatchResult] = {}
+
+    def done(result: MatchResult) -> None:
+        results[result.index] = result
+        if heard is not None:
+            heard(result)
+
+    try:
+        _play(t, deque(fixtures), clients, ended, max(1, at_once), done, stops)
+    finally:
+        for feed in feeds:
+            feed.close()
+    return [results[f.index] for f in fixtures if f.index in results]
+
+
+Heard = pb.TenantEvent | BaseException | dict[str, Fixture]  # an end, an error, a batch made
+EARLY = 100_000  # ends kept of matches not known yet (a batch's answer not read yet)
+
+
+def _play(t: Tournament, pending: deque[Fixture], clients: list[KozyrClient],
+          heard: queue.Queue[Heard], at_once: int, done: Callable[[MatchResult], None],
+          stops: Callable[[], int]) -> None:
+    """Keep `at_once` matches in play, their batches created on the connections in turn, each
+    call in a thread (a call answers once its matches are made, and the server plays the first
+    ones meanwhile), until every fixture is done or `stops` says otherwise."""
+    playing: dict[str, Fixture] = {}
+    early: OrderedDict[str, pb.TenantEvent] = OrderedDict()
+    making = 0  # matches of batches asked for and not answered yet
+    turn = itertools.cycle(clients)
+
+    def make(client: KozyrClient, batch: list[Fixture]) -> None:
+        try:
+            heard.put(_create(client, t, batch))
+        except BaseException as e:  # handed to the loop, which raises it there
+            heard.put(e)
+
+    with ThreadPoolExecutor(len(clients)) as threads:
+        while (pending and not stops()) or ((playing or making) and stops() < 2):
+            room = at_once - len(playing) - making
+            while pending and not stops() and room >= min(BATCH, at_once, len(pending)):
+                batch = [pending.popleft() for _ in range(min(BATCH, room, len(pending)))]
+                making += len(batch)
+                room -= len(batch)
+                threads.submit(make, next(turn), batch)
+            try:
+                item = heard.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, dict):
+                making -= len(item)
+                for match_id, fixture in item.items():
+                    if match_id in early:
+                        done(_result(fixture, early.pop(match_id)))
+                    else:
+                        playing[match_id] = fixture
+                continue
+            mine = playing.pop(item.match_id, None)
+            if mine is not None:
+                done(_result(mine, item))
+            elif making:  # perhaps a match of a batch whose answer is on its way
+                early[item.match_id] = item
+                while len(early) > EARLY:
+                    early.popitem(last=False)
+
+
+def _create(client: KozyrClient, t: Tournament, batch: list[Fixture]) -> dict[str, Fixture]:
+    """Create `batch` with the server's bots on every seat: its fixtures by match id."""
+    requests = [request_of(t, f, [seeded(t.players[p], bot_seed(t.master, f.index, s))
+                                  for s, p in enumerate(f.lineup)]) for f in batch]
+    made = {}
+    for fixture, created in zip(batch, client.create_matches(requests), strict=True):
+        if isinstance(created, KozyrError):
+            raise created
+        made[created.match_id] = fixture
+    return made
+
+
+def _read(feed: Feed, into: queue.Queue[Heard]) -> None:
+    """Every event of `feed` into `into`, then the error that ended it if any."""
+    try:
+        for event in feed:
+            into.put(event)
+    except BaseException as e:  # handed to the loop, which raises it there
+        into.put(e)
+    else:  # the server ended it (or we closed it, and nobody waits any more)
+        into.put(KozyrError(grpc.StatusCode.UNAVAILABLE, "FEED_ENDED",
+                            "the results feed ended before the tournament did"))
+
+
+def _result(fixture: Fixture, event: pb.TenantEvent) -> MatchResult:
+    outcome = event.outcome
+    return MatchResult(fixture.index, fixture.deal, fixture.lineup, tuple(outcome.winners),
+                       tuple(outcome.scores), event.version - 1, outcome.reason,
+                       match_id=event.match_id)
