@@ -6,7 +6,9 @@ alarm stored before a match's first append is not written again after it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,10 +16,13 @@ import redis
 
 from kozyr.engine import Engine, RedisStore
 from kozyr.engine.keys import deadline_shard, deadline_versions_key
+from kozyr.engine.platform import Platform
+from kozyr.engine.platform_store import RedisPlatformStore
 from kozyr.engine.redis_store import log_key
 from kozyr.engine.seatbots import SeatBots
 from kozyr.engine.timers import Timers
 from kozyr.match import clock
+from kozyr.match.feed import ENDED
 
 
 class Monitor:
@@ -97,5 +102,35 @@ def test_the_alarm_stored_before_the_first_append_is_not_written_again(redis_url
                   if c.startswith("EVALSHA") and shard in c and created.match_id in c]
         assert len(writes) == 1, writes
         assert await engine.store.deadline_of(created.match_id) is not None
+
+    on_redis(redis_url, body)
+
+
+def test_a_feed_reader_of_endings_reads_once_per_ending_and_no_owner_is_looked_up(
+        redis_url: str) -> None:
+    async def body(engine: Engine, watch: redis.Redis) -> None:
+        store = engine.store
+        assert isinstance(store, RedisStore)
+        engine.platform = Platform(store, RedisPlatformStore.sharing(store))
+        tenant = f"t{uuid.uuid4().hex[:8]}"
+        bots = SeatBots(engine)
+        reader = engine.platform.events(tenant, "", poll_s=600.0, types=frozenset({ENDED}))
+        first = asyncio.ensure_future(anext(reader))
+        await asyncio.sleep(0.05)  # the reader has read the empty feed and waits
+        with Monitor(watch) as seen:
+            created = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
+                                          terms=clock.make_terms(bots=["random", "random"]),
+                                          tenant=tenant)
+            await bots.wait()
+            while json.loads((item := await asyncio.wait_for(first, 30)).text)["type"] != ENDED:
+                first = asyncio.ensure_future(anext(reader))
+            await reader.aclose()
+        feed = f"kozyr:{{t:{tenant}}}:feed"
+        reads = [c for c in seen.commands if c.startswith(f"XRANGE {feed}")]
+        # The match.created commit rang no bell of this reader: it read once, for the ending.
+        assert len(reads) == 1, reads
+        assert json.loads(item.text)["match_id"] == created.match_id
+        # The ending's feed commit knew the match's tenant from its creation here.
+        assert not [c for c in seen.commands if c.startswith("HGET") and c.endswith(" tenant")]
 
     on_redis(redis_url, body)

@@ -513,7 +513,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             cursor = await platform.data.feed_top(tenant)
         # The start on the wire before any event: a client that has it misses nothing later.
         await context.send_initial_metadata(((FEED_CURSOR_HEADER, cursor or "0-0"),))
-        async with contextlib.aclosing(platform.events(tenant, cursor)) as items:
+        async with contextlib.aclosing(platform.events(tenant, cursor, types=types)) as items:
             while (item := await self._next_update(items)) is not None:
                 data = json.loads(item.text)
                 if not types or data["type"] in types:

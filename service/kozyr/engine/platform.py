@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Sequence
 from typing import Any
 
 import structlog
@@ -46,6 +46,12 @@ class Owners:
         self.size = size
         self._owners: dict[str, str] = {}
 
+    def note(self, match_id: str, tenant: str) -> None:
+        """The tenant of a match this process creates (its ending then reads no meta)."""
+        if len(self._owners) >= self.size:
+            self._owners.clear()
+        self._owners[match_id] = tenant
+
     async def of(self, match_id: str) -> str:
         """The match's tenant (the store answers once per match, then the cache)."""
         tenant = self._owners.get(match_id)
@@ -60,6 +66,7 @@ class Owners:
 async def creating(platform: Platform | None, tenant: str, match_id: str) -> None:
     """Before a match's first append (the engine's hook; nothing without a platform)."""
     if platform is not None and tenant:
+        platform.owners.note(match_id, tenant)
         await platform.creating(tenant, match_id)
 
 
@@ -83,7 +90,8 @@ class Platform:
         self.owners = Owners(store)
         self._clock = clock
         self.grace_ms = int(grace_s * 1000)
-        self._bells: dict[str, set[asyncio.Event]] = {}  # each feed reader's, by tenant
+        # Each feed reader's bell and the event types it wants (none: all), by tenant.
+        self._bells: dict[str, dict[asyncio.Event, frozenset[str]]] = {}
 
     async def close(self) -> None:
         """Release the platform store's connections."""
@@ -115,8 +123,8 @@ class Platform:
         start, end = feed.phase(before), feed.phase(after)
         if end == start:
             return True
-        events = [json.dumps(e.data(), sort_keys=True, separators=(",", ":"))
-                  for e in feed.events_of(before, step, head)]
+        lifecycle = feed.events_of(before, step, head)
+        events = [json.dumps(e.data(), sort_keys=True, separators=(",", ":")) for e in lifecycle]
         entry = feed.summary(after)
         lists = feed.filters(entry)
         drop = sorted(feed.filters(feed.summary(before)) - lists) if before else []
@@ -125,7 +133,7 @@ class Platform:
             drop, sorted(lists), step.entry.time_ms if before is None else 0, after.finished,
             self._now())
         if status == "OK":
-            self._ring(tenant)
+            self._ring(tenant, {e.type for e in lifecycle})
         if status == "BEHIND":
             await self.catch_up(tenant, after.match_id)
             return False
@@ -182,17 +190,19 @@ class Platform:
 
     # ------------------------------------------------------------------ reading
 
-    async def events(self, tenant: str, cursor: str, *, poll_s: float = 0.5
-                     ) -> AsyncGenerator[FeedItem, None]:
+    async def events(self, tenant: str, cursor: str, *, poll_s: float = 0.5,
+                     types: frozenset[str] = frozenset()) -> AsyncGenerator[FeedItem, None]:
         """Every event after `cursor`, then each new one, until the caller stops. Commits of
-        this process ring at once; other processes' are seen within `poll_s`."""
+        this process ring at once (with `types`, only commits of those types: the caller
+        keeps no other, so it need not read for them); other processes' are seen within
+        `poll_s`."""
         # A bell of this reader's own, cleared before each read: a commit that lands while the
         # read is on its way rings it and the wait after an empty read ends at once. (One bell
         # per tenant, cleared after an empty read, lost exactly those rings: under load a
         # feed reader heard its own process's commits half a second late.)
         bell = asyncio.Event()
-        bells = self._bells.setdefault(tenant, set())
-        bells.add(bell)
+        bells = self._bells.setdefault(tenant, {})
+        bells[bell] = types
         try:
             while True:
                 bell.clear()
@@ -204,13 +214,14 @@ class Platform:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(bell.wait(), poll_s)
         finally:
-            bells.discard(bell)
+            bells.pop(bell, None)
             if not bells:
                 self._bells.pop(tenant, None)
 
-    def _ring(self, tenant: str) -> None:
-        for bell in self._bells.get(tenant, ()):
-            bell.set()
+    def _ring(self, tenant: str, types: Collection[str]) -> None:
+        for bell, wanted in self._bells.get(tenant, {}).items():
+            if not wanted or not wanted.isdisjoint(types):
+                bell.set()
 
     async def summaries(self, tenant: str, match_ids: Sequence[str]
                         ) -> list[dict[str, Any] | None]:
