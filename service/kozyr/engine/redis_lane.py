@@ -1,4 +1,5 @@
-"""The append script's own connection: calls pipelined on one socket, replies read in order.
+"""A script's own connection (the append, the deadlines, the feed commit): calls pipelined on
+one socket, replies read in order.
 
 redis-py's pooled path costs the event loop about 105-190 µs per script call (pool and
 observability bookkeeping, a health check, retry and timeout wrappers), this lane 23 µs with
