@@ -722,7 +722,7 @@ class Refusal(_message.Message):
     code: _builtins.int
     """The gRPC status code (3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, …)."""
     reason: _builtins.str
-    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION, …)."""
+    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION_VALUE, …)."""
     message: _builtins.str
     """A sentence a person can act on."""
     @_builtins.property
