@@ -140,10 +140,9 @@ def tenant_event(item: FeedItem, data: dict[str, Any] | None = None) -> pb.Tenan
     """A feed item on the wire (its JSON text, with its cursor, as the webhook body); `data`
     is the item's JSON read already."""
     data = json.loads(item.text) if data is None else data
-    body = json.dumps({**data, "id": item.cursor}, sort_keys=True, separators=(",", ":"))
     event = pb.TenantEvent(cursor=item.cursor, type=data["type"], match_id=data["match_id"],
                            version=data["version"], game=data["game"], time_ms=data["time_ms"],
-                           json=body)
+                           json=item.body(data))
     if "seat" in data:
         event.seat = data["seat"]
         event.user, event.name = data["user"], data["name"]

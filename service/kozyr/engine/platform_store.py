@@ -15,7 +15,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -36,10 +36,10 @@ class FeedItem:
     cursor: str
     text: str
 
-    def body(self) -> str:
-        """The event's JSON with its cursor as `id` (WatchEvents' json, a webhook's body)."""
-        data = json.loads(self.text)
-        data["id"] = self.cursor
+    def body(self, data: dict[str, Any] | None = None) -> str:
+        """The event's JSON with its cursor as `id` (WatchEvents' json, a webhook's body);
+        `data` is the event's JSON read already."""
+        data = {**(json.loads(self.text) if data is None else data), "id": self.cursor}
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
