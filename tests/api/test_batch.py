@@ -66,6 +66,21 @@ def test_a_retried_batch_answers_the_same_matches(client: KozyrClient) -> None:
     assert len({c.match_id for c in first}) == 3  # type: ignore[union-attr]
 
 
+def test_a_request_id_used_twice_in_a_batch_keeps_the_first(client: KozyrClient) -> None:
+    # The batch's matches are made at once; a repeated id still waits for its first use.
+    same, other = uuid.uuid4().hex, uuid.uuid4().hex
+    first, again, reused, fresh = client.create_matches([
+        match_request("dix", ["a", "b"], request_id=same),
+        match_request("dix", ["a", "b"], request_id=same),
+        match_request("six-dozens", ["a", "b"], request_id=same),
+        match_request("six-dozens", ["a", "b"], request_id=other)])
+    assert isinstance(first, Created) and isinstance(again, Created)
+    assert (again.match_id, again.tokens) == (first.match_id, first.tokens)
+    assert isinstance(reused, KozyrError) and reused.reason == "REQUEST_ID_REUSED"
+    assert isinstance(fresh, Created) and fresh.match_id != first.match_id
+    assert client.spectate(first.match_id).view().game == "dix"
+
+
 def test_the_feed_from_now_brings_only_the_types_asked_for(client: KozyrClient) -> None:
     before = client.create_matches([match_request("dix", ["a", "b"], {"single_hand": "true"},
                                                   bots=BOTS)])

@@ -13,7 +13,7 @@ import functools
 import json
 import secrets
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -196,19 +196,27 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                             context: Context) -> pb.CreateMatchesResponse:
         """Create each match of the batch as CreateMatch would; each is answered on its own."""
         self.access.take_creations(tenants.current().tenant, len(request.matches))
-        results = []
-        for item in request.matches:
-            try:
-                check_request(item)
-                results.append(pb.CreateMatchResult(created=await self._create(item)))
-            except MatchError as e:
-                METRICS.errors.labels(reason=e.code).inc()
-                results.append(pb.CreateMatchResult(refused=refusal(e)))
-            except Exception:  # the others stand: this one alone is refused, and logged
-                status = _internal("CreateMatches")
-                results.append(pb.CreateMatchResult(refused=pb.Refusal(
-                    code=status.code.value[0], reason="INTERNAL", message=status.details)))
-        return pb.CreateMatchesResponse(results=results)
+        # At once: their store calls share the lanes' writes (py-spy had a server playing
+        # bots spend 14 % of its CPU creating 16-match batches one match after another). A
+        # request id used again in the batch waits for its earlier use, so the first of them
+        # is the one created, as in order.
+        results: dict[int, pb.CreateMatchResult] = {}
+        for wave in _waves(request.matches):
+            made = await asyncio.gather(*(self._create_one(request.matches[k]) for k in wave))
+            results.update(zip(wave, made, strict=True))
+        return pb.CreateMatchesResponse(results=[results[k] for k in range(len(results))])
+
+    async def _create_one(self, item: pb.CreateMatchRequest) -> pb.CreateMatchResult:
+        try:
+            check_request(item)
+            return pb.CreateMatchResult(created=await self._create(item))
+        except MatchError as e:
+            METRICS.errors.labels(reason=e.code).inc()
+            return pb.CreateMatchResult(refused=refusal(e))
+        except Exception:  # the others stand: this one alone is refused, and logged
+            status = _internal("CreateMatches")
+            return pb.CreateMatchResult(refused=pb.Refusal(
+                code=status.code.value[0], reason="INTERNAL", message=status.details))
 
     async def _create(self, request: pb.CreateMatchRequest) -> pb.CreateMatchResponse:
         if not request.game:
@@ -518,3 +526,17 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 data = json.loads(item.text)
                 if not types or data["type"] in types:
                     yield lobby.tenant_event(item, data)
+
+
+def _waves(items: Sequence[pb.CreateMatchRequest]) -> list[list[int]]:
+    """The batch's positions in waves: the n-th use of a request id in wave n (no id: 0)."""
+    waves: list[list[int]] = []
+    uses: dict[str, int] = {}
+    for k, item in enumerate(items):
+        n = uses.get(item.request_id, 0) if item.request_id else 0
+        if item.request_id:
+            uses[item.request_id] = n + 1
+        if n == len(waves):
+            waves.append([])
+        waves[n].append(k)
+    return waves
