@@ -36,7 +36,7 @@ from kozyr.api import convert
 from kozyr.bots import Bot, Seat, make_bot, parse_spec
 from kozyr.bots.info import seat_info
 from kozyr.cards import deck
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
+from kozyr.fairness import RandomStream, deal_label, dice_label
 from kozyr.games import get_game
 from kozyr.games.base import AnyGame, Dealt, FirstDealerChosen
 from kozyr.games.codec import Registry, class_of
@@ -86,7 +86,8 @@ def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
                 ) -> tuple[int, list[str], list[str]]:
     """The first dealer, the deck texts and (Durak) the die rolls the rules would derive from
     `seed` (see above)."""
-    # The rules' own opening must agree: the first dealer and the first deck.
+    # The rules' own opening gives the first dealer and the first deal; later hands' decks
+    # are derived as the rules would, after checking that derivation on the first one.
     opening = game.start(config, players, seed)
     lot = next(e for e in opening if isinstance(e, FirstDealerChosen))
     dealt = next(e for e in opening if isinstance(e, Dealt))
@@ -94,20 +95,27 @@ def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
     # Dix and Six Dozens count hands, Durak games (each game's own option).
     count = 1 if getattr(config, "single_hand", False) else min(
         MAX_PREARRANGED, max(getattr(config, "max_hands", 1), getattr(config, "games", 1)))
-    decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size)) for k in range(1, count + 1)]
-    first = RandomStream(seed, FIRST_DEALER).randbelow(len(players))
-    if dealt.deck != decks[0] or lot.seat != first:
-        raise AssertionError("the deal derivation disagrees with the rules module")
-    dice: list[str] = []
-    if dealt.rolls:  # DUR-3: rolls until the deck is dealt, each recorded as thrown
-        for k in range(1, count + 1):
-            stream, rolls = RandomStream(seed, dice_label(k)), list[int]()
-            while sum(rolls) < size:
-                rolls.append(stream.die())
-            dice.append(" ".join(map(str, rolls)))
-        if [int(r[1]) for r in dealt.rolls] != [int(v) for v in dice[0].split()]:
-            raise AssertionError("the dice derivation disagrees with the rules module")
-    return first, [" ".join(c.code for c in d) for d in decks], dice
+    decks = [dealt.deck]
+    dice = [" ".join(str(int(r[1])) for r in dealt.rolls)] if dealt.rolls else []
+    if count > 1:  # (one hand needs no derivation: the organiser makes a request per match)
+        decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size))
+                 for k in range(1, count + 1)]
+        if decks[0] != dealt.deck:
+            raise AssertionError("the deal derivation disagrees with the rules module")
+        if dealt.rolls:  # DUR-3: rolls until the deck is dealt, each recorded as thrown
+            derived = [_rolls(seed, k, size) for k in range(1, count + 1)]
+            if derived[0] != dice[0]:
+                raise AssertionError("the dice derivation disagrees with the rules module")
+            dice = derived
+    return lot.seat, [" ".join(c.code for c in d) for d in decks], dice
+
+
+def _rolls(seed: bytes, k: int, size: int) -> str:
+    """The die rolls of game `k` as the rules derive them from `seed`, as text."""
+    stream, rolls = RandomStream(seed, dice_label(k)), list[int]()
+    while sum(rolls) < size:
+        rolls.append(stream.die())
+    return " ".join(map(str, rolls))
 
 
 # ---------------------------------------------------------------------------- moves and views
