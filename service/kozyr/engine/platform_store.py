@@ -90,8 +90,16 @@ class PlatformStore(Protocol):
         ...
 
 
-# The write-ahead of a live match, as a script so that it can go on a lane of its own.
-LIVE_LUA = "return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])"
+# The write-ahead of a live match, as a script so that it can go on a lane of its own; a full
+# store answers FULL, as the append does (inside a script Redis words an OOM as a script error).
+LIVE_LUA = """
+local added = redis.pcall('ZADD', KEYS[1], ARGV[1], ARGV[2])
+if type(added) == 'table' and added.err then
+  if string.find(added.err, 'OOM', 1, true) then return 'FULL' end
+  return redis.error_reply(added.err)
+end
+return 'OK'
+"""
 COMMIT_LUA = """
 local fed = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 local after = tonumber(ARGV[3])
@@ -231,7 +239,9 @@ class RedisPlatformStore:
     async def live(self, tenant: str, match_id: str, now_ms: int) -> None:
         """See PlatformStore.live."""
         async with self._slot():
-            await self._live(keys=[tenant_key(tenant, "live")], args=[now_ms, match_id])
+            status = await self._live(keys=[tenant_key(tenant, "live")], args=[now_ms, match_id])
+        if status == "FULL":
+            raise store_full()
 
     async def due(self, tenant: str, before_ms: int, count: int) -> list[str]:
         """See PlatformStore.due."""
