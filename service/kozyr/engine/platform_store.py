@@ -19,10 +19,9 @@ from typing import Any, Literal, Protocol
 
 import redis.asyncio as aioredis
 import redis.exceptions
-from redis.commands.core import AsyncScript
 
 from kozyr.engine.redis_connect import AsyncClient
-from kozyr.engine.redis_lane import ScriptLane
+from kozyr.engine.redis_lane import ScriptLane, laned
 from kozyr.engine.redis_store import RedisStore, _translated
 from kozyr.engine.store import store_full
 
@@ -149,19 +148,13 @@ class RedisPlatformStore:
     def __init__(self, client: AsyncClient, limit: int = 16,
                  gate: Callable[[], AbstractAsyncContextManager[None]] | None = None) -> None:
         self.redis = client
-        script = client.register_script(COMMIT_LUA)
-        # On a connection of its own like the match append (engine/redis_lane.py): each match
-        # commits twice (created, ended), and redis-py's pooled path costs the event loop
-        # 105-190 us a call against the lane's 23-93.
-        self._commit: AsyncScript | ScriptLane = (
-            ScriptLane.for_client(client, script) or script
-            if isinstance(client, aioredis.Redis) else script)
-        # Every match notes itself live before its first append: on a lane too (py-spy had
-        # the pooled ZADD at 3 % of a server-bots server's CPU).
-        live = client.register_script(LIVE_LUA)
-        self._live: AsyncScript | ScriptLane = (
-            ScriptLane.for_client(client, live) or live
-            if isinstance(client, aioredis.Redis) else live)
+        # On connections of their own like the match append (engine/redis_lane.py): each
+        # match commits twice (created, ended), and redis-py's pooled path costs the event
+        # loop 105-190 us a call against the lane's 23-93; every match notes itself live
+        # before its first append too (py-spy had that pooled ZADD at 3 % of a server-bots
+        # server's CPU).
+        self._commit = laned(client, client.register_script(COMMIT_LUA))
+        self._live = laned(client, client.register_script(LIVE_LUA))
         self._gate = gate or _semaphore(limit)
         self._owned = gate is None
 

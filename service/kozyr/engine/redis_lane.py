@@ -180,3 +180,11 @@ class ScriptLane:
         if self._lane is not None:
             self._lane.fail(redis.exceptions.ConnectionError("the store was closed"))
             self._lane = None
+
+
+def laned(client: Any, script: AsyncScript) -> AsyncScript | ScriptLane:
+    """`script` on a pipelined connection of its own on one server; redis-py's pooled path
+    on a Redis Cluster or over TLS."""
+    if isinstance(client, aioredis.Redis):
+        return ScriptLane.for_client(client, script) or script
+    return script

@@ -41,7 +41,7 @@ from kozyr.engine.keys import (
     tick_channel,
 )
 from kozyr.engine.redis_connect import AsyncClient, connect, server_version
-from kozyr.engine.redis_lane import ScriptLane
+from kozyr.engine.redis_lane import ScriptLane, laned
 from kozyr.engine.store import AppendStatus, StoredEntry, store_full
 from kozyr.match.errors import Kind, MatchError
 
@@ -202,7 +202,7 @@ class RedisStore:
         self._drop_snapshot: AsyncScript = client.register_script(DROP_SNAPSHOT_LUA)
         # Deadlines are written on every move of a clocked match (and every run of bots):
         # they get a lane of their own too.
-        self._set_deadline = self._laned(client.register_script(SET_DEADLINE_LUA))
+        self._set_deadline = laned(self.redis, client.register_script(SET_DEADLINE_LUA))
         self._claim: AsyncScript = client.register_script(CLAIM_LUA)
         self._seen: AsyncScript = client.register_script(SEEN_LUA)
         self._next_shard = 0
@@ -233,14 +233,8 @@ class RedisStore:
         a tick then stays on its match's shard instead of crossing the whole cluster bus."""
         self.sharded = sharded
         script = APPEND_LUA.replace("'PUBLISH'", "'SPUBLISH'") if sharded else APPEND_LUA
-        self._append = self._laned(self.redis.register_script(script))
+        self._append = laned(self.redis, self.redis.register_script(script))
 
-    def _laned(self, script: AsyncScript) -> AsyncScript | ScriptLane:
-        """The script on a pipelined connection of its own (kozyr.engine.redis_lane) on one
-        server; redis-py's pooled path on a Redis Cluster or over TLS."""
-        if isinstance(self.redis, aioredis.Redis):
-            return ScriptLane.for_client(self.redis, script) or script
-        return script
 
     async def ready(self) -> None:
         """Connect now (errors surface here, not on the first move); on a Redis Cluster of

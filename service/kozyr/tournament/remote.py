@@ -97,7 +97,7 @@ def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
         MAX_PREARRANGED, max(getattr(config, "max_hands", 1), getattr(config, "games", 1)))
     decks = [dealt.deck]
     dice = [" ".join(str(int(r[1])) for r in dealt.rolls)] if dealt.rolls else []
-    if count > 1:  # (one hand needs no derivation: the organiser makes a request per match)
+    if count > 1:  # (for one hand the opening's deal is all the match needs)
         decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size))
                  for k in range(1, count + 1)]
         if decks[0] != dealt.deck:
