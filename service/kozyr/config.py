@@ -86,6 +86,11 @@ class ServerConfig:
     timer_interval_s: float = 0.02
     timer_idle_interval_s: float = 0.25
     timer_lease_s: float = 5.0
+    # Memory: allocations between two young-generation collections of Python's cycle
+    # collector (CPython's default is 700). A match in play lives for many of those, so at
+    # 700 its records and bots' knowledge are promoted and scanned again and again by full
+    # collections: a fifth of a busy server's CPU (kozyr.api.server.tune_gc).
+    gc_young_threshold: int = 50_000
 
     def grpc_options(self) -> list[tuple[str, int]]:
         """The grpc server options these settings stand for."""

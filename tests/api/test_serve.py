@@ -45,8 +45,9 @@ def free_port() -> int:
 class Served:
     """A `kozyr serve` process, started and waited for until it logs "serving"."""
 
-    def __init__(self, data_dir: Path, address: str = "127.0.0.1:0") -> None:
-        self.proc = subprocess.Popen([*SERVE, "--data-dir", str(data_dir), "--address", address],
+    def __init__(self, data_dir: Path, address: str = "127.0.0.1:0", *flags: str) -> None:
+        self.proc = subprocess.Popen([*SERVE, "--data-dir", str(data_dir), "--address", address,
+                                      *flags],
                                      stderr=subprocess.PIPE, text=True, env=env())
         self.lines: list[str] = []
         self.address = ""
@@ -98,6 +99,18 @@ def refused(args: list[str]) -> tuple[int, list[str], float]:
 
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
+
+
+def test_a_server_runs_the_cycle_collector_it_is_configured_for(
+        tmp_path: Path, served: list[Served]) -> None:
+    config = tmp_path / "kozyr.toml"
+    config.write_text("gc_young_threshold = 4321\n")
+    server = Served(tmp_path / "data", "127.0.0.1:0", "--config", str(config))
+    served.append(server)
+    line = next(json.loads(x) for x in server.lines
+                if x.startswith("{") and json.loads(x).get("event") == "serving")
+    assert line["gc"] == [4321, 20, 10]  # the process's own gc.get_threshold()
+    assert server.health() == SERVING
 
 
 def test_a_second_server_on_the_same_data_folder_exits_with_one_line(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
@@ -251,6 +252,17 @@ def _reload(arbiter: Arbiter) -> None:
     log.info("arbiter_token_reloaded")
 
 
+GC_OLDER = (20, 10)  # young collections per middle one, middle ones per full one
+
+
+def tune_gc(young_threshold: int) -> None:
+    """Set the cycle collector for a long-running server (ServerConfig.gc_young_threshold)
+    and freeze what start-up made (modules, handlers), which no full collection need scan."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(young_threshold, *GC_OLDER)
+
+
 async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
                 seed_box: SeedBox | None = None, signer: Signer | None = None,
                 config: ServerConfig | None = None,
@@ -289,11 +301,12 @@ async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
         print(f"kozyr: web table on http://{host}:{web.port}/", file=sys.stderr, flush=True)
     if supervised is not None:  # its supervisor tells health the moment Redis dies
         supervised.on_death = running.report_store_lost
+    tune_gc(config.gc_young_threshold)
     if on_serving is not None:
         on_serving(bound)
     log.info("serving", address=bound, metrics_port=metrics_port, tls=tls is not None,
              reflection=reflection_on, tenants=(tenancy or Tenancy({})).ids(),
-             require_auth=bool(tenancy and tenancy.require_auth))
+             require_auth=bool(tenancy and tenancy.require_auth), gc=list(gc.get_threshold()))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
