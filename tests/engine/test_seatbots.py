@@ -47,6 +47,22 @@ async def play_with_bots(game: str, bot: str) -> tuple[Engine, str]:
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_a_match_of_bots_alone_ends_and_leaves_nothing_kept(game: str) -> None:
+    async def body() -> None:
+        eng = engine(MemoryStore())
+        bots = SeatBots(eng)
+        n = PLAYERS[game]
+        created = await eng.create(game, {}, [(f"p{i}", b"") for i in range(n)],
+                                   terms=MatchTerms(bots=("heuristic",) * n))
+        assert bots.keeps(created.match_id)  # its bots' histories start at creation
+        await bots.wait()
+        assert (await eng.record(created.match_id)).finished
+        assert not bots.keeps(created.match_id)
+
+    asyncio.run(body())
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_bots_play_their_seats_and_the_log_verifies(game: str) -> None:
     async def body() -> None:
         eng, match_id = await play_with_bots(game, "heuristic")

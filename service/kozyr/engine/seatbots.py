@@ -92,6 +92,9 @@ class SeatBots:
         seat if a bot is to act and nobody plays it yet."""
         record = step.record
         if record.terms.bots:
+            if record.finished:  # nobody decides any more: let its bots and histories go
+                self._forget(record)
+                return
             self._heard(step)
         if bot_to_act(record) is None:
             return
@@ -99,6 +102,10 @@ class SeatBots:
             self._again.add(record.match_id)
             return
         self._start(record.match_id)
+
+    def keeps(self, match_id: str) -> bool:
+        """Whether this process keeps a bot or a seat's history of the match (memory)."""
+        return match_id in self._seen or any(key[0] == match_id for key in self._bots)
 
     def playing(self, match_id: str) -> bool:
         """Whether a bot run of the match is in progress in this process."""
@@ -167,6 +174,11 @@ class SeatBots:
 
     def _forget_history(self, match_id: str) -> None:
         self._seen.pop(match_id, None)
+
+    def _forget(self, record: MatchRecord) -> None:
+        self._forget_history(record.match_id)
+        for seat, spec in enumerate(record.terms.bots):
+            self._bots.pop((record.match_id, seat, spec), None)
 
     async def wait(self) -> None:
         """Wait for every bot run in progress (tests, shutdown)."""

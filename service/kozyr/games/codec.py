@@ -33,7 +33,8 @@ def _same(value: Any) -> Any:
 
 
 def _listed(values: Any) -> list[Any]:
-    return [_encode_value(v) for v in values]
+    # Most lists are of cards (a deck, a hand): those skip the call.
+    return [v.code if type(v) is Card else _encode_value(v) for v in values]
 
 
 # Encoders by exact type: every entry of every move is encoded, and a dictionary lookup is
@@ -72,23 +73,25 @@ OMIT_DEFAULT = {"omit_default": True}  # field metadata: leave the field out whi
 
 @cache
 def _dataclass_encoder(cls: type) -> Encoder:
-    fields = dataclasses.fields(cls)
-    names = tuple(f.name for f in fields)
-    # A field added later with this marker keeps the encoding of old values (and so the hash
-    # of every entry written before it) unchanged while it holds its default.
-    optional = {f.name: f.default for f in fields if f.metadata.get("omit_default")}
-    type_name = cls.__name__
-
-    def enc(obj: Any) -> Any:
-        out: dict[str, Any] = {"type": type_name}
-        for name in names:
-            value = getattr(obj, name)
-            if name in optional and value == optional[name]:
-                continue
-            out[name] = _encode_value(value)
-        return out
-
-    return enc
+    """An encoder written for `cls`: one statement per field, so encoding an entry's events
+    (every move, every match created) runs no loop over field names."""
+    lines = ["def enc(obj):", f"    out = {{'type': {cls.__name__!r}}}"]
+    defaults: dict[str, Any] = {"_encode_value": _encode_value}
+    for f in dataclasses.fields(cls):
+        lines.append(f"    v = obj.{f.name}")
+        # Plain values are the field's JSON as they are.
+        value = "v if (t := type(v)) is int or t is str else _encode_value(v)"
+        if f.metadata.get("omit_default"):
+            # A field added later with this marker keeps the encoding of old values (and so
+            # the hash of every entry written before it) unchanged while it holds its default.
+            defaults[f"default_{f.name}"] = f.default
+            lines.append(f"    if v != default_{f.name}:")
+            lines.append(f"        out[{f.name!r}] = {value}")
+        else:
+            lines.append(f"    out[{f.name!r}] = {value}")
+    lines.append("    return out")
+    exec("\n".join(lines), defaults)  # noqa: S102 - our own field names, checked identifiers
+    return typing.cast(Encoder, defaults["enc"])
 
 
 class Registry:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kozyr.fairness import match_seed
@@ -27,6 +27,7 @@ from kozyr.match.log import (
 
 NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
 NO_CLOCK = Clock()
+_UNKNOWN: Any = object()  # an outcome not computed yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,8 @@ class MatchRecord:
     users: tuple[str, ...] = ()  # the platform's user id per seat ("" for none)
     clock: Clock = NO_CLOCK
     ended: Outcome | None = None  # the outcome of an early ending (R-7)
+    # `outcome`, once asked: a move asks it many times (finished? a deadline? the feed?).
+    _outcome: Any = field(default=_UNKNOWN, init=False, repr=False, compare=False)
 
     @property
     def players(self) -> int:
@@ -68,10 +71,14 @@ class MatchRecord:
     @property
     def outcome(self) -> Outcome | None:
         """The outcome (an early ending's, else the game's), None while running or waiting."""
-        if self.ended is not None:
-            return self.ended
-        outcome = None if self.state is None else self.game.outcome(self.state)
-        return None if outcome is None else clock.normal_outcome(self, outcome)
+        known: Outcome | None = self._outcome
+        if known is _UNKNOWN:
+            known = self.ended
+            if known is None and self.state is not None:
+                outcome = self.game.outcome(self.state)
+                known = None if outcome is None else clock.normal_outcome(self, outcome)
+            object.__setattr__(self, "_outcome", known)  # the fields it reads never change
+        return known
 
     @property
     def finished(self) -> bool:
