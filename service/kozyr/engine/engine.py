@@ -141,7 +141,8 @@ class Engine:
         self._fences: dict[str, int] = {}
         self.feeds = Feeds(store)
         self.snapshots = Snapshots(store, self._forget, self.seeds.of)  # see snapshots.py
-        # Called with every step this process appended (seat bots, timers): never blocks.
+        # Called after every append this process made, with its step (a run's last: see
+        # committed_run), by the seat bots and the timers: never blocks.
         self.listeners: list[Callable[[Step], None]] = []
         # Told (match id, alarm, version) when an alarm is stored before its append (the timers:
         # the same alarm is not written again after it).
@@ -572,6 +573,19 @@ class Engine:
         Every append of a move, a join, an ending or a bot run goes through here."""
         self._appended(step)
         await appended(self.platform, before, step)
+
+    async def committed_run(self, before: MatchRecord, steps: list[Step]) -> None:
+        """After the store took a run of steps as one append (engine/runs.py): the watchers
+        and the snapshots hear of every step; the cache, the listeners and the owner's feed
+        hear of the run's end, as of one append (a run's phase changes at its end only: a
+        finishing step ends it)."""
+        for step in steps:
+            self.feeds.appended(step)
+            self.snapshots.maybe_take(step.record)
+        last = steps[-1]
+        self._remember(last.record, sum(len(s.text) for s in steps))
+        self._tell(last)
+        await appended(self.platform, steps[-2].record if len(steps) > 1 else before, last)
 
     def _appended(self, step: Step) -> None:
         self._remember(step.record, len(step.text))

@@ -5,7 +5,8 @@ their decisions: the run decides them one after another on the record in memory 
 `lifecycle.decide`/`play` as a move) and appends the whole run in one store call
 (`Store.append_many`: the same expected-version, duplicate and fence checks, all or nothing).
 A match of bots alone is then one store round trip per `limit` entries instead of one per move;
-watchers, the timers, snapshots and the platform feed hear every entry as they would a move.
+watchers and snapshots hear every entry as they would a move; the timers, the seat bots and
+the platform feed hear where the run ended (Engine.committed_run).
 A writer that lands first makes the run a CONFLICT: nothing of it is kept, and the caller
 starts again from the new record.
 """
@@ -55,10 +56,7 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
         if status != "OK":
             await engine.after_refusal(before, status, version)  # raises for these
             return []  # pragma: no cover - after_refusal raises for every other status
-        previous = before
-        for step in steps:
-            await engine.committed(previous, step)
-            previous = step.record
+        await engine.committed_run(before, steps)
         return steps
 
 

@@ -126,6 +126,9 @@ class SeatBots:
         """Play bot decisions of the match until a person is to act; the number played."""
         played = 0
         while played < MAX_MOVES_PER_RUN:
+            # This pass reads the record afresh: what the pokes so far (its own run's end
+            # among them) asked for is played by it, without a run started after this one.
+            self._again.discard(match_id)
             primed = False
 
             async def next_move(record: MatchRecord) -> tuple[int, Any, str] | None:
