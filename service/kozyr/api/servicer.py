@@ -450,7 +450,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=wire_receipts.log_entries(record, entries, self.engine.sign_entry))
+            entries=wire_receipts.log_entries(record, entries, self.engine.receipts.sign))
 
     @_rpc
     async def GetSigningKeys(self, request: pb.GetSigningKeysRequest,

@@ -43,7 +43,7 @@ from kozyr.engine.feeds import Feeds
 from kozyr.engine.platform import PHASE, Platform, appended, creating
 from kozyr.engine.seedbox import SeedBox
 from kozyr.engine.seeds import Seeds
-from kozyr.engine.signing import Signer
+from kozyr.engine.signing import EntryReceipts, Signer
 from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
 from kozyr.engine.tokens import (
@@ -66,8 +66,6 @@ from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.receipts import Receipt
 
 log = structlog.get_logger("kozyr.engine")
-
-RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +118,7 @@ class Engine:
     ) -> None:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
-        self._receipts: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
+        self.receipts = EntryReceipts(signer)
         self.seeds = Seeds(store, seed_box, cache_size)  # see engine/seeds.py
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
@@ -225,7 +223,7 @@ class Engine:
         first = (await self.store.read_after(match_id, 0, upto=1))[0]
         promised = commitment_of(first.text)
         return Created(match_id, unseal(request_id, match_id, record), 1, promised,
-                       self.sign_entry(match_id, 1, first.hash, promised))
+                       self.receipts.sign(match_id, 1, first.hash, promised))
 
     async def join(
         self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b"",
@@ -512,25 +510,8 @@ class Engine:
         """The signed receipt of a step's entry (None without a signer): every answer that
         appends, and every watched update, carries one (docs/fairness.md §6)."""
         record = step.record
-        return self.sign_entry(record.match_id, step.entry.version, record.head,
-                          record.created.commitment)
-
-    def sign_entry(self, match_id: str, version: int, digest: str, commitment: str
-                   ) -> Receipt | None:
-        """The receipt of one entry by its match, version, hash and the match's commitment:
-        what any appender (a move, a join, a timeout) or reader of the log calls."""
-        if self.signer is None:
-            return None
-        # The mover's answer and every watcher's update carry the same receipt (Ed25519 is
-        # deterministic): sign each entry once.
-        key = (match_id, version, digest)
-        receipt = self._receipts.get(key)
-        if receipt is None or receipt.commitment != commitment:
-            receipt = self._receipts[key] = self.signer.receipt(match_id, version, digest,
-                                                                commitment)
-            if len(self._receipts) > RECEIPT_CACHE:
-                self._receipts.popitem(last=False)
-        return receipt
+        return self.receipts.sign(record.match_id, step.entry.version, record.head,
+                                  record.created.commitment)
 
     # ------------------------------------------------------------------ helpers
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from kozyr.receipts import Receipt, fingerprint, key_id, signed_bytes
 
 CURRENT = "current.key"
 LISTING = "keys.txt"
+RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,31 @@ class Signer:
         message = signed_bytes(match_id, version, entry_hash, commitment, self.key_id)
         return Receipt(match_id, version, entry_hash, commitment, self.key_id,
                        self._key.sign(message).hex())
+
+
+class EntryReceipts:
+    """Receipts of recent entries, each signed once: the mover's answer and every watcher's
+    update carry the same receipt (Ed25519 is deterministic). None throughout without a
+    signer (tests, in-process tools)."""
+
+    def __init__(self, signer: Signer | None, size: int = RECEIPT_CACHE) -> None:
+        self.signer = signer
+        self._size = size
+        self._recent: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
+
+    def sign(self, match_id: str, version: int, digest: str, commitment: str) -> Receipt | None:
+        """The receipt of one entry by its match, version, hash and the match's commitment:
+        what any appender (a move, a join, a timeout) or reader of the log calls."""
+        if self.signer is None:
+            return None
+        key = (match_id, version, digest)
+        receipt = self._recent.get(key)
+        if receipt is None or receipt.commitment != commitment:
+            receipt = self._recent[key] = self.signer.receipt(match_id, version, digest,
+                                                              commitment)
+            if len(self._recent) > self._size:
+                self._recent.popitem(last=False)
+        return receipt
 
 
 def load_or_create(folder: Path) -> Signer:
