@@ -134,3 +134,21 @@ def test_history_must_belong_to_one_match() -> None:
         info.update(table.histories[0][:2])
     with pytest.raises(ValueError, match="dealt"):
         seat_info(game, 0).state()
+
+
+@pytest.mark.parametrize(("name", "players", "options"), CASES)
+def test_a_quick_view_goes_on_from_the_last_and_an_exact_one_is_always_true(
+        name: str, players: int, options: dict[str, str]) -> None:
+    # `quick` folds only the new events on the last skeleton: exact in Dix (exact_steps), and
+    # in the others an exact view asked after a quick one is folded from the deal again.
+    game = GAMES[name]
+    for seed in range(2):
+        infos = [seat_info(game, s) for s in range(players)]
+        for table, seat in random_decisions(game, players, seed, options):
+            info = infos[seat]
+            info.update(table.histories[seat])
+            truth = game.view(table.state, seat)
+            quick = info.view(quick=True)
+            if info.exact_steps:
+                assert quick == truth
+            assert info.view() == truth

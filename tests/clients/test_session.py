@@ -5,6 +5,7 @@ session, refusals as pushes."""
 from __future__ import annotations
 
 import json
+import queue
 import random
 import threading
 from collections import Counter
@@ -98,6 +99,35 @@ def test_decisions_carry_receipts_unless_the_seat_asks_for_none(server: ServerTh
         for done in finished.values():
             assert done.HasField("receipt") and done.receipt.key_id == key.key_id
             assert done.receipt.version == done.version
+
+
+def test_seats_added_while_the_session_runs_are_played_until_it_is_closed(
+        server: ServerThread) -> None:
+    # run(until_closed=True) stays open while no seat is open; seats added from another
+    # thread meanwhile are played on the same stream.
+    with KozyrClient(server.address) as client:
+        ended: queue.SimpleQueue[pb.SeatFinished] = queue.SimpleQueue()
+        session = PlaySession(client, chooser(4), on_event=lambda p: isinstance(
+            p, pb.SeatFinished) and ended.put(p))
+        finished: list[dict[tuple[str, int], pb.SeatFinished]] = []
+        runner = threading.Thread(target=lambda: finished.append(
+            session.run(until_closed=True)))
+        runner.start()
+        try:
+            for _ in range(3):
+                created = client.create_match("dix", ["a", "b"], SHORT["dix"])
+                session.add_many([(created.match_id, s, t, 0)
+                                  for s, t in created.tokens.items()])
+                # Both seats end before the next match is added: nothing is open between.
+                done = [ended.get(timeout=60) for _ in range(2)]
+                assert {(d.match_id, d.seat) for d in done} == {(created.match_id, 0),
+                                                                  (created.match_id, 1)}
+                assert_each_move_once(client, created.match_id)
+        finally:
+            session.close()
+            runner.join(30)
+        assert not runner.is_alive() and len(finished[0]) == 6
+        assert session.reconnects == 0  # one stream throughout
 
 
 def test_a_dropped_stream_resumes_with_no_lost_or_doubled_move(server: ServerThread) -> None:

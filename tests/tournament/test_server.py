@@ -4,6 +4,7 @@ match a real stored match that can be read back."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.receipts import KeyRing, read_receipts
 from kozyr.replay import archive
 from kozyr.replay.verify import verify
-from kozyr.tournament import Tournament, run
+from kozyr.tournament import Tournament, run, served
 from kozyr.tournament.report import to_json
 from kozyr.tournament.serverbots import play_server_bots
 from tests.api.helpers import auth
@@ -65,6 +66,30 @@ def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -
         view = stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id)).view
         assert view.status == pb.MATCH_STATUS_FINISHED
         assert list(view.outcome.scores) == list(r.scores)
+
+
+def test_a_served_window_refills_as_matches_end_and_creates_none_once_stopping(
+        server: ServerThread, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3 matches in play per session, created 2 at a time: 12 fixtures over 2 sessions make
+    # each window refill twice as its matches end, on one stream each.
+    monkeypatch.setattr(served, "AT_ONCE", 3)
+    monkeypatch.setattr(served, "BATCH", 2)
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 12,
+                   6)
+    local = {r.index: (r.winners, r.scores, r.moves) for r in run(t, workers=1).results}
+    results = served.play_served(t, t.fixtures(), server.address)
+    assert [(r.index, r.winners, r.scores, r.moves) for r in results] == [
+        (i, *local[i]) for i in sorted(local)]
+    # Stopping after each window's first batch: its 2 matches finish, no more are created.
+    asked = threading.local()
+
+    def stopping() -> bool:
+        asked.n = getattr(asked, "n", 0) + 1
+        return asked.n > 2  # the loop asks twice before its first batch
+
+    partial = served.play_served(t, t.fixtures(), server.address, stopping)
+    assert len(partial) == 4
+    assert all((r.winners, r.scores, r.moves) == local[r.index] for r in partial)
 
 
 def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_verify(
@@ -130,6 +155,28 @@ def test_an_interrupted_tournament_of_the_servers_bots_keeps_the_matches_in_play
     assert result.interrupted
     # No match was created after the Ctrl-C, and each one in play then was waited for.
     assert 3 <= len(result.results) <= 64
+    local = {r.index: r for r in run(t, workers=1).results}
+    for r in result.results:
+        assert (r.winners, r.scores, r.moves) == (local[r.index].winners,
+                                                  local[r.index].scores, local[r.index].moves)
+
+
+def test_an_interrupted_served_tournament_keeps_the_matches_in_play(
+        server: ServerThread) -> None:
+    # Worker processes tell each match's end as it comes (progress within a long chunk), and
+    # the first Ctrl-C stops them creating matches: those in play end and are kept.
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 400,
+                   2)
+    reported: list[int] = []
+
+    def stop_early(done: int) -> None:
+        reported.append(done)
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    result = run(t, workers=2, server=server.address, on_progress=stop_early)
+    assert result.interrupted and reported[0] < 400
+    assert 3 <= len(result.results) < 400
     local = {r.index: r for r in run(t, workers=1).results}
     for r in result.results:
         assert (r.winners, r.scores, r.moves) == (local[r.index].winners,

@@ -36,6 +36,7 @@ from concurrent.futures import (
     wait,
 )
 from dataclasses import dataclass
+from typing import Any
 
 from kozyr.bots import parse_spec
 from kozyr.tournament.local import play_local
@@ -63,7 +64,8 @@ class Run:
 
 def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
                ) -> list[MatchResult]:
-    """Play some fixtures in this process (the unit of work a worker receives)."""
+    """Play some fixtures in this process (the unit of work a worker receives); through a
+    server, once the run is stopping (Ctrl-C), only those already in play."""
     if server is None:
         return [play_local(t, f) for f in fixtures]
     # grpc only where it is needed
@@ -77,25 +79,37 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
     if t.keep:  # each seat keeps the receipts of its own answers: the unary path
         with ThreadPoolExecutor(len(fixtures)) as threads:
             return list(threads.map(lambda f: play_remote(t, f, server), fixtures))
-    # Served matches wait on the network most of the time: the chunk's matches play at once,
-    # every seat of them over one PlaySession stream.
-    return play_served(t, fixtures, server)
+    # Served matches wait on the network most of the time: a window of the chunk's matches
+    # plays at once, every seat of them over PlaySession streams.
+    return play_served(t, fixtures, server,
+                       stopping=lambda: _STOP is not None and _STOP.is_set(),
+                       heard=lambda r: _DONE is not None and _DONE.put(r.index))
 
 
-def _quiet_worker() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them cleanly."""
+# A worker's copies of the run's stop event (set on the first Ctrl-C) and of the queue it
+# tells each served match's end on, as it ends (a served chunk is long: see chunk_size).
+_STOP: Any = None
+_DONE: Any = None
+
+
+def _quiet_worker(stop: Any = None, done: Any = None) -> None:
+    """Workers leave Ctrl-C to the parent, which stops them cleanly (and sets `stop`)."""
+    global _STOP, _DONE
+    _STOP, _DONE = stop, done
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-SERVED_AT_ONCE = 16  # matches a worker plays at once through a server (one session)
+SERVED_CHUNK = 512  # at most this many fixtures per task through a server
 
 
 def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False) -> int:
-    """Fixtures per task: through a server, `SERVED_AT_ONCE` (played concurrently); else one
-    for searching bots (slow matches), more for fast ones so that process hand-offs stay cheap,
-    yet small enough to keep every worker busy to the end."""
+    """Fixtures per task: through a server, as many as keep a worker's sessions full to the
+    end (served.py plays a chunk with a window of matches in play), the same for every worker;
+    else one for searching bots (slow matches), more for fast ones so that process hand-offs
+    stay cheap, yet small enough to keep every worker busy to the end."""
     if served:
-        return max(1, min(SERVED_AT_ONCE, fixtures // workers))
+        chunks = workers * -(-fixtures // (workers * SERVED_CHUNK))
+        return max(1, -(-fixtures // chunks))
     if any(parse_spec(p).kind == "ismcts" for p in t.players):
         return 1
     return max(1, min(16, fixtures // (workers * 32)))
@@ -138,7 +152,10 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
     # A gRPC client must not be forked from a process that has used gRPC: spawn for --server.
     context = multiprocessing.get_context("spawn" if server else None)
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker)
+    stop = context.Event()  # a served chunk creates no more matches once it is set
+    ended = context.SimpleQueue()  # the fixtures a served chunk finished, as they end
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker,
+                               initargs=(stop, ended))
     stops = [0]
 
     def on_sigint(signum: int, frame: object) -> None:
@@ -147,10 +164,18 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     previous = _catch_sigint(on_sigint)
     running: set[Future[list[MatchResult]]] = set()
 
-    def collect(done: set[Future[list[MatchResult]]]) -> None:
+    heard: set[int] = set()
+
+    def collect(done: set[Future[list[MatchResult]]]) -> bool:
+        """Keep the finished chunks' results; whether any match ended since last time."""
+        before = len(heard)
+        while not ended.empty():
+            heard.add(ended.get())
         for future in done:
             for r in future.result():
                 results[r.index] = r
+                heard.add(r.index)
+        return len(heard) > before
 
     try:
         try:
@@ -158,12 +183,12 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
                 while chunks and len(running) < 2 * workers:
                     running.add(pool.submit(play_chunk, t, chunks.popleft(), server))
                 done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-                collect(done)
-                if done:
-                    report(len(results))
+                if collect(done):
+                    report(len(heard))
         except KeyboardInterrupt:  # raised by on_progress, or where no handler could be set
             stops[0] += 1
         if stops[0]:
+            stop.set()
             try:  # let the matches in play finish and keep them, unless Ctrl-C comes again
                 while running and stops[0] < 2:
                     done, running = wait(running, timeout=0.25)

@@ -1,23 +1,31 @@
 """Playing tournament matches through a Kozyr server over PlaySession streams.
 
-`kozyr tournament --server ADDR`: each worker creates its chunk's matches (real, stored
-matches with the fixtures' deals prearranged, or dealt by the server with `deals="seeded"`,
-see kozyr.tournament.remote) and plays every seat of them over PlaySession: the chunk is dealt
-over `SESSIONS` connections, one session each, a group's matches created on the connection
-that plays them. (gRPC gives all of a process's channels to one address one TCP connection;
-remote.next_connection gives each its own, spread evenly over the processes of `kozyr serve
---workers N`, and the process that created a match holds its record for every move.) The
-server pushes each decision (the seat's view, its legal moves and the events it was sent since
-its last decision), the seat's bot answers. Each
-seat still sees only what its own token is sent: its observation is rebuilt from its events
-and checked against the server's table (remote.SeatMind), exactly as over unary calls.
-With `--save-dir` (a seat's receipts are kept) the matches are played as in remote.py.
+`kozyr tournament --server ADDR`: each worker plays its chunk over `SESSIONS` connections
+(remote.next_connection gives each its own, spread evenly over the processes of `kozyr serve
+--workers N`), one PlaySession each, with a window of `AT_ONCE` matches in play on it: the
+matches are created in CreateMatches batches of `BATCH` on the connection that plays them (the
+process that created a match holds its record for every move), their seats added to the
+running session, and each batch that ends makes room for the next. A session carrying many
+matches gets many decisions per message, and a message costs both sides far more than a
+decision in it: 16 matches per session pushed ~4.5 decisions a message, 128 ~14, with about
+half the CPU per move on both sides (/tmp harness, 2026-12-03).
+
+Each match is a real, stored match with the fixture's deal prearranged (or dealt by the server
+with `deals="seeded"`, see kozyr.tournament.remote). The server pushes each decision (the
+seat's view, its legal moves and the events it was sent since its last decision), the seat's
+bot answers. Each seat still sees only what its own token is sent: its observation is rebuilt
+from its events and checked against the server's table (remote.SeatMind), exactly as over
+unary calls. With `--save-dir` (a seat's receipts are kept) the matches are played as in
+remote.py.
 
 With `--server-bots` no client plays: see kozyr.tournament.serverbots.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -28,17 +36,22 @@ from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.remote import SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
-from kozyr_client import Created, KozyrClient, PlaySession, match_request
-from kozyr_client.client import created_of
+from kozyr_client import KozyrClient, KozyrError, PlaySession, match_request
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
+AT_ONCE = 64  # matches in play on one session
+BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many
 
 
-def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str) -> list[MatchResult]:
-    """Play `fixtures` as real matches on the server at `address`: they are dealt over
-    `SESSIONS` connections, each group created and played over one session on its own."""
-    return _in_threads(fixtures, SESSIONS,
-                       lambda group: _play_session(t, group, next_connection(address)))
+def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str,
+                stopping: Callable[[], bool] = lambda: False,
+                heard: Callable[[MatchResult], object] = lambda r: None) -> list[MatchResult]:
+    """Play `fixtures` as real matches on the server at `address`: dealt round robin over
+    `SESSIONS` connections, each group played by a windowed session of its own; each result
+    goes to `heard` as its match ends. Once `stopping()` is true no more matches are created:
+    those in play finish, and the results are the fixtures played."""
+    return _in_threads(fixtures, SESSIONS, lambda group: _Window(
+        t, next_connection(address)).play(group, stopping, heard))
 
 
 def _in_threads(fixtures: Sequence[Fixture], groups: int,
@@ -48,20 +61,20 @@ def _in_threads(fixtures: Sequence[Fixture], groups: int,
     dealt = [g for k in range(groups) if (g := list(fixtures[k::groups]))]
     with ThreadPoolExecutor(len(dealt)) as threads:
         by_index = {r.index: r for results in threads.map(play, dealt) for r in results}
-    return [by_index[f.index] for f in fixtures]
-
-
-def _create(client: KozyrClient, t: Tournament, fixture: Fixture) -> Created:
-    """Create the fixture's match on `client`'s connection with its deal prearranged (the
-    in-process deal)."""
-    return created_of(client.call(client.stub.CreateMatch, request_of(t, fixture)))
+    return [by_index[f.index] for f in fixtures if f.index in by_index]
 
 
 def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()
                ) -> pb.CreateMatchRequest:
-    """The CreateMatch request of the fixture, its deal prearranged (the in-process deal)."""
+    """The CreateMatch request of the fixture: its deal prearranged (the in-process deal), or
+    with `deals="seeded"` the server's seed and each seat's contribution (a fair deal)."""
     game = get_game(t.game)
     names = [t.names[p] for p in fixture.lineup]
+    if t.deals == "seeded":
+        return match_request(game.NAME, names, dict(t.options), bots=list(bots) or None,
+                             seed_contributions=[RandomStream(
+                                 t.master, f"tournament/contribution/{fixture.index}/{s}"
+                             ).read(16) for s in range(len(names))])
     config = game.make_config(dict(t.options), len(names))
     first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
     return match_request(game.NAME, names, dict(t.options), first_dealer=first,
@@ -69,45 +82,95 @@ def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()
                          bots=list(bots) or None)
 
 
-def _play_session(t: Tournament, fixtures: Sequence[Fixture], client: KozyrClient
-                  ) -> list[MatchResult]:
-    """Create `fixtures` on `client`'s connection and play all their seats over one session
-    on it (the server process that made the matches holds their records)."""
-    game = get_game(t.game)
-    minds: dict[tuple[str, int], SeatMind] = {}
-    tokens_of: dict[str, dict[int, str]] = {}
-    created_ids: list[str] = []
-    for fixture in fixtures:
-        if t.deals == "seeded":  # the server's seed and each seat's contribution: a fair deal
-            created = client.create_match(game.NAME, [t.names[p] for p in fixture.lineup],
-                                          dict(t.options), seed_contributions=[
-                RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
-                for s in range(len(fixture.lineup))])
-        else:
-            created = _create(client, t, fixture)
-        created_ids.append(created.match_id)
-        tokens_of[created.match_id] = created.tokens
-        for s, p in enumerate(fixture.lineup):
-            bot = make_bot(parse_spec(t.players[p]), game, s, bot_seed(t.master, fixture.index, s))
-            minds[(created.match_id, s)] = SeatMind(game, s, bot)
+class _Window:
+    """One connection's session: `AT_ONCE` matches in play, refilled in batches as they end.
 
-    def choose(decision: pb.Decision) -> pb.Move:
-        mind = minds[(decision.match_id, decision.seat)]
+    The session runs in a thread of its own; this thread creates the batches and waits for
+    endings, which the session hands over on `ended` (with any error that stopped it)."""
+
+    def __init__(self, t: Tournament, client: KozyrClient) -> None:
+        self.t = t
+        self.game = get_game(t.game)
+        self.client = client
+        self.minds: dict[tuple[str, int], SeatMind] = {}
+        self.fixtures: dict[str, Fixture] = {}
+        self.open: dict[str, int] = {}  # match id -> seats not finished yet
+        self.finals: dict[str, pb.MatchView] = {}
+        self.ended: queue.SimpleQueue[str | BaseException] = queue.SimpleQueue()
+        # None is kept without --save-dir; each seat's final push still carries one.
+        self.session = PlaySession(client, self._choose, on_event=self._heard, receipts=False)
+
+    def play(self, fixtures: Sequence[Fixture], stopping: Callable[[], bool],
+             heard: Callable[[MatchResult], object]) -> list[MatchResult]:
+        """Play the fixtures (no more once `stopping()`); the results in the order the
+        matches ended."""
+        pending, results = deque(fixtures), []
+        runner = threading.Thread(target=self._run, daemon=True)
+        runner.start()
+        try:
+            playing = 0
+            while (pending and not stopping()) or playing:
+                while (pending and not stopping()
+                       and playing + min(BATCH, len(pending)) <= AT_ONCE):
+                    batch = [pending.popleft() for _ in range(min(BATCH, len(pending)))]
+                    self._create(batch)
+                    playing += len(batch)
+                item = self.ended.get()
+                if isinstance(item, BaseException):
+                    raise item
+                playing -= 1
+                results.append(self._result(item))
+                heard(results[-1])
+        finally:
+            self.session.close()
+            runner.join()
+        return results
+
+    def _run(self) -> None:
+        try:
+            self.session.run(until_closed=True)
+        except BaseException as e:  # handed to the creating thread, which raises it there
+            self.ended.put(e)
+
+    def _create(self, batch: list[Fixture]) -> None:
+        t, game = self.t, self.game
+        made = self.client.create_matches([request_of(t, f) for f in batch])
+        seats = []
+        for fixture, created in zip(batch, made, strict=True):
+            if isinstance(created, KozyrError):
+                raise created
+            match_id = created.match_id
+            self.fixtures[match_id] = fixture
+            self.open[match_id] = len(fixture.lineup)
+            for s, p in enumerate(fixture.lineup):
+                bot = make_bot(parse_spec(t.players[p]), game, s,
+                               bot_seed(t.master, fixture.index, s))
+                self.minds[(match_id, s)] = SeatMind(game, s, bot)
+                seats.append((match_id, s, created.tokens[s], 0))
+        self.session.add_many(seats)
+
+    def _choose(self, decision: pb.Decision) -> pb.Move:
+        mind = self.minds[(decision.match_id, decision.seat)]
         mind.heard(decision.events)
         return mind.choose(decision.view, decision.moves)
 
-    session = PlaySession(client, choose, receipts=False)  # none is kept without --save-dir
-    for match_id, seat in minds:
-        session.add(match_id, seat, tokens_of[match_id][seat])
-    finished = session.run()
-    results = []
-    for fixture, match_id in zip(fixtures, created_ids, strict=True):
-        final = finished[(match_id, 0)].view
-        moves = sum(m.moves for (mid, _), m in minds.items() if mid == match_id)
-        results.append(MatchResult(
-            fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
-            tuple(final.outcome.scores), moves, final.outcome.reason, match_id=match_id))
-    return results
+    def _heard(self, push: pb.Decision | pb.SeatFinished) -> None:
+        """From the session's thread: a seat finished; its match ended once all of them did."""
+        if not isinstance(push, pb.SeatFinished):
+            return
+        match_id = push.match_id
+        self.finals.setdefault(match_id, push.view)
+        self.open[match_id] -= 1
+        if not self.open[match_id]:
+            self.ended.put(match_id)
+
+    def _result(self, match_id: str) -> MatchResult:
+        fixture, final = self.fixtures.pop(match_id), self.finals.pop(match_id)
+        del self.open[match_id]
+        minds = [self.minds.pop((match_id, s)) for s in range(len(fixture.lineup))]
+        return MatchResult(fixture.index, fixture.deal, fixture.lineup,
+                           tuple(final.outcome.winners), tuple(final.outcome.scores),
+                           sum(m.moves for m in minds), final.outcome.reason, match_id=match_id)
 
 
 def seeded(spec: str, seed: int) -> str:

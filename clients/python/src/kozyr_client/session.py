@@ -5,6 +5,9 @@
     session.add(created.match_id, 1, created.tokens[1])
     finished = session.run()          # {(match_id, seat): SeatFinished} once every match ended
 
+A caller that adds seats as it goes (from another thread) runs `run(until_closed=True)` and
+calls `close()` once it has added its last seat and seen it finish.
+
 The server pushes each decision a seat must take (`pb.Decision`: view, legal moves, the events
 since the seat's previous push); `choose` answers it with a move. A dropped stream is opened
 again and every seat added again from the last version it saw, so no event is delivered twice
@@ -17,7 +20,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,13 +68,24 @@ class PlaySession:
         self._outbox: queue.SimpleQueue[pb.SessionRequest | None] | None = None
         self._call: Any = None
         self._closed = False
+        self._until_closed = False
+        # add() from another thread and a stream taking its seats agree on who sends a seat.
+        self._lock = threading.Lock()
 
     def add(self, match_id: str, seat: int, token: str, from_version: int = 0) -> SessionSeat:
-        """Play `seat` of `match_id` (its token) from `from_version` on."""
-        state = self.seats[(match_id, seat)] = SessionSeat(match_id, seat, token, from_version)
-        if self._outbox is not None:
-            self._outbox.put(self._seats_message([state]))
-        return state
+        """Play `seat` of `match_id` (its token) from `from_version` on (from any thread)."""
+        return self.add_many([(match_id, seat, token, from_version)])[0]
+
+    def add_many(self, seats: Sequence[tuple[str, int, str, int]]) -> list[SessionSeat]:
+        """Play several seats, each (match_id, seat, token, from_version), sent together."""
+        states = [SessionSeat(m, s, token, v) for m, s, token, v in seats]
+        with self._lock:
+            for state in states:
+                self.seats[(state.match_id, state.seat)] = state
+            if self._outbox is not None:
+                for k in range(0, len(states), MAX_SEATS_PER_MESSAGE):
+                    self._outbox.put(self._seats_message(states[k:k + MAX_SEATS_PER_MESSAGE]))
+        return states
 
     def close(self) -> None:
         """End the stream (from any thread); run() returns what finished so far."""
@@ -82,10 +96,13 @@ class PlaySession:
         if call is not None:
             call.cancel()
 
-    def run(self) -> dict[tuple[str, int], pb.SeatFinished]:
-        """Play until every seat's match has ended (or close()); resume after drops."""
+    def run(self, *, until_closed: bool = False) -> dict[tuple[str, int], pb.SeatFinished]:
+        """Play until every seat's match has ended (or close()); resume after drops. With
+        `until_closed`, play until close() even while no seat is open (seats added as the
+        caller goes)."""
+        self._until_closed = until_closed
         delays = self.backoff.delays()
-        while not self._closed and self._open_seats():
+        while not self._closed and (until_closed or self._open_seats()):
             try:
                 if self._stream():
                     delays = self.backoff.delays()  # progress earns a fresh retry budget
@@ -96,7 +113,7 @@ class PlaySession:
                 if error.code not in _DROPPED or not (
                         error.transport or error.code == grpc.StatusCode.UNAVAILABLE):
                     raise error from None
-            if self._closed or not self._open_seats():
+            if self._closed or not (until_closed or self._open_seats()):
                 break
             delay = next(delays, None)
             if delay is None:
@@ -125,10 +142,11 @@ class PlaySession:
     def _stream(self) -> bool:
         """One stream until every seat finished or it dropped; whether anything was pushed."""
         outbox: queue.SimpleQueue[pb.SessionRequest | None] = queue.SimpleQueue()
-        seats = self._open_seats()
-        for k in range(0, len(seats), MAX_SEATS_PER_MESSAGE):
-            outbox.put(self._seats_message(seats[k:k + MAX_SEATS_PER_MESSAGE]))
-        self._outbox = outbox
+        with self._lock:
+            seats = self._open_seats()
+            for k in range(0, len(seats), MAX_SEATS_PER_MESSAGE):
+                outbox.put(self._seats_message(seats[k:k + MAX_SEATS_PER_MESSAGE]))
+            self._outbox = outbox
         call = self._call = self.client.stub.PlaySession(self._requests(outbox))
         progressed = False
         try:
@@ -139,10 +157,11 @@ class PlaySession:
                     self._handle(push, moves, outbox)
                 if moves:
                     outbox.put(pb.SessionRequest(moves=moves))
-                if not self._open_seats():
+                if not self._until_closed and not self._open_seats():
                     break
         finally:
-            self._outbox = None
+            with self._lock:
+                self._outbox = None
             outbox.put(None)
             call.cancel()
         return progressed

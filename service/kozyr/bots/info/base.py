@@ -48,6 +48,13 @@ class SeatInfo(ABC):
     game: AnyGame
     deal_type: type = Dealt  # the shared event that starts a hand or a Durak game
     simulated_dice: bool = False  # whether simulated deals need die rolls (Durak)
+    # Whether a skeleton may go on from the last one: True where the rules derive no public
+    # field from hidden cards (Dix), so folding the new events on the last skeleton, whatever
+    # its placement of the hidden cards, gives what folding the hand from its deal gives (a
+    # fresh placement is put in after them either way). Six Dozens and Durak pass the turn by
+    # what the hands hold (to the next seat still holding cards), and a card a hidden hand
+    # played may sit elsewhere in the last placement: their skeletons are folded from the deal.
+    exact_steps: bool = False
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
@@ -56,6 +63,10 @@ class SeatInfo(ABC):
         self._hand: list[Event] = []  # the deal in play and the events after it
         self._skeleton: State | None = None
         self._skeleton_at = -1
+        self._skeleton_len = 0  # events of the hand in play folded into the skeleton
+        self._skeleton_hand = -1  # the hand (count of deals) the skeleton belongs to
+        self._exact = False  # the skeleton is what folding the hand from its deal gives
+        self._hands = 0  # deals seen
         self._zones: Zones = {}
 
     # ------------------------------------------------------------------ reading the history
@@ -79,6 +90,7 @@ class SeatInfo(ABC):
             # new deal replaces every hand (see module docstring).
             self._prefix = fold(self.game, self._hand, self._prefix)
             self._hand = [event]
+            self._hands += 1
             self._on_deal(event)
         elif self._hand:
             self._hand.append(event)
@@ -113,20 +125,36 @@ class SeatInfo(ABC):
                      else cards_of(mask_of(hidden[f"hand/{p}"]) | played[p])
                      for p in range(len(dealt)))
 
-    def state(self) -> State:
-        """A full state consistent with everything the seat saw (the skeleton; cached)."""
-        if self._skeleton is None or self._skeleton_at != self.seen:
-            if not self._hand or self._prefix is None:
-                raise ValueError("nothing has been dealt yet")
-            # Any consistent placement will do for the skeleton: seed it by the position.
-            hidden = self._draw(random.Random(self.seen))
+    def state(self, *, quick: bool = False) -> State:
+        """A full state consistent with everything the seat saw (the skeleton; cached).
+
+        A skeleton of the hand in play goes on from the last one, folding only the events
+        since, where that is exact (`exact_steps`); otherwise it is folded from the deal in
+        play. `quick` goes on from the last skeleton in every game: its public fields are then
+        wrong at a fraction of a percent of decisions (see `exact_steps`), so it is only for a
+        caller that checks the view it gives and asks again without `quick` when it disagrees
+        (served play checks it against the server's view)."""
+        cached = self._skeleton
+        if cached is not None and self._skeleton_at == self.seen and (quick or self._exact):
+            return cached
+        if not self._hand or self._prefix is None:
+            raise ValueError("nothing has been dealt yet")
+        # Any consistent placement will do for the skeleton: seed it by the position.
+        hidden = self._draw(random.Random(self.seen))
+        go_on = cached is not None and self._skeleton_hand == self._hands and (
+            quick or (self.exact_steps and self._exact))
+        if go_on:
+            state = fold(self.game, self._hand[self._skeleton_len:], cached)
+        else:
             state = self.game.evolve(self._prefix, self._complete_deal(hidden))
             state = fold(self.game, self._hand[1:], state)
-            zones = dict(self.game.zones(state))
-            zones.update(hidden)
-            self._skeleton = self.game.with_zones(state, zones)
-            self._zones = zones
-            self._skeleton_at = self.seen
+        self._exact = not go_on or (self.exact_steps and self._exact)
+        zones = dict(self.game.zones(state))
+        zones.update(hidden)
+        self._skeleton = self.game.with_zones(state, zones)
+        self._zones = zones
+        self._skeleton_at, self._skeleton_len = self.seen, len(self._hand)
+        self._skeleton_hand = self._hands
         return self._skeleton
 
     def sample(self, rng: random.Random) -> State:
@@ -136,9 +164,9 @@ class SeatInfo(ABC):
         zones.update(self._draw(rng))
         return self.game.with_zones(skeleton, zones)
 
-    def view(self) -> View:
-        """The seat's view, rebuilt from its history alone."""
-        return self.game.view(self.state(), self.seat)
+    def view(self, *, quick: bool = False) -> View:
+        """The seat's view, rebuilt from its history alone (`quick`: see `state`)."""
+        return self.game.view(self.state(quick=quick), self.seat)
 
 
 def _for_simulation(event: MatchStarted[Any], dice: bool) -> MatchStarted[Any]:

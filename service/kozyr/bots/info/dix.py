@@ -40,6 +40,7 @@ class DixInfo(SeatInfo):
 
     game = dix
     deal_type = Dealt
+    exact_steps = True  # Dix derives nothing public from hidden cards (see SeatInfo)
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)

@@ -57,6 +57,7 @@ def legal_masks(config: six_dozens.Config, players: int) -> tuple[tuple[int, ...
 
 
 class SixDozensInfo(SeatInfo):
+
     """A Six Dozens seat's knowledge of the hand in play."""
 
     game = six_dozens
