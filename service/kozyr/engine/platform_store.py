@@ -20,9 +20,9 @@ from typing import Any, Literal, Protocol
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from kozyr.engine.redis_connect import AsyncClient
+from kozyr.engine.redis_connect import AsyncClient, translated
 from kozyr.engine.redis_lane import ScriptLane, laned
-from kozyr.engine.redis_store import RedisStore, _translated
+from kozyr.engine.redis_store import RedisStore
 from kozyr.engine.store import store_full
 
 CommitStatus = Literal["OK", "DUPLICATE", "BEHIND"]
@@ -186,7 +186,7 @@ class RedisPlatformStore:
     async def _slot(self) -> AsyncIterator[None]:
         async with self._gate():
             try:
-                with _translated():
+                with translated():
                     yield
             except redis.exceptions.OutOfMemoryError as e:
                 raise store_full() from e

@@ -11,6 +11,8 @@ through here, so a cluster URL works everywhere a Redis URL does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -18,6 +20,10 @@ import redis
 import redis.asyncio as aioredis
 import redis.asyncio.cluster as aiocluster
 import redis.cluster
+import redis.exceptions
+
+from kozyr.engine.store import store_full
+from kozyr.match.errors import Kind, MatchError
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 
@@ -95,3 +101,26 @@ async def server_version(client: AsyncClient) -> tuple[int, ...]:
     versions = [tuple(int(p) for p in str(i["redis_version"]).split(".")[:3]) for i in infos
                 if isinstance(i, dict) and "redis_version" in i]
     return min(versions) if versions else (0,)
+
+
+@contextmanager
+def translated() -> Iterator[None]:
+    """A lost or loading Redis becomes UNAVAILABLE; the engine never sees redis-py's errors."""
+    try:
+        yield
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as e:
+        raise MatchError(Kind.UNAVAILABLE, "STORE_UNAVAILABLE",
+                         "the event store is unreachable; retry shortly") from e
+    except (redis.exceptions.ClusterError, redis.exceptions.TryAgainError,
+            redis.exceptions.RedisClusterException) as e:
+        # A Redis Cluster between a master's loss and its replica's promotion (or a slot on
+        # the move): the client retried already; the caller may retry shortly.
+        raise MatchError(Kind.UNAVAILABLE, "STORE_FAILING_OVER",
+                         "the event store is failing over; retry shortly") from e
+    except redis.exceptions.BusyLoadingError as e:
+        raise MatchError(Kind.UNAVAILABLE, "STORE_LOADING",
+                         "the event store is loading its data; retry shortly") from e
+    except redis.exceptions.ResponseError as e:
+        if str(e).startswith("OOM"):
+            raise store_full() from e
+        raise

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
-import redis.exceptions
 from redis.commands.core import AsyncScript
 
 from kozyr.engine.keys import (
@@ -34,16 +32,15 @@ from kozyr.engine.keys import (
     deadlines_key,
     fence_key,
     log_key,
-    match_of,
     meta_key,
     seen_key,
     snapshot_key,
     tick_channel,
 )
-from kozyr.engine.redis_connect import AsyncClient, connect, server_version
+from kozyr.engine.redis_connect import AsyncClient, connect, server_version, translated
 from kozyr.engine.redis_lane import ScriptLane, laned
-from kozyr.engine.store import AppendStatus, StoredEntry, store_full
-from kozyr.match.errors import Kind, MatchError
+from kozyr.engine.redis_ticks import RedisTicks, ticks_for
+from kozyr.engine.store import AppendStatus, StoredEntry, Ticks
 
 # The key helpers stay importable from here (they live in kozyr.engine.keys).
 __all__ = ["APPEND_LUA", "REPAIR_LUA", "RedisStore", "RedisTicks", "cmds_key", "fence_key",
@@ -156,29 +153,6 @@ return due
 
 
 
-@contextmanager
-def _translated() -> Iterator[None]:
-    """A lost or loading Redis becomes UNAVAILABLE; the engine never sees redis-py's errors."""
-    try:
-        yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as e:
-        raise MatchError(Kind.UNAVAILABLE, "STORE_UNAVAILABLE",
-                         "the event store is unreachable; retry shortly") from e
-    except (redis.exceptions.ClusterError, redis.exceptions.TryAgainError,
-            redis.exceptions.RedisClusterException) as e:
-        # A Redis Cluster between a master's loss and its replica's promotion (or a slot on
-        # the move): the client retried already; the caller may retry shortly.
-        raise MatchError(Kind.UNAVAILABLE, "STORE_FAILING_OVER",
-                         "the event store is failing over; retry shortly") from e
-    except redis.exceptions.BusyLoadingError as e:
-        raise MatchError(Kind.UNAVAILABLE, "STORE_LOADING",
-                         "the event store is loading its data; retry shortly") from e
-    except redis.exceptions.ResponseError as e:
-        if str(e).startswith("OOM"):
-            raise store_full() from e
-        raise
-
-
 BACKGROUND = 8  # connections of the moves' pool kept for background tasks
 
 
@@ -249,7 +223,7 @@ class RedisStore:
         translated into MatchError: everything on this store's connections runs inside one,
         so a burst waits at the gate instead of failing (see the class docstring)."""
         async with self._watch_gate if watch else self._gate:
-            with _translated():
+            with translated():
                 yield
 
     async def close(self) -> None:
@@ -329,10 +303,9 @@ class RedisStore:
                 log_key(match_id), min=f"({version}-0" if version > 0 else "-")  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
-    def ticks(self) -> RedisTicks:
-        """See Store.ticks: one pub/sub connection from the watchers' pool (one per node
-        holding a watched match, with sharded ticks)."""
-        return RedisTicks(self.watch_redis, sharded=self.sharded)
+    def ticks(self) -> Ticks:
+        """See Store.ticks: one pub/sub connection (engine/redis_ticks.py)."""
+        return ticks_for(self.watch_redis, sharded=self.sharded)
 
     async def meta(self, match_id: str, field: str) -> str | None:
         """One field of the match's secrets hash."""
@@ -422,88 +395,3 @@ class RedisStore:
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:
     return StoredEntry(int(entry_id.split("-", 1)[0]), fields["e"], fields["h"])
-
-
-class RedisTicks:
-    """Ticks over Redis pub/sub: the append script PUBLISHes (SPUBLISHes, when sharded) each
-    version on the match's channel. Used by one task at a time (Feeds' listener), so its
-    connections are never shared."""
-
-    def __init__(self, client: AsyncClient, *, sharded: bool = False) -> None:
-        self._client = client
-        self._sharded = sharded
-        self._pubsub: Any = None
-        # What is subscribed now: an UNSUBSCRIBE is not waited for, and in a cluster a PUBLISH
-        # reaches the subscriber's node over the bus, so a tick of a match just left may still
-        # arrive; it is dropped here.
-        self._matches: set[str] = set()
-
-    async def _connected(self) -> Any:
-        if self._pubsub is None:
-            if isinstance(self._client, aioredis.Redis):
-                self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-            else:
-                await self._client.initialize()  # the slot map, to find the channels' nodes
-                # Classic ticks reach every node of a cluster: any one node will do.
-                node = None if self._sharded else self._client.get_random_node()
-                self._pubsub = self._client.pubsub(node=node, ignore_subscribe_messages=True)
-        return self._pubsub
-
-    async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
-        """See Ticks.subscribe."""
-        ids = list(match_ids)
-        channels = [tick_channel(m) for m in ids]
-        with _translated():
-            await self._connected()
-            if self._sharded:  # one SSUBSCRIBE per channel: each may live on another node
-                for channel in channels:
-                    await self._pubsub.ssubscribe(channel)
-            else:
-                await self._pubsub.subscribe(*channels)
-            async with self._client.pipeline(transaction=False) as pipe:
-                for m in ids:
-                    pipe.xrevrange(log_key(m), count=1)
-                tops = await pipe.execute()
-        self._matches.update(ids)
-        return {m: int(rows[0][0].split("-", 1)[0]) if rows else 0
-                for m, rows in zip(ids, tops, strict=True)}
-
-    async def unsubscribe(self, match_ids: Collection[str]) -> None:
-        """See Ticks.unsubscribe."""
-        channels = [tick_channel(m) for m in match_ids]
-        with _translated():
-            if self._sharded:
-                for channel in channels:
-                    await self._pubsub.sunsubscribe(channel)
-            else:
-                await self._pubsub.unsubscribe(*channels)
-        self._matches.difference_update(match_ids)
-
-    async def _message(self, timeout: float) -> dict[str, Any] | None:
-        if self._sharded:
-            message: dict[str, Any] | None = await self._pubsub.get_sharded_message(
-                ignore_subscribe_messages=True, timeout=timeout)
-            return message
-        return await self._pubsub.get_message(timeout=timeout)  # type: ignore[no-any-return]
-
-    async def next(self, timeout: float) -> list[tuple[str, int]]:
-        """See Ticks.next."""
-        if not self._matches:
-            await asyncio.sleep(timeout)
-            return []
-        heard: list[tuple[str, int]] = []
-        with _translated():
-            message = await self._message(timeout)
-            while message is not None and len(heard) < 10_000:
-                if message.get("type") in ("message", "smessage") and (
-                        match_id := match_of(message["channel"])) in self._matches:
-                    heard.append((match_id, int(message["data"])))
-                message = await self._message(0)
-        return heard
-
-    async def close(self) -> None:
-        """See Ticks.close."""
-        if self._pubsub is None:
-            return
-        with contextlib.suppress(redis.exceptions.RedisError, OSError):
-            await self._pubsub.aclose()

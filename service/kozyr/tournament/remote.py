@@ -167,23 +167,11 @@ class SeatMind:
             if not _agrees(sent, rebuilt, view.to_act):
                 raise ViewMismatch(f"seat {self.seat} at version {view.version}: the view "
                                    "rebuilt from its events differs from the server's")
-        known = _COMMANDS.setdefault(self.game.NAME, {})
-        commands = []
-        for move in moves:
-            key = move.SerializeToString()
-            command = known.get(key)
-            if command is None:
-                command = known[key] = convert.command_from_move(self.game, move)
-            commands.append(command)
+        commands = tuple(convert.command_from_move(self.game, m) for m in moves)
         command = self.bot.choose(Seat(self.game, self.seat, rebuilt, tuple(self.history),
-                                       tuple(commands)))
+                                       commands))
         self.moves += 1
         return convert.move_from_command(self.game, command)
-
-
-# A game's commands by their Move message's bytes: a game has a few hundred, and converting
-# each legal move of every decision anew was about 8 % of a served bot's CPU.
-_COMMANDS: dict[str, dict[bytes, Any]] = {}
 
 
 def _agrees(sent: Message, rebuilt: Any, to_act: int) -> bool:
