@@ -130,6 +130,33 @@ def test_seats_added_while_the_session_runs_are_played_until_it_is_closed(
         assert session.reconnects == 0  # one stream throughout
 
 
+def test_a_seat_added_again_on_the_same_stream_doubles_no_event(server: ServerThread) -> None:
+    # Seat 1 is added again mid-match (a resume on the same stream): the match's follower
+    # starts over, and neither seat is sent an event twice.
+    with KozyrClient(server.address) as client:
+        created = client.create_match("dix", ["a", "b"], SHORT["dix"])
+        rng, pushed = random.Random(5), list[pb.Decision | pb.SeatFinished]()
+        again: list[int] = []
+
+        def choose(decision: pb.Decision) -> pb.Move:
+            if decision.seat == 1 and decision.version >= 6 and not again:
+                again.append(decision.version)
+                session.add(created.match_id, 1, created.tokens[1], decision.version)
+            return rng.choice(list(decision.moves))
+
+        session = PlaySession(client, choose, on_event=pushed.append)
+        for seat, token in created.tokens.items():
+            session.add(created.match_id, seat, token)
+        assert len(bounded_run(session)) == 2 and again
+        for seat, token in created.tokens.items():
+            watched = Counter[int]()
+            for update in client.seat(created.match_id, token).watch(0):
+                watched[update.version] += len(update.events)
+            got = Counter(e.version for p in pushed if p.seat == seat for e in p.events)
+            assert got == +watched, seat
+        assert_each_move_once(client, created.match_id)
+
+
 def test_a_dropped_stream_resumes_with_no_lost_or_doubled_move(server: ServerThread) -> None:
     proxy = Proxy(server.address)
     try:

@@ -253,19 +253,26 @@ def _scalar(text: bool, value: Any) -> Any:
 
 
 def events_for(game: Game, version: int, events: Sequence[Any], viewer: int | None,
-               arbiter: bool = False) -> list[pb.Event]:
+               arbiter: bool = False, shown: dict[int, pb.Event] | None = None
+               ) -> list[pb.Event]:
     """The entry's events as the viewer may see them (the arbiter sees all but the secrets
-    the engine itself keeps out of events)."""
+    the engine itself keeps out of events). `shown` keeps, by position, the messages of the
+    events that are the same for every viewer, for the entry's other viewers."""
     out = []
-    for event in events:
-        shown = event if arbiter else _redact(game, event, viewer)
-        if shown is None:
+    for k, event in enumerate(events):
+        if shown is not None and (kept := shown.get(k)) is not None:
+            out.append(kept)
             continue
-        out.append(pb.Event(
-            version=version, type=type(shown).__name__,
-            data_json=jsontext.dumps(encode(shown)),
-            text=_describe(game, shown),
-        ))
+        visible = event if arbiter else _redact(game, event, viewer)
+        if visible is None:
+            continue
+        message = pb.Event(version=version, type=type(visible).__name__,
+                           data_json=jsontext.dumps(encode(visible)),
+                           text=_describe(game, visible))
+        if shown is not None and not arbiter and visible is event and (
+                _redact(game, event, None) is event):
+            shown[k] = message  # a spectator sees it whole: so does every viewer
+        out.append(message)
     return out
 
 

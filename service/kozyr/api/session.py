@@ -5,8 +5,9 @@ server CPU), and the unary loop of a bot is three of them per move (watch, ListL
 SubmitMove). On a session the client adds seats once - each token authenticated once, for the
 life of the stream - and from then on the server pushes each decision a seat must take (its
 view, its legal moves, the events it saw since its previous push) and the client answers with a
-SessionMove. Each seat follows its match through Engine.updates, which hands over the steps
-this process appended itself without reading the store.
+SessionMove. The session's seats of one match follow it through one Engine.updates, which
+hands over the steps this process appended itself without reading the store; an event every
+seat may see is encoded once for all of them.
 
 No lost and no doubled move: a move carries the version of the decision it answers (it is
 submitted with that expected version) and a command id (a repeat gets the recorded answer).
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -43,6 +45,19 @@ MAX_PUSHES_PER_MESSAGE = 512  # pushes ready at once go out in one message, up t
 _END = None  # the sentinel that ends the push loop
 
 
+@dataclass(slots=True, eq=False)
+class _Seat:
+    """One seat of a session: what it asked for and what it heard so far."""
+
+    seat: int
+    from_version: int
+    skip_events: bool = False
+    skip_receipts: bool = False
+    seen: int = -1  # the last version whose step it heard (a restarted follower skips it)
+    events: list[pb.Event] = field(default_factory=list)  # since its last push
+    lean: bool = False  # its views leave out what it was sent already
+
+
 class Session:
     """One PlaySession stream: its seats, its moves in flight and the pushes waiting to go."""
 
@@ -53,7 +68,8 @@ class Session:
         self.closing = closing
         self.move_log = move_log or MoveLog()
         self.pushes: asyncio.Queue[pb.SessionPush | None] = asyncio.Queue()
-        self.seats: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self.seats: dict[tuple[str, int], _Seat] = {}
+        self.followers: dict[str, asyncio.Task[None]] = {}  # by match: see _follow
         self.moves: set[asyncio.Task[None]] = set()
         self.in_flight = asyncio.Semaphore(in_flight)
         self.clock = clock
@@ -83,7 +99,7 @@ class Session:
             if self.failure is not None:
                 raise self.failure
         finally:
-            tasks = [reader, closing, *self.seats.values(), *self.moves]
+            tasks = [reader, closing, *self.followers.values(), *self.moves]
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -125,6 +141,7 @@ class Session:
         if len(seats) > MAX_SEATS_PER_MESSAGE:
             raise bad_request("TOO_MANY_SEATS",
                               f"add at most {MAX_SEATS_PER_MESSAGE} seats per message")
+        touched: dict[str, list[_Seat]] = {}
         for wanted in seats:
             try:
                 limits.check_match_id(wanted.match_id)
@@ -142,58 +159,84 @@ class Session:
                 self._refuse(e, wanted.match_id, wanted.seat, "")
                 continue
             key = (wanted.match_id, viewer.seat)
-            old = self.seats.pop(key, None)
-            if old is not None:  # added again (a resume on the same stream): start over
-                old.cancel()
-            elif len(self.seats) >= MAX_SESSION_SEATS:
+            if key not in self.seats and len(self.seats) >= MAX_SESSION_SEATS:
                 self._refuse(MatchError(Kind.EXHAUSTED, "TOO_MANY_SEATS",
                                         f"a session holds at most {MAX_SESSION_SEATS} seats"),
                              wanted.match_id, viewer.seat, "")
                 continue
-            self.seats[key] = asyncio.create_task(
-                self._follow(wanted.match_id, viewer.seat, wanted.from_version,
-                             wanted.skip_events, wanted.skip_receipts))
+            # Added again (a resume on the same stream): it starts over from its version.
+            seat = self.seats[key] = _Seat(viewer.seat, wanted.from_version,
+                                           wanted.skip_events, wanted.skip_receipts)
+            touched.setdefault(wanted.match_id, []).append(seat)
+        for match_id, added in touched.items():
+            self._follow(match_id, added)
 
-    async def _follow(self, match_id: str, seat: int, from_version: int,
-                      skip_events: bool = False, skip_receipts: bool = False) -> None:
-        """Push the seat's decisions from `from_version` on, until its match ends."""
-        events: list[pb.Event] = []
-        lean = False
+    def _follow(self, match_id: str, added: list[_Seat]) -> None:
+        """Follow the match for its seats of this session: one task for all of them, so each
+        step is heard, and each event encoded, once. A follower already running is started
+        again from the earliest version any of its seats needs (each seat skips what it heard
+        already)."""
+        old = self.followers.pop(match_id, None)
+        seats = {s.seat: s for s in added}
+        if old is not None:
+            old.cancel()
+            for seat in (k[1] for k in self.seats if k[0] == match_id):
+                seats.setdefault(seat, self.seats[(match_id, seat)])
+        self.followers[match_id] = asyncio.create_task(self._run_follower(match_id, seats))
+
+    async def _run_follower(self, match_id: str, seats: dict[int, _Seat]) -> None:
+        """Push the seats' decisions from their versions on, until the match ends."""
         try:
-            async with contextlib.aclosing(
-                    self.engine.updates(match_id, max(from_version - 1, 0))) as updates:
+            start = max(min(s.from_version for s in seats.values()) - 1, 0)
+            async with contextlib.aclosing(self.engine.updates(match_id, start)) as updates:
                 async for step in updates:
-                    record, version = step.record, step.record.version
-                    if version > from_version and not skip_events:  # it has those up to there
-                        events += convert.events_for(record.game, version, step.events, seat)
-                    if record.finished:
-                        self.pushes.put_nowait(pb.SessionPush(finished=pb.SeatFinished(
-                            match_id=match_id, seat=seat, version=version, events=events,
-                            view=convert.match_view(record, seat),
-                            receipt=receipts.to_pb(self.engine.receipt(step)))))
+                    shown: dict[int, pb.Event] = {}  # events every seat may see, made once
+                    for seat in seats.values():
+                        self._step(match_id, seat, step, shown)
+                    if step.record.finished:
                         break
-                    if version < from_version or not record.started:
-                        continue
-                    legal = record.game.legal_commands(record.state, seat)
-                    if not legal:
-                        continue
-                    game = record.game
-                    self.pushes.put_nowait(pb.SessionPush(decision=pb.Decision(
-                        match_id=match_id, seat=seat, version=version, events=events,
-                        view=convert.match_view(record, seat, lean=lean),
-                        moves=[convert.move_from_command(game, c) for c in legal],
-                        receipt=None if skip_receipts else receipts.to_pb(
-                            self.engine.receipt(step)))))
-                    events, lean = [], True
         except MatchError as e:
-            self._refuse(e, match_id, seat, "")
+            for number in seats:
+                self._refuse(e, match_id, number, "")
         except Exception:
-            log.exception("session_seat_failed", match_id=match_id, seat=seat)
-            self._refuse(MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has been "
-                                    "logged"), match_id, seat, "")
+            log.exception("session_seat_failed", match_id=match_id)
+            for number in seats:
+                self._refuse(MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has "
+                                        "been logged"), match_id, number, "")
         finally:
-            if self.seats.get((match_id, seat)) is asyncio.current_task():
-                del self.seats[(match_id, seat)]
+            if self.followers.get(match_id) is asyncio.current_task():
+                del self.followers[match_id]
+                for number in seats:
+                    self.seats.pop((match_id, number), None)
+
+    def _step(self, match_id: str, seat: _Seat, step: Any, shown: dict[int, pb.Event]) -> None:
+        """What one step pushes for one seat: its events kept for its next push, and its
+        decision (or its match's end)."""
+        record, version = step.record, step.record.version
+        if version <= seat.seen:
+            return  # heard before its follower started again
+        seat.seen = version
+        if version > seat.from_version and not seat.skip_events:
+            seat.events += convert.events_for(record.game, version, step.events, seat.seat,
+                                              shown=shown)
+        if record.finished:
+            self.pushes.put_nowait(pb.SessionPush(finished=pb.SeatFinished(
+                match_id=match_id, seat=seat.seat, version=version, events=seat.events,
+                view=convert.match_view(record, seat.seat),
+                receipt=receipts.to_pb(self.engine.receipt(step)))))
+            return
+        if version < seat.from_version or not record.started:
+            return
+        game = record.game
+        legal = game.legal_commands(record.state, seat.seat)
+        if not legal:
+            return
+        self.pushes.put_nowait(pb.SessionPush(decision=pb.Decision(
+            match_id=match_id, seat=seat.seat, version=version, events=seat.events,
+            view=convert.match_view(record, seat.seat, lean=seat.lean),
+            moves=[convert.move_from_command(game, c) for c in legal],
+            receipt=None if seat.skip_receipts else receipts.to_pb(self.engine.receipt(step)))))
+        seat.events, seat.lean = [], True
 
     # ------------------------------------------------------------------ moves
 
