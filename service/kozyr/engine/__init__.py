@@ -11,16 +11,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kozyr.engine.engine import Created, Engine, Joined, Viewer
+    from kozyr.engine.engine import Engine
+    from kozyr.engine.engine_parts import Created, Joined, Viewer
     from kozyr.engine.memory_store import MemoryStore
     from kozyr.engine.redis_store import RedisStore
     from kozyr.engine.store import Store
 
 _HOMES = {
-    "Created": "kozyr.engine.engine",
+    "Created": "kozyr.engine.engine_parts",
     "Engine": "kozyr.engine.engine",
-    "Joined": "kozyr.engine.engine",
-    "Viewer": "kozyr.engine.engine",
+    "Joined": "kozyr.engine.engine_parts",
+    "Viewer": "kozyr.engine.engine_parts",
     "MemoryStore": "kozyr.engine.memory_store",
     "RedisStore": "kozyr.engine.redis_store",
     "Store": "kozyr.engine.store",

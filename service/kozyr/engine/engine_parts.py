@@ -1,21 +1,56 @@
-"""Small pieces of the engine: request fingerprints, version checks, folds of stored entries
-and the errors they raise (kept apart so engine.py stays the flow)."""
+"""Small pieces of the engine: what creating and joining answer, who is calling, request
+fingerprints, version checks, folds of stored entries and the errors they raise (kept apart so
+engine.py stays the flow)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kozyr.engine.store import StoredEntry
+from kozyr.engine.tokens import SeatToken
 from kozyr.engine.tokens import fingerprint as _digest_of
 from kozyr.games.codec import encode
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.receipts import Receipt
 
 # How the entry that starts a match shows in its canonical text (no spaces; a name holding this
 # text would have its quotes escaped).
 STARTS = '"type":"MatchStarted"'
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """The result of creating a match."""
+
+    match_id: str
+    tokens: tuple[SeatToken, ...]
+    version: int
+    commitment: str = ""
+    receipt: Receipt | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """The result of joining a match."""
+
+    seat: int
+    token: str
+    version: int
+    started: bool
+    commitment: str = ""
+    receipt: Receipt | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is calling: a seat, a spectator (seat None) or the arbiter."""
+
+    seat: int | None
+    arbiter: bool = False
 
 
 def fingerprint_of(created: Any) -> str:
