@@ -8,6 +8,7 @@ optional field unset.
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -195,11 +196,59 @@ def match_view(
 
 def fill(msg: Message, obj: Any) -> Message:
     """Copy the same-named attributes of a dataclass into a message (see module docstring)."""
-    for name, repeated, nested, text in _plan(msg.DESCRIPTOR):
-        value = getattr(obj, name, None)
-        if value is not None:
-            _set(msg, name, repeated, nested, text, value)
+    filler = _FILLERS.get(msg.DESCRIPTOR)
+    if filler is None:
+        filler = _FILLERS[msg.DESCRIPTOR] = _filler(msg.DESCRIPTOR)
+    filler(msg, obj)
     return msg
+
+
+# A filler per message type, written for its fields (as the codec's encoders are): the
+# generic loop over a plan spent 14.5 µs of a Dix table (every decision's view on the server,
+# and the bot's check of it on the client), the written one about a third of that. What each
+# line does is what `_set` does for that kind of field.
+_FILLERS: dict[Any, Any] = {}
+
+
+def _filler(descriptor: Any) -> Any:
+    lines, env = ["def fill(msg, obj):"], {"Card": Card, "_scalar": _scalar, "_set": _set}
+    for k, (name, repeated, nested, text) in enumerate(_plan(descriptor)):
+        lines += [f"    v = getattr(obj, {name!r}, None)", "    if v is not None:"]
+        if nested and repeated and not keyword.iskeyword(name):
+            # Items are tuples filling the item message's fields in order (or dataclasses).
+            env[f"_item{k}"] = _item_filler(descriptor.fields_by_name[name].message_type)
+            lines += [f"        add = msg.{name}.add", "        for item in v:",
+                      f"            _item{k}(add(), item)"]
+        else:
+            lines.append("        " + _assign(name, repeated, nested, text, "v"))
+    lines.append("    return msg")
+    exec("\n".join(lines), env)  # the source is made above from the descriptor's field names
+    return env["fill"]
+
+
+def _item_filler(descriptor: Any) -> Any:
+    """A filler of one repeated item: from a tuple by position, else by name (`fill`)."""
+    lines = ["def item(msg, value):", "    if type(value) is not tuple:",
+             "        return _fill(msg, value)", "    n = len(value)"]
+    for k, (name, repeated, nested, text) in enumerate(_plan(descriptor)):
+        lines += [f"    if n > {k} and value[{k}] is not None:",
+                  "        " + _assign(name, repeated, nested, text, f"value[{k}]")]
+    env = {"Card": Card, "_scalar": _scalar, "_set": _set, "_fill": fill}
+    exec("\n".join(lines), env)  # the source is made above from the descriptor's field names
+    return env["item"]
+
+
+def _assign(name: str, repeated: bool, nested: bool, text: bool, v: str) -> str:
+    """The statement that sets field `name` from the expression `v`, as `_set` would."""
+    if nested or keyword.iskeyword(name):  # a message, or no attribute syntax: in general
+        return f"_set(msg, {name!r}, {repeated}, {nested}, {text}, {v})"
+    if repeated and text:
+        return f"msg.{name}.extend([c.code if type(c) is Card else _scalar(True, c) for c in {v}])"
+    if repeated:
+        return f"msg.{name}.extend([c if type(c) is int else _scalar(False, c) for c in {v}])"
+    if text:
+        return f"msg.{name} = {v} if type({v}) is str else _scalar(True, {v})"
+    return f"msg.{name} = {v} if type({v}) is int else _scalar(False, {v})"
 
 
 _PLANS: dict[Any, tuple[tuple[str, bool, bool, bool], ...]] = {}
