@@ -121,10 +121,11 @@ class DixInfo(SeatInfo):
 
     # ------------------------------------------------------------------ determinizations
 
-    def _draw(self, rng: random.Random) -> Zones:
+    def _draw(self, rng: random.Random | None) -> Zones:
         unseen = self.unseen
         pool = list(cards_of(unseen))
-        rng.shuffle(pool)
+        if rng is not None:
+            rng.shuffle(pool)
         need = len(pool) - self.stock_count
         caps = self.caps()
         esuit = self.esuit

@@ -124,7 +124,7 @@ class DurakDiceInfo(SeatInfo):
 
     # ------------------------------------------------------------------ determinizations
 
-    def _draw(self, rng: random.Random) -> Zones:
+    def _draw(self, rng: random.Random | None) -> Zones:
         unseen = self.unseen
         pool = list(cards_of(unseen))
         others = [p for p in range(self.n) if p != self.seat]

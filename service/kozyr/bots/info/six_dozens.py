@@ -161,7 +161,7 @@ class SixDozensInfo(SeatInfo):
 
     # ------------------------------------------------------------------ determinizations
 
-    def _draw(self, rng: random.Random) -> Zones:
+    def _draw(self, rng: random.Random | None) -> Zones:
         unseen = self.unseen
         pool = [c for c in self.cards if unseen >> c.index & 1]
         others = [p for p in range(self.n) if p != self.seat]
