@@ -151,6 +151,16 @@ def _served_context() -> Any:
     return context
 
 
+def _pool(workers: int, served: bool) -> tuple[ProcessPoolExecutor, Any, Any]:
+    """A worker pool, the event telling its served chunks to stop, the queue of ended fixtures."""
+    context = _served_context() if served else multiprocessing.get_context(None)
+    stop = context.Event()  # a served chunk creates no more matches once it is set
+    ended = context.SimpleQueue()  # the fixtures a served chunk finished, as they end
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker,
+                               initargs=(stop, ended))
+    return pool, stop, ended
+
+
 def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str | None,
               results: dict[int, MatchResult], report: Callable[[int], None]) -> bool:
     """Play the fixtures on a process pool; True if Ctrl-C stopped it.
@@ -161,11 +171,7 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     """
     size = chunk_size(t, len(fixtures), workers, served=server is not None)
     chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
-    context = multiprocessing.get_context(None) if server is None else _served_context()
-    stop = context.Event()  # a served chunk creates no more matches once it is set
-    ended = context.SimpleQueue()  # the fixtures a served chunk finished, as they end
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker,
-                               initargs=(stop, ended))
+    pool, stop, ended = _pool(workers, served=server is not None)
     stops = [0]
 
     def on_sigint(signum: int, frame: object) -> None:
