@@ -153,15 +153,17 @@ def _move_from_command(game: Game, command: Any) -> pb.Move:
 
 def match_view(
     record: MatchRecord, viewer: int | None, game_view: Any | None = None, *,
-    lean: bool = False,
+    lean: bool = False, into: pb.MatchView | None = None,
 ) -> pb.MatchView:
-    """The MatchView of a record for a seat (or spectator/arbiter when viewer is None).
+    """The MatchView of a record for a seat (or spectator/arbiter when viewer is None),
+    filled into `into` when given (an empty view inside the message that carries it).
 
     `lean` (a started match) leaves out what no move changes: players, options, prearranged
     and the seed commitment, which the caller has from an earlier view."""
     game = record.game
-    msg = pb.MatchView(match_id=record.match_id, game=game.NAME, version=record.version,
-                       revealed_server_seed=record.revealed_seed)
+    msg = pb.MatchView() if into is None else into
+    msg.match_id, msg.game, msg.version = record.match_id, game.NAME, record.version
+    msg.revealed_server_seed = record.revealed_seed
     if not (lean and record.started):
         msg.options.update(record.options)
         msg.prearranged = record.created.prearranged

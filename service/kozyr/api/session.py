@@ -42,7 +42,6 @@ MAX_SEATS_PER_MESSAGE = 1_000
 MAX_MOVES_PER_MESSAGE = 1_000
 MAX_SESSION_SEATS = 10_000
 MAX_PUSHES_PER_MESSAGE = 512  # pushes ready at once go out in one message, up to this many
-_END = None  # the sentinel that ends the push loop
 
 
 @dataclass(slots=True, eq=False)
@@ -67,7 +66,12 @@ class Session:
         self.engine = engine
         self.closing = closing
         self.move_log = move_log or MoveLog()
-        self.pushes: asyncio.Queue[pb.SessionPush | None] = asyncio.Queue()
+        # The messages being built, the last one open: each push is made in place in it (a
+        # push made apart was copied twice more, into its message and that into the stream's),
+        # and the stream sends whatever is ready when it runs.
+        self._out: list[pb.SessionPushes] = []
+        self._ready = asyncio.Event()
+        self._ending = False
         self.seats: dict[tuple[str, int], _Seat] = {}
         self.followers: dict[str, asyncio.Task[None]] = {}  # by match: see _follow
         self.moves: set[asyncio.Task[None]] = set()
@@ -81,21 +85,15 @@ class Session:
         what is ready at once goes out as one message."""
         reader = asyncio.create_task(self._read(requests))
         closing = asyncio.create_task(self._close_on(self.closing))
-        pushes = self.pushes
         try:
-            ended = False
-            while not ended:
-                push = await pushes.get()
-                if push is _END:
+            while True:
+                await self._ready.wait()
+                self._ready.clear()
+                out, self._out = self._out, []
+                for message in out:
+                    yield message
+                if self._ending and not self._out:
                     break
-                batch = [push]
-                while not pushes.empty() and len(batch) < MAX_PUSHES_PER_MESSAGE:
-                    more = pushes.get_nowait()
-                    if more is _END:
-                        ended = True
-                        break
-                    batch.append(more)
-                yield pb.SessionPushes(pushes=batch)
             if self.failure is not None:
                 raise self.failure
         finally:
@@ -104,9 +102,22 @@ class Session:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
+    def _push(self) -> pb.SessionPush:
+        """A new push, to be filled in place now (before any await), in the open message."""
+        out = self._out
+        if not out or len(out[-1].pushes) >= MAX_PUSHES_PER_MESSAGE:
+            out.append(pb.SessionPushes())
+        self._ready.set()
+        return out[-1].pushes.add()
+
+    def _end(self) -> None:
+        """Send what is ready, then end the stream."""
+        self._ending = True
+        self._ready.set()
+
     async def _close_on(self, event: asyncio.Event) -> None:
         await event.wait()
-        self.pushes.put_nowait(_END)
+        self._end()
 
     async def _read(self, requests: AsyncIterator[Any]) -> None:
         try:
@@ -133,7 +144,7 @@ class Session:
         except MatchError as e:
             self.failure = e
         finally:
-            self.pushes.put_nowait(_END)
+            self._end()
 
     # ------------------------------------------------------------------ seats
 
@@ -220,10 +231,11 @@ class Session:
             seat.events += convert.events_for(record.game, version, step.events, seat.seat,
                                               shown=shown)
         if record.finished:
-            self.pushes.put_nowait(pb.SessionPush(finished=pb.SeatFinished(
-                match_id=match_id, seat=seat.seat, version=version, events=seat.events,
-                view=convert.match_view(record, seat.seat),
-                receipt=receipts.to_pb(self.engine.receipt(step)))))
+            done = self._push().finished
+            done.match_id, done.seat, done.version = match_id, seat.seat, version
+            done.events.extend(seat.events)
+            convert.match_view(record, seat.seat, into=done.view)
+            _receipt(done, self.engine.receipt(step))
             return
         if version < seat.from_version or not record.started:
             return
@@ -231,11 +243,13 @@ class Session:
         legal = game.legal_commands(record.state, seat.seat)
         if not legal:
             return
-        self.pushes.put_nowait(pb.SessionPush(decision=pb.Decision(
-            match_id=match_id, seat=seat.seat, version=version, events=seat.events,
-            view=convert.match_view(record, seat.seat, lean=seat.lean),
-            moves=[convert.move_from_command(game, c) for c in legal],
-            receipt=None if seat.skip_receipts else receipts.to_pb(self.engine.receipt(step)))))
+        decision = self._push().decision
+        decision.match_id, decision.seat, decision.version = match_id, seat.seat, version
+        decision.events.extend(seat.events)
+        convert.match_view(record, seat.seat, lean=seat.lean, into=decision.view)
+        decision.moves.extend([convert.move_from_command(game, c) for c in legal])
+        if not seat.skip_receipts:
+            _receipt(decision, self.engine.receipt(step))
         seat.events, seat.lean = [], True
 
     # ------------------------------------------------------------------ moves
@@ -270,7 +284,14 @@ class Session:
                                  session=True)
 
     def _refuse(self, error: MatchError, match_id: str, seat: int, command_id: str) -> None:
-        self.pushes.put_nowait(pb.SessionPush(refusal=pb.SessionRefusal(
-            match_id=bounded(match_id), seat=seat, command_id=bounded(command_id),
-            code=STATUS[error.kind].value[0], reason=error.code,
-            message=bounded(error.message, 1024))))
+        refusal = self._push().refusal
+        refusal.match_id, refusal.seat = bounded(match_id), seat
+        refusal.command_id, refusal.code = bounded(command_id), STATUS[error.kind].value[0]
+        refusal.reason, refusal.message = error.code, bounded(error.message, 1024)
+
+
+def _receipt(push: pb.Decision | pb.SeatFinished, receipt: Any) -> None:
+    """Put the entry's signed receipt (None: the server signs none) into a push."""
+    made = receipts.to_pb(receipt)
+    if made is not None:
+        push.receipt.CopyFrom(made)
