@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pickle
+import random
 
 import pytest
 
 from kozyr.cards import (
+    ALL_CARDS,
     JOKER,
     Rank,
     Suit,
@@ -67,3 +69,16 @@ def test_masks_round_trip_in_canonical_order() -> None:
     assert mask_of(some) == 1 << 52 | 1 << 10 | 1 << 0 | 1 << 21 | 1 << 51
     assert cards_of(mask_of(some)) == parse_cards("2S QS 10H AC JK")
     assert cards_of(mask_of(deck(53))) == deck(53) and cards_of(0) == ()
+
+
+def test_every_subset_of_a_deck_unpacks_in_index_order() -> None:
+    rng = random.Random(7)
+    for size in range(54):
+        some = rng.sample(ALL_CARDS, size)
+        assert cards_of(mask_of(some)) == tuple(sorted(some, key=lambda c: c.index))
+
+
+def test_a_mask_with_bits_past_the_joker_is_refused() -> None:
+    for bad in (1 << 53, 1 << 55 | 1, 1 << 60):
+        with pytest.raises(ValueError, match="not a mask of cards"):
+            cards_of(bad)

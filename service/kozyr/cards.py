@@ -183,11 +183,24 @@ def mask_of(cards: Iterable[Card]) -> int:
     return m
 
 
+# The cards of each byte of a mask, by byte position and value: hands are unpacked a byte at a
+# time (every view and rebuilt table unpacks several), ~1.5x faster than bit by bit.
+_BYTES: Final = tuple(
+    tuple(tuple(ALL_CARDS[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j < 53)
+          for b in range(256))
+    for i in range(7))
+
+
 def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a bitmask made by `mask_of`, in canonical order (by index)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(ALL_CARDS[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
+    out: tuple[Card, ...] = ()
+    rest = mask
+    for table in _BYTES:
+        if not rest:
+            return out
+        if low := rest & 255:
+            out += table[low]
+        rest >>= 8
+    if rest or mask >> 53:
+        raise ValueError(f"not a mask of cards: {mask:#x}")
+    return out
