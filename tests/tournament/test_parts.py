@@ -7,12 +7,14 @@ import random
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api import convert
 from kozyr.api.convert import TABLE_FIELD, command_from_move, fill, move_from_command
+from kozyr.fairness import RandomStream
 from kozyr.games import GAMES
-from kozyr.tournament.remote import table_message
+from kozyr.tournament.remote import EventReader, table_message
 from kozyr_client.moves import make_move
 from tests.bots.helpers import random_decisions
-from tests.games.helpers import all_commands
+from tests.games.helpers import all_commands, new_match, random_playout
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -43,3 +45,30 @@ def test_a_rebuilt_view_fills_the_table_message_exactly_as_the_service(
         # and a different table gives a different message (the check can fail)
         other = game.view(table.state, (seat + 1 + rng.randrange(players - 1)) % players)
         assert table_message(template, other) != server_side
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_seats_of_one_process_share_the_events_they_were_both_sent(name: str) -> None:
+    game = GAMES[name]
+    state, opening = new_match(game, 2, b"reader-seed")
+    events = opening + [e for *_, made in random_playout(game, state, RandomStream(b"r", "moves"), 2000)
+                        for e in made]
+    reader, alone = EventReader(game), EventReader(game)
+    sent = [convert.events_for(game, 1, events, seat) for seat in (0, 1)]
+    read = [reader.read(sent[0]), reader.read(sent[1])]
+    for seat in (0, 1):
+        assert read[seat] == alone.read(sent[seat]) == [
+            e for e in (game.redact(event, seat) for event in events) if e is not None]
+    shared = [a for a, b in zip(read[0], read[1], strict=True) if a is b]
+    private = [a for a, b in zip(read[0], read[1], strict=True) if a != b]
+    assert shared and private  # the deal differs by seat; the rest is one object for both
+
+
+def test_an_event_reader_forgets_when_full() -> None:
+    game = GAMES["dix"]
+    state, opening = new_match(game, 2, b"reader-seed")
+    reader = EventReader(game)
+    reader.KEEP = 2
+    sent = convert.events_for(game, 1, opening, 0)
+    assert len(sent) > 2 and reader.read(sent) == reader.read(sent)
+    assert len(reader._known) <= 2

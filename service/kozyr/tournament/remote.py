@@ -134,16 +134,45 @@ class ViewMismatch(RuntimeError):
 # ---------------------------------------------------------------------------- one seat
 
 
+class EventReader:
+    """A game's events decoded from the JSON the server sends, the last few thousand kept: the
+    seats of a match played from one process are sent the same public events (a card played,
+    a trick won), and each was decoded once per seat. Events are immutable, so seats share
+    them; a seat only ever gets an event it was itself sent."""
+
+    KEEP = 4096
+
+    def __init__(self, game: AnyGame) -> None:
+        self.registry = Registry(game.EVENT_TYPES)
+        self.names = {class_of(cls).__name__ for cls in game.EVENT_TYPES}
+        self._known: dict[str, Any] = {}
+
+    def read(self, events: Any) -> list[Any]:
+        """The game's events among some Event messages (the service's own are skipped)."""
+        out, known = [], self._known
+        for event in events:
+            if event.type in self.names:
+                data = event.data_json
+                decoded = known.get(data)
+                if decoded is None:
+                    decoded = self.registry.decode(json.loads(data))
+                    if len(known) >= self.KEEP:
+                        known.clear()
+                    known[data] = decoded
+                out.append(decoded)
+        return out
+
+
 class SeatMind:
     """A bot's side of one seat: the seat's own history from the events it is sent, its view
     rebuilt from them and checked against the server's, and the bot's choice."""
 
-    def __init__(self, game: AnyGame, seat: int, bot: Bot) -> None:
+    def __init__(self, game: AnyGame, seat: int, bot: Bot,
+                 reader: EventReader | None = None) -> None:
         self.game = game
         self.seat = seat
         self.bot = bot
-        self.registry = Registry(game.EVENT_TYPES)
-        self.names = {class_of(cls).__name__ for cls in game.EVENT_TYPES}
+        self.reader = reader or EventReader(game)
         self.history: list[Any] = []
         self.info = seat_info(game, seat)
         self.moves = 0
@@ -151,9 +180,7 @@ class SeatMind:
 
     def heard(self, events: Any) -> None:
         """Events the seat was sent (the service's own are skipped)."""
-        for event in events:
-            if event.type in self.names:
-                self.history.append(self.registry.decode(json.loads(event.data_json)))
+        self.history += self.reader.read(events)
 
     def choose(self, view: pb.MatchView, moves: Any) -> pb.Move:
         """The bot's move on the view the server sent, after checking the rebuilt one."""

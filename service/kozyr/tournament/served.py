@@ -34,7 +34,7 @@ from kozyr.bots import make_bot, parse_spec
 from kozyr.fairness import RandomStream
 from kozyr.games import get_game
 from kozyr.tournament.model import MatchResult, Tournament
-from kozyr.tournament.remote import SeatMind, next_connection, prearranged
+from kozyr.tournament.remote import EventReader, SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, KozyrError, PlaySession, match_request
 
@@ -93,6 +93,7 @@ class _Window:
         self.game = get_game(t.game)
         self.client = client
         self.minds: dict[tuple[str, int], SeatMind] = {}
+        self.reader = EventReader(self.game)  # shared by the window's seats
         self.fixtures: dict[str, Fixture] = {}
         self.open: dict[str, int] = {}  # match id -> seats not finished yet
         self.finals: dict[str, pb.MatchView] = {}
@@ -145,7 +146,7 @@ class _Window:
             for s, p in enumerate(fixture.lineup):
                 bot = make_bot(parse_spec(t.players[p]), game, s,
                                bot_seed(t.master, fixture.index, s))
-                self.minds[(match_id, s)] = SeatMind(game, s, bot)
+                self.minds[(match_id, s)] = SeatMind(game, s, bot, self.reader)
                 seats.append((match_id, s, created.tokens[s], 0))
         self.session.add_many(seats)
 
