@@ -51,8 +51,8 @@ def test_a_rebuilt_view_fills_the_table_message_exactly_as_the_service(
 def test_seats_of_one_process_share_the_events_they_were_both_sent(name: str) -> None:
     game = GAMES[name]
     state, opening = new_match(game, 2, b"reader-seed")
-    events = opening + [e for *_, made in random_playout(game, state, RandomStream(b"r", "moves"), 2000)
-                        for e in made]
+    moves = RandomStream(b"r", "moves")
+    events = opening + [e for *_, made in random_playout(game, state, moves, 2000) for e in made]
     reader, alone = EventReader(game), EventReader(game)
     sent = [convert.events_for(game, 1, events, seat) for seat in (0, 1)]
     read = [reader.read(sent[0]), reader.read(sent[1])]
@@ -66,7 +66,7 @@ def test_seats_of_one_process_share_the_events_they_were_both_sent(name: str) ->
 
 def test_an_event_reader_forgets_when_full() -> None:
     game = GAMES["dix"]
-    state, opening = new_match(game, 2, b"reader-seed")
+    _, opening = new_match(game, 2, b"reader-seed")
     reader = EventReader(game)
     reader.KEEP = 2
     sent = convert.events_for(game, 1, opening, 0)
