@@ -28,10 +28,11 @@ def fill_clock(msg: pb.MatchView, record: MatchRecord) -> None:
     decision, the deadline as a timestamp (all from the log, so a view never depends on when
     it was made)."""
     terms = record.terms
-    days = terms.limit_ms // clock.DAY_MS if terms.clock == "CORRESPONDENCE" else 0
-    msg.time_control.CopyFrom(pb.TimeControl(
-        kind=KIND_OF[terms.clock], limit_ms=terms.limit_ms, bank_ms=terms.bank_ms,
-        increment_ms=terms.increment_ms, days=days))
+    control = msg.time_control  # set in place: every pushed decision fills one
+    control.kind, control.limit_ms = KIND_OF[terms.clock], terms.limit_ms
+    control.bank_ms, control.increment_ms = terms.bank_ms, terms.increment_ms
+    if terms.clock == "CORRESPONDENCE":
+        control.days = terms.limit_ms // clock.DAY_MS
     msg.timeout_policy = POLICY_OF[terms.policy]
     msg.clock_since_ms = record.clock.since_ms
     msg.remaining_ms.extend(clock.remaining(record, record.clock.since_ms))

@@ -186,6 +186,8 @@ def deadline(record: MatchRecord) -> Due | None:
         if terms.expire_ms and record.open_seats:
             return Due(clock.created_ms + terms.expire_ms, "EXPIRY")
         return None
+    if terms.clock == "NONE" and not clock.botted and not any(terms.bots):
+        return None  # nothing below can be due (asked several times a move: skip to_act)
     seat = record.game.to_act(record.state)
     if seat is None:
         return None
