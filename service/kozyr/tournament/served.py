@@ -39,7 +39,7 @@ from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, KozyrError, PlaySession, match_request
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
-AT_ONCE = 64  # matches in play on one session
+AT_ONCE = 128  # matches in play on one session (128 used ~6 % less CPU a move than 64)
 BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many
 
 
