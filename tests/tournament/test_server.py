@@ -165,8 +165,11 @@ def test_an_interrupted_served_tournament_keeps_the_matches_in_play(
         server: ServerThread) -> None:
     # Worker processes tell each match's end as it comes (progress within a long chunk), and
     # the first Ctrl-C stops them creating matches: those in play end and are kept.
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 400,
-                   2)
+    # More fixtures than the workers' sessions hold in play at once (2 x SESSIONS x AT_ONCE).
+    total = 800
+    assert total > 2 * served.SESSIONS * served.AT_ONCE
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate",
+                   total, 2)
     reported: list[int] = []
 
     def stop_early(done: int) -> None:
@@ -175,8 +178,8 @@ def test_an_interrupted_served_tournament_keeps_the_matches_in_play(
             raise KeyboardInterrupt
 
     result = run(t, workers=2, server=server.address, on_progress=stop_early)
-    assert result.interrupted and reported[0] < 400
-    assert 3 <= len(result.results) < 400
+    assert result.interrupted and reported[0] < total
+    assert 3 <= len(result.results) < total
     local = {r.index: r for r in run(t, workers=1).results}
     for r in result.results:
         assert (r.winners, r.scores, r.moves) == (local[r.index].winners,
