@@ -171,6 +171,30 @@ def test_views_hide_what_a_seat_cannot_see(name: str) -> None:
     run()
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_zones_left_out_of_with_zones_keep_their_cards(name: str) -> None:
+    """Placing only some zones is placing all of them with the others as they were."""
+    @settings(max_examples=10)
+    @given(matches(name))
+    def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
+        game, players, options, seed = match
+        state, _ = new_match(game, players, seed, options)
+        stream = RandomStream(seed, "swap")
+        states = [state] + [s for s, *_ in random_playout(
+            game, state, RandomStream(seed, "moves"), step_bound(game, state.config))]
+        for s in states[:: max(1, len(states) // 12)]:
+            assert game.with_zones(s, {}) == s
+            for viewer in range(players):
+                swapped = swap_hidden(game, s, viewer, stream)
+                if swapped is None:
+                    continue
+                whole = game.zones(swapped)
+                some = {k: whole[k] for k in game.hidden_zones(s, viewer) if k in whole}
+                assert game.with_zones(s, some) == swapped
+
+    run()
+
+
 def swap_hidden(game: Game, state: Any, viewer: int | None, stream: RandomStream) -> Any:
     """The state with two hidden cards (from different hidden zones) exchanged, or None."""
     zones = {k: list(v) for k, v in game.zones(state).items()}

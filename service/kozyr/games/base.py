@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from kozyr.cards import Card, Suit
+from kozyr.cards import Card, Suit, mask_of
 from kozyr.fairness import FIRST_DEALER, RandomStream
 
 # A game's own frozen dataclasses: each rules module binds these to its own types.
@@ -246,7 +246,8 @@ class Game(Protocol[ConfigT, StateT, CommandT, EventT, ViewT]):
         ...
 
     def with_zones(self, state: StateT, zones: Mapping[str, tuple[Card, ...]]) -> StateT:
-        """The state with its cards placed as `zones` says (same names and sizes as `zones`).
+        """The state with its cards placed as `zones` says (names and sizes of `zones`; a zone
+        left out keeps its cards).
 
         Used to swap hidden cards in tests and to sample what a seat cannot see (bots).
         """
@@ -275,6 +276,12 @@ class Game(Protocol[ConfigT, StateT, CommandT, EventT, ViewT]):
 
 # The contract with its types erased: what the engine, the API and the tools hold.
 AnyGame = Game[Any, Any, Any, Any, Any]
+
+
+def zone_mask(new: Mapping[str, Sequence[Card]], zone: str, kept: int) -> int:
+    """For `with_zones`: the mask of a zone's new cards, or `kept` when `new` leaves it out."""
+    cards = new.get(zone)
+    return kept if cards is None else mask_of(cards)
 
 
 def fold(

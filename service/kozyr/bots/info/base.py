@@ -67,7 +67,6 @@ class SeatInfo(ABC):
         self._skeleton_hand = -1  # the hand (count of deals) the skeleton belongs to
         self._exact = False  # the skeleton is what folding the hand from its deal gives
         self._hands = 0  # deals seen
-        self._zones: Zones = {}
 
     # ------------------------------------------------------------------ reading the history
 
@@ -151,20 +150,14 @@ class SeatInfo(ABC):
             state = self.game.evolve(self._prefix, self._complete_deal(hidden))
             state = fold(self.game, self._hand[1:], state)
         self._exact = not go_on or (self.exact_steps and self._exact)
-        zones = dict(self.game.zones(state))
-        zones.update(hidden)
-        self._skeleton = self.game.with_zones(state, zones)
-        self._zones = zones
+        self._skeleton = self.game.with_zones(state, hidden)  # the seen zones stay as folded
         self._skeleton_at, self._skeleton_len = self.seen, len(self._hand)
         self._skeleton_hand = self._hands
         return self._skeleton
 
     def sample(self, rng: random.Random) -> State:
         """A random full state consistent with what the seat saw (a determinization)."""
-        skeleton = self.state()
-        zones = dict(self._zones)
-        zones.update(self._draw(rng))
-        return self.game.with_zones(skeleton, zones)
+        return self.game.with_zones(self.state(), self._draw(rng))
 
     def view(self, *, quick: bool = False) -> View:
         """The seat's view, rebuilt from its history alone (`quick`: see `state`)."""

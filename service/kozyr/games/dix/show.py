@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
-from kozyr.cards import Card, Suit, cards_of, mask_of
+from kozyr.cards import Card, Suit, cards_of
 from kozyr.games.base import (
     Dealt,
     FirstDealerChosen,
@@ -13,6 +13,7 @@ from kozyr.games.base import (
     Outcome,
     redact_dealt,
     redact_started,
+    zone_mask,
 )
 from kozyr.games.dix.model import (
     _DECK,
@@ -213,17 +214,21 @@ def hidden_zones(state: State, viewer: int | None) -> tuple[str, ...]:
 
 
 def with_zones(state: State, new: Mapping[str, tuple[Card, ...]]) -> State:
-    """The state with its cards placed as `new` says (same zones as `zones` returns)."""
+    """The state with its cards placed as `new` says (zones of `zones`; one left out keeps its
+    cards: a seat's rebuilt table places only what it cannot see)."""
     info = state.info
     if info.turn_up is None:
         return state
-    if new["turn_up"] != (info.turn_up,):
+    if new.get("turn_up", (info.turn_up,)) != (info.turn_up,):
         raise ValueError("the turn-up cannot move: it fixes the hand's trump")
-    deck_ = (*info.deck[: state.pos], *new["stock"])
-    moved = HandInfo(info.number, info.dealer, deck_, info.turn_up, info.trump, info.esuit,
-                     info.erank, info.follow)
     s = state
-    return State(s.match, moved, (mask_of(new["hand0"]), mask_of(new["hand1"])),
-                 (mask_of(new["won0"]), mask_of(new["won1"])), s.pos, tuple(new["trick"]), s.leader,
-                 s.turn, s.tricks, s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens,
-                 s.result)
+    if (stock := new.get("stock")) is not None:
+        info = HandInfo(info.number, info.dealer, (*info.deck[: s.pos], *stock), info.turn_up,
+                        info.trump, info.esuit, info.erank, info.follow)
+    trick = s.trick if (cards := new.get("trick")) is None else tuple(cards)
+    hands = (zone_mask(new, "hand0", s.hands[0]), zone_mask(new, "hand1", s.hands[1]))
+    won = (zone_mask(new, "won0", s.won[0]), zone_mask(new, "won1", s.won[1]))
+    return State(s.match, info, hands, won, s.pos, trick, s.leader, s.turn, s.tricks, s.tens,
+                 s.last_trick, s.last_winner, s.totals, s.match_tens, s.result)
+
+

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kozyr.cards import Card, cards_of, mask_of
+from kozyr.cards import Card, cards_of
 from kozyr.games.base import (
     Dealt,
     FirstDealerChosen,
@@ -12,6 +12,7 @@ from kozyr.games.base import (
     Outcome,
     redact_dealt,
     redact_started,
+    zone_mask,
 )
 from kozyr.games.durak_dice.model import (
     _ATTACK,
@@ -170,23 +171,26 @@ def hidden_zones(state: State, viewer: int | None) -> tuple[str, ...]:
 
 
 def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
-    """The state with its cards placed as `new` says (the zones of `zones`; for tests)."""
+    """The state with its cards placed as `new` says (the zones of `zones`; a zone left out
+    keeps its cards)."""
     s = state
     if s.g.trump_card is None:
         return s
     n = s.m.n
-    known = tuple(mask_of(new[f"known/{p}"]) for p in range(n))
-    hands = tuple(mask_of(new[f"hand/{p}"]) | known[p] for p in range(n))
-    flat = tuple(new["table"])
-    table = tuple(
-        (flat[i], flat[i + 1] if i + 1 < len(flat) else None) for i in range(0, len(flat), 2)
-    )
-    ranks = 0
-    for c in flat:
-        ranks |= _RANK_MASK[c.index]
+    known = tuple(zone_mask(new, f"known/{p}", s.known[p]) for p in range(n))
+    hands = tuple(zone_mask(new, f"hand/{p}", s.hands[p] & ~s.known[p]) | known[p]
+                  for p in range(n))
+    table, ranks = s.table, s.ranks
+    if (flat := new.get("table")) is not None:
+        table = tuple((flat[i], flat[i + 1] if i + 1 < len(flat) else None)
+                      for i in range(0, len(flat), 2))
+        ranks = 0
+        for c in flat:
+            ranks |= _RANK_MASK[c.index]
     return State(
         s.m, s.g, hands, s.phase, s.attacker, s.defender, s.actor, s.k, table, ranks, s.attacks,
-        mask_of(new["discard"]), s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, known,
+        zone_mask(new, "discard", s.discard), s.out, s.fools, s.draws, s.bout, s.last_bout,
+        s.last_taker, known,
     )
 
 

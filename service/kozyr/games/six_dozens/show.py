@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kozyr.cards import Card, cards_of, mask_of
+from kozyr.cards import Card, cards_of
 from kozyr.games.base import (
     Dealt,
     FirstDealerChosen,
@@ -12,6 +12,7 @@ from kozyr.games.base import (
     Outcome,
     redact_dealt,
     redact_started,
+    zone_mask,
 )
 from kozyr.games.six_dozens.model import (
     BankCovered,
@@ -118,14 +119,15 @@ def hidden_zones(state: State, viewer: int | None) -> tuple[str, ...]:
 
 
 def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
-    """The state with its zones replaced (for tests that swap hidden cards)."""
+    """The state with its zones replaced (a zone left out keeps its cards)."""
     s = state
     t = s.table
-    hands = tuple(mask_of(new[f"hand/{p}"]) for p in range(s.match.n))
-    bank = tuple(new["bank"])
-    table = Table(t.hand_number, t.dealer, t.first_mover, tuple(new["stock"]),
-                  mask_of(new["aside"]), t.out_order, t.capitals, t.kitty, t.result)
-    return State(s.match, table, hands, bank[0] if bank else None, mask_of(new["pile"]), s.turn,
+    hands = tuple(zone_mask(new, f"hand/{p}", h) for p, h in enumerate(s.hands))
+    bank = s.bank if (cards := new.get("bank")) is None else (cards[0] if cards else None)
+    stock = t.stock if (rest := new.get("stock")) is None else tuple(rest)
+    table = Table(t.hand_number, t.dealer, t.first_mover, stock, zone_mask(new, "aside", t.aside),
+                  t.out_order, t.capitals, t.kitty, t.result)
+    return State(s.match, table, hands, bank, zone_mask(new, "pile", s.pile), s.turn,
                  s.mover, s.skip_next, s.last)
 
 
