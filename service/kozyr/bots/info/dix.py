@@ -127,6 +127,9 @@ class DixInfo(SeatInfo):
         if rng is not None:
             rng.shuffle(pool)
         need = len(pool) - self.stock_count
+        if not self.voids:  # no suit capped: the first `need` cards (what the loop would pick)
+            k = max(need, 0)
+            return {f"hand{self.opp}": tuple(pool[:k]), "stock": tuple(pool[k:])}
         caps = self.caps()
         esuit = self.esuit
         hand: list[Card] = []
