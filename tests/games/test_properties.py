@@ -154,11 +154,8 @@ def test_views_hide_what_a_seat_cannot_see(name: str) -> None:
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
         game, players, options, seed = match
-        state, _ = new_match(game, players, seed, options)
         stream = RandomStream(seed, "swap")
-        states = [state] + [s for s, *_ in random_playout(
-            game, state, RandomStream(seed, "moves"), step_bound(game, state.config))]
-        for s in states[:: max(1, len(states) // 12)]:
+        for s in sampled_states(game, players, options, seed):
             for viewer in [*range(players), None]:
                 swapped = swap_hidden(game, s, viewer, stream)
                 if swapped is not None:
@@ -178,11 +175,8 @@ def test_zones_left_out_of_with_zones_keep_their_cards(name: str) -> None:
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
         game, players, options, seed = match
-        state, _ = new_match(game, players, seed, options)
         stream = RandomStream(seed, "swap")
-        states = [state] + [s for s, *_ in random_playout(
-            game, state, RandomStream(seed, "moves"), step_bound(game, state.config))]
-        for s in states[:: max(1, len(states) // 12)]:
+        for s in sampled_states(game, players, options, seed):
             assert game.with_zones(s, {}) == s
             for viewer in range(players):
                 swapped = swap_hidden(game, s, viewer, stream)
@@ -193,6 +187,15 @@ def test_zones_left_out_of_with_zones_keep_their_cards(name: str) -> None:
                 assert game.with_zones(s, some) == swapped
 
     run()
+
+
+def sampled_states(game: Game, players: int, options: dict[str, object], seed: bytes
+                   ) -> list[Any]:
+    """About a dozen states spread over a random playout of a new match, its start first."""
+    state, _ = new_match(game, players, seed, options)
+    states = [state] + [s for s, *_ in random_playout(
+        game, state, RandomStream(seed, "moves"), step_bound(game, state.config))]
+    return states[:: max(1, len(states) // 12)]
 
 
 def swap_hidden(game: Game, state: Any, viewer: int | None, stream: RandomStream) -> Any:
