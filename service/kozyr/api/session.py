@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,13 +102,22 @@ class Session:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _push(self) -> pb.SessionPush:
-        """A new push, to be filled in place now (before any await), in the open message."""
+    @contextlib.contextmanager
+    def _push(self) -> Iterator[pb.SessionPush]:
+        """A new push in the open message, filled in place within the block (no await in it);
+        a block that raises leaves no half-filled push behind."""
         out = self._out
         if not out or len(out[-1].pushes) >= MAX_PUSHES_PER_MESSAGE:
             out.append(pb.SessionPushes())
+        pushes = out[-1].pushes
+        try:
+            yield pushes.add()
+        except BaseException:
+            del pushes[-1]
+            if not pushes:
+                out.pop()  # the message was opened for it
+            raise
         self._ready.set()
-        return out[-1].pushes.add()
 
     def _end(self) -> None:
         """Send what is ready, then end the stream."""
@@ -231,11 +240,12 @@ class Session:
             seat.events += convert.events_for(record.game, version, step.events, seat.seat,
                                               shown=shown)
         if record.finished:
-            done = self._push().finished
-            done.match_id, done.seat, done.version = match_id, seat.seat, version
-            done.events.extend(seat.events)
-            convert.match_view(record, seat.seat, into=done.view)
-            _receipt(done, self.engine.receipt(step))
+            with self._push() as push:
+                done = push.finished
+                done.match_id, done.seat, done.version = match_id, seat.seat, version
+                done.events.extend(seat.events)
+                convert.match_view(record, seat.seat, into=done.view)
+                _receipt(done, self.engine.receipt(step))
             return
         if version < seat.from_version or not record.started:
             return
@@ -243,13 +253,14 @@ class Session:
         legal = game.legal_commands(record.state, seat.seat)
         if not legal:
             return
-        decision = self._push().decision
-        decision.match_id, decision.seat, decision.version = match_id, seat.seat, version
-        decision.events.extend(seat.events)
-        convert.match_view(record, seat.seat, lean=seat.lean, into=decision.view)
-        decision.moves.extend([convert.move_from_command(game, c) for c in legal])
-        if not seat.skip_receipts:
-            _receipt(decision, self.engine.receipt(step))
+        with self._push() as push:
+            decision = push.decision
+            decision.match_id, decision.seat, decision.version = match_id, seat.seat, version
+            decision.events.extend(seat.events)
+            convert.match_view(record, seat.seat, lean=seat.lean, into=decision.view)
+            decision.moves.extend([convert.move_from_command(game, c) for c in legal])
+            if not seat.skip_receipts:
+                _receipt(decision, self.engine.receipt(step))
         seat.events, seat.lean = [], True
 
     # ------------------------------------------------------------------ moves
@@ -284,10 +295,11 @@ class Session:
                                  session=True)
 
     def _refuse(self, error: MatchError, match_id: str, seat: int, command_id: str) -> None:
-        refusal = self._push().refusal
-        refusal.match_id, refusal.seat = bounded(match_id), seat
-        refusal.command_id, refusal.code = bounded(command_id), STATUS[error.kind].value[0]
-        refusal.reason, refusal.message = error.code, bounded(error.message, 1024)
+        with self._push() as push:
+            refusal = push.refusal
+            refusal.match_id, refusal.seat = bounded(match_id), seat
+            refusal.command_id, refusal.code = bounded(command_id), STATUS[error.kind].value[0]
+            refusal.reason, refusal.message = error.code, bounded(error.message, 1024)
 
 
 def _receipt(push: pb.Decision | pb.SeatFinished, receipt: Any) -> None:
