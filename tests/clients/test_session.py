@@ -16,6 +16,11 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.config import ServerConfig
+from kozyr.games import get_game, jsontext
+from kozyr.games.codec import encode
+from kozyr.match.log import Entry
+from kozyr.match.record import apply_entry
+from kozyr.tournament.remote import EventReader
 from kozyr_client import KozyrClient, KozyrError, PlaySession
 from tests.clients.netfault import Proxy
 from tests.conftest import ARBITER, ServerThread
@@ -99,6 +104,38 @@ def test_decisions_carry_receipts_unless_the_seat_asks_for_none(server: ServerTh
         for done in finished.values():
             assert done.HasField("receipt") and done.receipt.key_id == key.key_id
             assert done.receipt.version == done.version
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_game_views_are_the_rules_view_of_the_seat_in_place_of_the_table(
+        server: ServerThread, game: str) -> None:
+    with KozyrClient(server.address) as client:
+        created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])],
+                                      SHORT[game])
+        pushed: list[pb.Decision | pb.SeatFinished] = []
+        session = PlaySession(client, chooser(3), on_event=pushed.append, game_views=True)
+        for seat, token in created.tokens.items():
+            session.add(created.match_id, seat, token)
+        bounded_run(session)
+        log = client.seat(created.match_id, ARBITER).log().entries
+    records, record = {}, None
+    for stored in log:  # the match folded from its full log, version by version
+        record = apply_entry(record, Entry.from_canonical(stored.canonical_json), stored.hash)
+        records[record.version] = record
+    rules = get_game(game)
+    decisions = [p for p in pushed if isinstance(p, pb.Decision)]
+    assert len(decisions) == len(log) - len([e for e in log if '"command_id":""' in
+                                             e.canonical_json])
+    for d in decisions:
+        assert d.view.WhichOneof("table") is None  # no table: the game view stands for it
+        assert (d.view.status, d.view.to_act, d.view.version) == (
+            pb.MATCH_STATUS_PLAYING, d.seat, d.version)
+        # Exactly what a bot inside the server is given: the rules' view of that seat alone.
+        expected = rules.view(records[d.version].state, d.seat)
+        assert json.loads(d.game_view_json) == json.loads(jsontext.dumps(encode(expected)))
+        assert EventReader(rules).view(d.game_view_json) == expected
+    # The finished seats' final views still have their tables.
+    assert all(p.view.WhichOneof("table") for p in pushed if isinstance(p, pb.SeatFinished))
 
 
 def test_seats_added_while_the_session_runs_are_played_until_it_is_closed(

@@ -153,13 +153,14 @@ def _move_from_command(game: Game, command: Any) -> pb.Move:
 
 def match_view(
     record: MatchRecord, viewer: int | None, game_view: Any | None = None, *,
-    lean: bool = False, into: pb.MatchView | None = None,
+    lean: bool = False, into: pb.MatchView | None = None, table: bool = True,
 ) -> pb.MatchView:
     """The MatchView of a record for a seat (or spectator/arbiter when viewer is None),
     filled into `into` when given (an empty view inside the message that carries it).
 
     `lean` (a started match) leaves out what no move changes: players, options, prearranged
-    and the seed commitment, which the caller has from an earlier view."""
+    and the seed commitment, which the caller has from an earlier view. `table=False` leaves
+    out the game's table (a session seat that takes game views)."""
     game = record.game
     msg = pb.MatchView() if into is None else into
     msg.match_id, msg.game, msg.version = record.match_id, game.NAME, record.version
@@ -191,9 +192,17 @@ def match_view(
         clockview.outcome_fields(msg.outcome, outcome.termination, outcome.seats)
         if not record.started:  # an expired or aborted match that never started
             return msg
+    if not table:
+        return msg
     view = game_view if game_view is not None else game.view(record.state, viewer)
     fill(getattr(msg, TABLE_FIELD[game.NAME]), view)
     return msg
+
+
+def game_view_json(record: MatchRecord, seat: int) -> str:
+    """The seat's view as the rules give it to a bot, in the games' JSON form (that of the
+    events' data_json): Decision.game_view_json."""
+    return jsontext.dumps(encode(record.game.view(record.state, seat)))
 
 
 def fill(msg: Message, obj: Any) -> Message:

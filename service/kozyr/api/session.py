@@ -55,6 +55,7 @@ class _Seat:
     seen: int = -1  # the last version whose step it heard (a restarted follower skips it)
     events: list[pb.Event] = field(default_factory=list)  # since its last push
     lean: bool = False  # its views leave out what it was sent already
+    game_views: bool = False  # its decisions carry game_view_json, their views no table
 
 
 class Session:
@@ -186,7 +187,8 @@ class Session:
                 continue
             # Added again (a resume on the same stream): it starts over from its version.
             seat = self.seats[key] = _Seat(viewer.seat, wanted.from_version,
-                                           wanted.skip_events, wanted.skip_receipts)
+                                           wanted.skip_events, wanted.skip_receipts,
+                                           game_views=wanted.game_views)
             touched.setdefault(wanted.match_id, []).append(seat)
         for match_id, added in touched.items():
             self._follow(match_id, added)
@@ -257,7 +259,10 @@ class Session:
             decision = push.decision
             decision.match_id, decision.seat, decision.version = match_id, seat.seat, version
             decision.events.extend(seat.events)
-            convert.match_view(record, seat.seat, lean=seat.lean, into=decision.view)
+            convert.match_view(record, seat.seat, lean=seat.lean, into=decision.view,
+                               table=not seat.game_views)
+            if seat.game_views:
+                decision.game_view_json = convert.game_view_json(record, seat.seat)
             decision.moves.extend([convert.move_from_command(game, c) for c in legal])
             if not seat.skip_receipts:
                 _receipt(decision, self.engine.receipt(step))

@@ -8,7 +8,8 @@ only what the server sends that token:
 - its legal moves from ListLegalMoves, converted back into the game's commands.
 The seat's view is rebuilt from those events (kozyr.bots.info: the same code the search uses)
 and checked field by field against the table the server sent in the same update, so the bot's
-observation is exactly the in-process one, and a divergence stops the tournament loudly.
+observation is exactly the in-process one, and a divergence stops the tournament loudly. (A
+PlaySession seat can be sent the rules' view itself instead: see served.py.)
 
 Duplicate deals through a server: the server draws its own seed, so the fixture's deal is
 passed as prearranged decks (docs/rules.md R-3) — the decks the rules derive from the deal's match
@@ -24,6 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import typing
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -39,7 +41,7 @@ from kozyr.cards import deck
 from kozyr.fairness import RandomStream, deal_label, dice_label
 from kozyr.games import get_game
 from kozyr.games.base import AnyGame, Dealt, FirstDealerChosen
-from kozyr.games.codec import Registry, class_of
+from kozyr.games.codec import Registry, class_of, decode_as
 from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr_client import KozyrClient, SeatClient, Watch, spread_connections
@@ -145,7 +147,12 @@ class EventReader:
     def __init__(self, game: AnyGame) -> None:
         self.registry = Registry(game.EVENT_TYPES)
         self.names = {class_of(cls).__name__ for cls in game.EVENT_TYPES}
+        self.view_type = typing.get_type_hints(game.view)["return"]
         self._known: dict[str, Any] = {}
+
+    def view(self, text: str) -> Any:
+        """A game view sent in the games' JSON form (Decision.game_view_json)."""
+        return decode_as(self.view_type, json.loads(text))
 
     def read(self, events: Any) -> list[Any]:
         """The game's events among some Event messages (the service's own are skipped)."""
@@ -165,7 +172,8 @@ class EventReader:
 
 class SeatMind:
     """A bot's side of one seat: the seat's own history from the events it is sent, its view
-    rebuilt from them and checked against the server's, and the bot's choice."""
+    (the one the server sends with game views, else rebuilt from the events and checked
+    against the server's table), and the bot's choice."""
 
     def __init__(self, game: AnyGame, seat: int, bot: Bot,
                  reader: EventReader | None = None) -> None:
@@ -182,8 +190,17 @@ class SeatMind:
         """Events the seat was sent (the service's own are skipped)."""
         self.history += self.reader.read(events)
 
-    def choose(self, view: pb.MatchView, moves: Any) -> pb.Move:
-        """The bot's move on the view the server sent, after checking the rebuilt one."""
+    def choose(self, view: pb.MatchView, moves: Any, game_view_json: str = "") -> pb.Move:
+        """The bot's move: on the game view the server sent (`game_view_json`), or else on
+        the view rebuilt from the seat's events, once it agrees with the server's table."""
+        seen = self.reader.view(game_view_json) if game_view_json else self._rebuilt(view)
+        commands = tuple(convert.command_from_move(self.game, m) for m in moves)
+        command = self.bot.choose(Seat(self.game, self.seat, seen, tuple(self.history),
+                                       commands))
+        self.moves += 1
+        return convert.move_from_command(self.game, command)
+
+    def _rebuilt(self, view: pb.MatchView) -> Any:
         self.info.update(self.history)
         sent = getattr(view, self.field)
         # The quick rebuild goes on from the last decision's; where it can be wrong (see
@@ -194,11 +211,7 @@ class SeatMind:
             if not _agrees(sent, rebuilt, view.to_act):
                 raise ViewMismatch(f"seat {self.seat} at version {view.version}: the view "
                                    "rebuilt from its events differs from the server's")
-        commands = tuple(convert.command_from_move(self.game, m) for m in moves)
-        command = self.bot.choose(Seat(self.game, self.seat, rebuilt, tuple(self.history),
-                                       commands))
-        self.moves += 1
-        return convert.move_from_command(self.game, command)
+        return rebuilt
 
 
 def _agrees(sent: Message, rebuilt: Any, to_act: int) -> bool:

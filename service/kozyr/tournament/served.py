@@ -13,9 +13,10 @@ half the CPU per move on both sides (/tmp harness, 2026-12-03).
 Each match is a real, stored match with the fixture's deal prearranged (or dealt by the server
 with `deals="seeded"`, see kozyr.tournament.remote). The server pushes each decision (the
 seat's view, its legal moves and the events it was sent since its last decision), the seat's
-bot answers. Each seat still sees only what its own token is sent: its observation is rebuilt
-from its events and checked against the server's table (remote.SeatMind), exactly as over
-unary calls. With `--save-dir` (a seat's receipts are kept) the matches are played as in
+bot answers. Each seat still sees only what its own token is sent: its view is the one the
+server sends it (`game_views`: the rules' view of the seat, the value an in-process bot is given;
+rebuilding it from the events and checking it against the table, as over unary calls, was about
+a quarter of a client's CPU per decision), its history its own events. With `--save-dir` (a seat's receipts are kept) the matches are played as in
 remote.py.
 
 With `--server-bots` no client plays: see kozyr.tournament.serverbots.
@@ -99,7 +100,8 @@ class _Window:
         self.finals: dict[str, pb.MatchView] = {}
         self.ended: queue.SimpleQueue[str | BaseException] = queue.SimpleQueue()
         # None is kept without --save-dir; each seat's final push still carries one.
-        self.session = PlaySession(client, self._choose, on_event=self._heard, receipts=False)
+        self.session = PlaySession(client, self._choose, on_event=self._heard, receipts=False,
+                                   game_views=True)
 
     def play(self, fixtures: Sequence[Fixture], stopping: Callable[[], bool],
              heard: Callable[[MatchResult], object]) -> list[MatchResult]:
@@ -153,7 +155,7 @@ class _Window:
     def _choose(self, decision: pb.Decision) -> pb.Move:
         mind = self.minds[(decision.match_id, decision.seat)]
         mind.heard(decision.events)
-        return mind.choose(decision.view, decision.moves)
+        return mind.choose(decision.view, decision.moves, decision.game_view_json)
 
     def _heard(self, push: pb.Decision | pb.SeatFinished) -> None:
         """From the session's thread: a seat finished; its match ended once all of them did."""

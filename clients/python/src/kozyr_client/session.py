@@ -55,10 +55,13 @@ class PlaySession:
     def __init__(self, client: KozyrClient, choose: Callable[[pb.Decision], pb.Move],
                  *, backoff: Backoff | None = None,
                  on_event: Callable[[pb.Decision | pb.SeatFinished], None] | None = None,
-                 receipts: bool = True) -> None:
+                 receipts: bool = True, game_views: bool = False) -> None:
         self.client = client
         # False: decisions come without receipts (each seat's final push still has one).
         self.receipts = receipts
+        # True: decisions carry the seat's view in the games' JSON form (game_view_json), as
+        # a bot inside the server is given it, and their MatchView no table.
+        self.game_views = game_views
         self.choose = choose
         self.on_event = on_event
         self.backoff = backoff or client.backoff
@@ -131,7 +134,8 @@ class PlaySession:
     def _seats_message(self, seats: list[SessionSeat]) -> pb.SessionRequest:
         return pb.SessionRequest(seats=[
             pb.SessionSeat(match_id=s.match_id, seat=s.seat, token=s.token,
-                           from_version=s.version, skip_receipts=not self.receipts)
+                           from_version=s.version, skip_receipts=not self.receipts,
+                           game_views=self.game_views)
             for s in seats])
 
     def _requests(self, outbox: queue.SimpleQueue[pb.SessionRequest | None]

@@ -2046,6 +2046,7 @@ class SessionSeat(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     SKIP_EVENTS_FIELD_NUMBER: _builtins.int
     SKIP_RECEIPTS_FIELD_NUMBER: _builtins.int
+    GAME_VIEWS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     token: _builtins.str
@@ -2063,6 +2064,12 @@ class SessionSeat(_message.Message):
     entry's hash chains every earlier one): a bot that keeps no receipts spares the server
     signing each entry for it.
     """
+    game_views: _builtins.bool
+    """True: this seat's decisions carry its view as the rules give it to a bot
+    (Decision.game_view_json), and Decision.view leaves the game's table out (its status,
+    to_act, clock and the match's fields still come): a bot that plays the rules' own view
+    needs neither the table nor to rebuild its view from the events.
+    """
     def __init__(
         self,
         *,
@@ -2072,10 +2079,11 @@ class SessionSeat(_message.Message):
         seat: _builtins.int = ...,
         skip_events: _builtins.bool = ...,
         skip_receipts: _builtins.bool = ...,
+        game_views: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "match_id", b"match_id", "seat", b"seat", "skip_events", b"skip_events", "skip_receipts", b"skip_receipts", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_views", b"game_views", "match_id", b"match_id", "seat", b"seat", "skip_events", b"skip_events", "skip_receipts", b"skip_receipts", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2164,12 +2172,18 @@ class Decision(_message.Message):
     MOVES_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     RECEIPT_FIELD_NUMBER: _builtins.int
+    GAME_VIEW_JSON_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     seat: _builtins.int
     """The seat that must move."""
     version: _builtins.int
     """The version the decision is at (answer with SessionMove.version = this)."""
+    game_view_json: _builtins.str
+    """With SessionSeat.game_views: the seat's view in the games' JSON form (the form of
+    Event.data_json: "type", then the view's fields, cards as codes such as "10H"), exactly
+    what a bot inside the server is given; it holds only what the seat may see.
+    """
     @_builtins.property
     def view(self) -> Global___MatchView:
         """The seat's view now."""
@@ -2196,10 +2210,11 @@ class Decision(_message.Message):
         moves: _abc.Iterable[Global___Move] | None = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
         receipt: Global___Receipt | None = ...,
+        game_view_json: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "match_id", b"match_id", "moves", b"moves", "receipt", b"receipt", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_view_json", b"game_view_json", "match_id", b"match_id", "moves", b"moves", "receipt", b"receipt", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
