@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import typing
 from collections import Counter
 from typing import Any
 
@@ -22,9 +23,9 @@ from hypothesis import strategies as st
 
 from kozyr.cards import deck
 from kozyr.fairness import RandomStream
-from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions, fold
+from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions, fold, jsontext
 from kozyr.games.base import OptionSpec
-from kozyr.games.codec import Registry, encode
+from kozyr.games.codec import Registry, decode_as, encode
 from tests.games.helpers import all_commands, new_match, random_playout
 
 GAME_NAMES = sorted(GAMES)
@@ -185,6 +186,32 @@ def test_zones_left_out_of_with_zones_keep_their_cards(name: str) -> None:
                 whole = game.zones(swapped)
                 some = {k: whole[k] for k in game.hidden_zones(s, viewer) if k in whole}
                 assert game.with_zones(s, some) == swapped
+
+    run()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_views_decode_back_from_their_json(name: str) -> None:
+    """A seat's view read back from the JSON a PlaySession sends (game_view_json) is the
+    view itself, for every seat and spectator; the decoder refuses a view with a field
+    missing or a pair of the wrong length."""
+    @settings(max_examples=10)
+    @given(matches(name))
+    def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
+        game, players, options, seed = match
+        view_type = typing.get_type_hints(game.view)["return"]
+        for s in sampled_states(game, players, options, seed):
+            for viewer in [*range(players), None]:
+                view = game.view(s, viewer)
+                data = json.loads(jsontext.dumps(encode(view)))
+                assert decode_as(view_type, data) == view
+        with pytest.raises(ValueError, match="missing field 'hand'"):
+            decode_as(view_type, {k: v for k, v in data.items() if k != "hand"})
+        pairs = [k for k, hint in typing.get_type_hints(view_type).items()
+                 if hint == tuple[int, int]]
+        for k in pairs:
+            with pytest.raises(ValueError, match="expected 2 values"):
+                decode_as(view_type, {**data, k: [*data[k], 0]})
 
     run()
 

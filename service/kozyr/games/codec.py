@@ -14,13 +14,14 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from kozyr.cards import Card, Suit, parse_card
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]
+_MISSING = object()
 
 
 def encode(obj: Any) -> Any:
@@ -132,9 +133,11 @@ def _dataclass_decoder(tp: Any) -> Decoder:
     args = typing.get_args(tp) or (Any,) * len(params)
     bound = dict(zip(params, args, strict=True))
     hints = {name: _bind(hint, bound) for name, hint in typing.get_type_hints(cls).items()}
+    # A plain value (int, str, bool) is taken as it is, without a call: a served bot decodes
+    # every event and view it is sent, most of whose fields are plain.
     fields = [
-        (f.name, _decoder_for(hints[f.name]), f.default is not dataclasses.MISSING
-         or f.default_factory is not dataclasses.MISSING)
+        (f.name, None if (d := _decoder_for(hints[f.name])) is _identity else d,
+         f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
         for f in dataclasses.fields(cls)
         if f.init
     ]
@@ -142,10 +145,12 @@ def _dataclass_decoder(tp: Any) -> Decoder:
     def dec(data: Mapping[str, Any]) -> Any:
         kwargs = {}
         for name, decoder, optional in fields:
-            if name in data:
-                kwargs[name] = decoder(data[name])
-            elif not optional:
-                raise ValueError(f"{cls.__name__}: missing field {name!r}")
+            value = data.get(name, _MISSING)
+            if value is _MISSING:
+                if not optional:
+                    raise ValueError(f"{cls.__name__}: missing field {name!r}")
+            else:
+                kwargs[name] = value if decoder is None else decoder(value)
         return cls(**kwargs)
 
     return dec
@@ -186,10 +191,18 @@ def _decoder_for(tp: Any) -> Decoder:
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             item = _decoder_for(args[0])
-            return lambda v: tuple(item(x) for x in v)
+            return tuple if item is _identity else lambda v: tuple(map(item, v))
         subs = [_decoder_for(a) for a in args]
+        if all(d is _identity for d in subs):
+            return partial(_plain_tuple, len(subs))
         return lambda v: tuple(d(x) for d, x in zip(subs, v, strict=True))
     raise TypeError(f"unsupported field type {tp}")
+
+
+def _plain_tuple(size: int, value: Any) -> tuple[Any, ...]:
+    if len(value) != size:
+        raise ValueError(f"expected {size} values, got {len(value)}")
+    return tuple(value)
 
 
 def _identity(value: Any) -> Any:

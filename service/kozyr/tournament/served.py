@@ -16,8 +16,8 @@ seat's view, its legal moves and the events it was sent since its last decision)
 bot answers. Each seat still sees only what its own token is sent: its view is the one the
 server sends it (`game_views`: the rules' view of the seat, the value an in-process bot is given;
 rebuilding it from the events and checking it against the table, as over unary calls, was about
-a quarter of a client's CPU per decision), its history its own events. With `--save-dir` (a seat's receipts are kept) the matches are played as in
-remote.py.
+a quarter of a client's CPU per decision), its history its own events. With `--save-dir` (a
+seat's receipts are kept) the matches are played as in remote.py.
 
 With `--server-bots` no client plays: see kozyr.tournament.serverbots.
 """
