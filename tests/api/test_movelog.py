@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from structlog.testing import capture_logs
+import logging
+
+import structlog
+from structlog.testing import LogCapture, capture_logs
 
 from kozyr.api.movelog import MoveLog
 
@@ -35,3 +38,25 @@ def test_a_summary_of_creations_alone_has_no_latencies() -> None:
     (summary,) = [line for line in lines if line["event"] == "moves"]
     assert (summary["matches_created"], summary["moves"]) == (1, 0)
     assert "median_latency_ms" not in summary
+
+
+def test_at_info_a_move_has_no_line_and_a_new_level_counts_from_the_next_summary() -> None:
+    now = [0.0]
+    saved = structlog.get_config()
+    captured = LogCapture()
+    try:
+        structlog.configure(processors=[captured], cache_logger_on_first_use=False,
+                            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
+        moves = MoveLog(interval_s=1.0, clock=lambda: now[0])
+        moves.record("OK", 1.0, match_id="m0", seat=0, version=1)
+        moves.record("NOT_YOUR_TURN", 1.0, match_id="m0", seat=1, version=1)
+        assert [e["result"] for e in captured.entries if e["event"] == "move"] == [
+            "NOT_YOUR_TURN"]  # a refusal always has its line
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+        moves.record("OK", 1.0, match_id="m0", seat=0, version=2)  # still the old level
+        now[0] += 1.0
+        moves.record("OK", 1.0, match_id="m0", seat=1, version=3)  # the summary asks again
+        moves.record("OK", 1.0, match_id="m0", seat=0, version=4)
+        assert [e["version"] for e in captured.entries if e["event"] == "move"] == [1, 4]
+    finally:
+        structlog.configure(**saved)

@@ -58,3 +58,26 @@ def test_a_watcher_that_returns_while_its_idle_feed_is_unsubscribed_still_hears_
         assert waiting in done, "the watcher heard no tick for version 2"
 
     asyncio.run(body())
+
+
+def test_a_wait_with_nothing_appended_ends_at_its_timeout_and_others_wait_on() -> None:
+    """No tick comes (as when one is lost): the listener ends each wait past its timeout, so
+    the watcher reads the log again; a wait with a longer timeout goes on waiting."""
+    async def body() -> None:
+        store = MemoryStore()
+        await _append(store, "m1", 1)
+        feeds = Feeds(store)
+        await asyncio.wait_for(feeds.wait("m1", 0, timeout=600.0), 30.0)  # subscribed: at 1
+        loop = asyncio.get_running_loop()
+        short = asyncio.create_task(feeds.wait("m1", 1, timeout=0.2))
+        long = asyncio.create_task(feeds.wait("m1", 1, timeout=600.0))
+        started = loop.time()
+        done, _ = await asyncio.wait({short}, timeout=30.0)
+        assert short in done and loop.time() - started >= 0.2
+        assert not long.done() and await store.version("m1") == 1  # nothing came; it waits on
+        await _append(store, "m1", 2)
+        done, _ = await asyncio.wait({long}, timeout=30.0)
+        feeds.close()
+        assert long in done
+
+    asyncio.run(body())

@@ -27,7 +27,7 @@ from kozyr.api.auth import Arbiter
 from kozyr.api.errors import bounded, refusal, to_status
 from kozyr.api.guard import bearer_values, check_request
 from kozyr.api.lobby import FEED_CURSOR_HEADER
-from kozyr.api.metrics import METRICS
+from kozyr.api.metrics import METRICS, count_move
 from kozyr.api.movelog import MoveLog
 from kozyr.api.presence import Presence
 from kozyr.api.session import Session
@@ -359,7 +359,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                 e.seat = seat
             if not e.match_id:
                 e.match_id = match_id
-            METRICS.moves.labels(game=game_name, result=e.code).inc()
+            count_move(game_name, e.code)
             self.move_log.record(e.code, (time.perf_counter() - started) * 1e3,
                                  match_id=match_id, seat=seat,
                                  command_id=bounded(request.command_id))
@@ -368,7 +368,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         events = convert.events_for(record.game, applied.entry.version, applied.events, seat)
         view = convert.match_view(record, seat, lean=request.lean_view)
         elapsed = time.perf_counter() - started
-        METRICS.moves.labels(game=game_name, result="OK").inc()
+        count_move(game_name, "OK")
         METRICS.latency.observe(elapsed)
         self.move_log.record("OK", elapsed * 1e3, match_id=match_id, seat=seat,
                              command_id=request.command_id, version=applied.entry.version)

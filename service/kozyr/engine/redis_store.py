@@ -16,9 +16,7 @@ by kozyr.engine.redis_connect (one server or a Redis Cluster).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -37,7 +35,7 @@ from kozyr.engine.keys import (
     snapshot_key,
     tick_channel,
 )
-from kozyr.engine.redis_connect import AsyncClient, connect, server_version, translated
+from kozyr.engine.redis_connect import AsyncClient, Gate, connect, server_version, translated
 from kozyr.engine.redis_lane import ScriptLane, laned
 from kozyr.engine.redis_ticks import RedisTicks, ticks_for
 from kozyr.engine.store import AppendStatus, StoredEntry, Ticks
@@ -201,8 +199,8 @@ class RedisStore:
         self._seen: AsyncScript = client.register_script(SEEN_LUA)
         self._next_shard = 0
         self.use_sharded_ticks(sharded)
-        self._gate = asyncio.Semaphore(limit)
-        self._watch_gate = asyncio.Semaphore(watch_limit)
+        self._gate = Gate(limit)
+        self._watch_gate = Gate(watch_limit)
 
     @classmethod
     def from_url(cls, url: str, *, max_connections: int = 64, watch_connections: int = 8,
@@ -237,14 +235,11 @@ class RedisStore:
         if self.cluster:
             self.use_sharded_ticks(await server_version(self.redis) >= (7, 0))
 
-    @contextlib.asynccontextmanager
-    async def slot(self, watch: bool = False) -> AsyncIterator[None]:
+    def slot(self, watch: bool = False) -> Gate:
         """A turn on the moves' pool (the watchers' with `watch`), with redis-py's errors
         translated into MatchError: everything on this store's connections runs inside one,
         so a burst waits at the gate instead of failing (see the class docstring)."""
-        async with self._watch_gate if watch else self._gate:
-            with translated():
-                yield
+        return self._watch_gate if watch else self._gate
 
     async def close(self) -> None:
         """Close both connection pools (and the scripts' own connections)."""
