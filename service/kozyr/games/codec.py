@@ -17,7 +17,7 @@ from enum import Enum
 from functools import cache, partial
 from typing import Any
 
-from kozyr.cards import Card, Suit, parse_card
+from kozyr.cards import ALL_CARDS, Card, Suit, parse_card
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]
@@ -133,27 +133,28 @@ def _dataclass_decoder(tp: Any) -> Decoder:
     args = typing.get_args(tp) or (Any,) * len(params)
     bound = dict(zip(params, args, strict=True))
     hints = {name: _bind(hint, bound) for name, hint in typing.get_type_hints(cls).items()}
-    # A plain value (int, str, bool) is taken as it is, without a call: a served bot decodes
-    # every event and view it is sent, most of whose fields are plain.
-    fields = [
-        (f.name, None if (d := _decoder_for(hints[f.name])) is _identity else d,
-         f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
-        for f in dataclasses.fields(cls)
-        if f.init
-    ]
+    # Written for `cls` like its encoder, one statement per field, and a plain value (int,
+    # str, bool) taken as it is: a served bot decodes every event and view it is sent.
+    lines = ["def dec(data):", "    get = data.get", "    kwargs = {}"]
+    defaults: dict[str, Any] = {"cls": cls, "MISSING": _MISSING, "missing": partial(
+        _missing, cls.__name__)}
+    for k, f in enumerate(f for f in dataclasses.fields(cls) if f.init):
+        decoder = _decoder_for(hints[f.name])
+        value = "v" if decoder is _identity else f"d{k}(v)"
+        defaults[f"d{k}"] = decoder
+        lines.append(f"    v = get({f.name!r}, MISSING)")
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            lines.append(f"    kwargs[{f.name!r}] = missing({f.name!r}) if v is MISSING else "
+                         f"{value}")
+        else:  # left out: the field's default
+            lines.append(f"    if v is not MISSING: kwargs[{f.name!r}] = {value}")
+    lines.append("    return cls(**kwargs)")
+    exec("\n".join(lines), defaults)  # field names are identifiers: nothing else is written
+    return typing.cast(Decoder, defaults["dec"])
 
-    def dec(data: Mapping[str, Any]) -> Any:
-        kwargs = {}
-        for name, decoder, optional in fields:
-            value = data.get(name, _MISSING)
-            if value is _MISSING:
-                if not optional:
-                    raise ValueError(f"{cls.__name__}: missing field {name!r}")
-            else:
-                kwargs[name] = value if decoder is None else decoder(value)
-        return cls(**kwargs)
 
-    return dec
+def _missing(cls_name: str, name: str) -> Any:
+    raise ValueError(f"{cls_name}: missing field {name!r}")
 
 
 def _bind(tp: Any, bound: Mapping[Any, Any]) -> Any:
@@ -167,7 +168,7 @@ def _decoder_for(tp: Any) -> Decoder:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if tp is Card:
-        return parse_card
+        return _card
     if tp is Suit:
         return Suit.parse
     if tp in (int, str, bool, Any):
@@ -187,16 +188,36 @@ def _decoder_for(tp: Any) -> Decoder:
         if len(inner) != 1:
             raise TypeError(f"unsupported union {tp}")
         sub = _decoder_for(inner[0])
+        if sub is _identity:
+            return _identity
         return lambda v: None if v is None else sub(v)
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             item = _decoder_for(args[0])
+            if item is _card:
+                return _cards
             return tuple if item is _identity else lambda v: tuple(map(item, v))
         subs = [_decoder_for(a) for a in args]
         if all(d is _identity for d in subs):
             return partial(_plain_tuple, len(subs))
         return lambda v: tuple(d(x) for d, x in zip(subs, v, strict=True))
     raise TypeError(f"unsupported field type {tp}")
+
+
+_CODES: dict[str, Card] = {c.code: c for c in ALL_CARDS}
+
+
+def _card(code: str) -> Card:
+    # The codec writes canonical codes: a dictionary finds them; parse_card explains the rest.
+    card = _CODES.get(code)
+    return card if card is not None else parse_card(code)
+
+
+def _cards(codes: list[str]) -> tuple[Card, ...]:
+    try:
+        return tuple(map(_CODES.__getitem__, codes))
+    except (KeyError, TypeError):
+        return tuple(map(parse_card, codes))
 
 
 def _plain_tuple(size: int, value: Any) -> tuple[Any, ...]:
