@@ -269,3 +269,57 @@ def test_the_state_cache_stays_within_its_bytes_and_evicted_matches_reload() -> 
             assert await eng.record(match_id) == await stored_record(store, match_id)
 
     run(body)
+
+
+def test_a_sink_is_handed_own_steps_within_their_appends_and_others_come_from_the_log() -> None:
+    """Engine.updates with a sink: the steps this process appends reach the sink before the
+    append returns (no task is woken for them); another process's come through the generator;
+    between them every version comes once, in order; a sink's error ends the follower."""
+    async def body(store: MemoryStore) -> None:
+        own, other = engine(store), engine(store)
+        rng = random.Random(11)
+        match_id = (await own.create("dix", {"single_hand": "true"}, seats("dix"))).match_id
+        handed: list[int] = []
+        yielded: list[int] = []
+
+        async def follow() -> None:
+            async for step in own.updates(match_id, 0, sink=lambda s: handed.append(
+                    s.entry.version)):
+                yielded.append(step.entry.version)
+
+        follower = asyncio.ensure_future(follow())
+        while not yielded:  # the start of the log is read (and the follow is on)
+            await asyncio.sleep(0.01)
+        for n in range(1_000):
+            writer = own if n % 4 else other
+            step = await random_move(writer, match_id, rng, n)
+            if writer is own and step.entry.version in handed:
+                assert handed[-1] == step.entry.version  # before the append returned
+            for _ in range(20):  # let the follower read what the other process appended
+                await asyncio.sleep(0.01)
+                if step.record.finished or step.entry.version in handed + yielded:
+                    break
+            if step.record.finished:
+                break
+        await asyncio.wait_for(follower, 30)
+        assert sorted(handed + yielded) == list(range(1, step.entry.version + 1))
+        assert len(handed) > len(yielded) > 1
+
+        def broken(step: Any) -> None:
+            raise RuntimeError("sink failed")
+
+        match_id = (await own.create("dix", {"single_hand": "true"}, seats("dix"))).match_id
+
+        async def fail() -> None:
+            async for _ in own.updates(match_id, 0, sink=broken):
+                pass
+
+        failing = asyncio.ensure_future(fail())
+        await asyncio.sleep(0.05)
+        await random_move(own, match_id, rng, 0)  # the append itself succeeds
+        with pytest.raises(RuntimeError, match="sink failed"):
+            await asyncio.wait_for(failing, 30)
+        await own.close()
+        await other.close()
+
+    run(body)

@@ -224,13 +224,18 @@ class Session:
 
     async def _run_follower(self, match_id: str, seats: dict[int, _Seat]) -> None:
         """Push the seats' decisions from their versions on, until the match ends."""
+        def hear(step: Any) -> None:
+            shown: dict[int, pb.Event] = {}  # events every seat may see, made once
+            for seat in seats.values():
+                self._step(match_id, seat, step, shown)
+
         try:
             start = max(min(s.from_version for s in seats.values()) - 1, 0)
-            async with contextlib.aclosing(self.engine.updates(match_id, start)) as updates:
+            # The steps this process appends are heard from within their appends (`sink`).
+            async with contextlib.aclosing(
+                    self.engine.updates(match_id, start, sink=hear)) as updates:
                 async for step in updates:
-                    shown: dict[int, pb.Event] = {}  # events every seat may see, made once
-                    for seat in seats.values():
-                        self._step(match_id, seat, step, shown)
+                    hear(step)
                     if step.record.finished:
                         break
         except MatchError as e:

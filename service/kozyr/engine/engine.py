@@ -453,10 +453,14 @@ class Engine:
 
     # ------------------------------------------------------------------ watching
 
-    async def updates(self, match_id: str, from_version: int) -> AsyncGenerator[Step, None]:
+    async def updates(self, match_id: str, from_version: int,
+                      sink: Callable[[Step], object] | None = None
+                      ) -> AsyncGenerator[Step, None]:
         """Every entry after `from_version` with the record after it, waiting for new ones;
         ends after the entry that finishes the match. Reads go through the watchers' own
-        connections, so any number of watchers never starves moves."""
+        connections, so any number of watchers never starves moves. With `sink`, the steps
+        this process appends are handed to it from within their appends (Feeds.follow), in
+        order with the ones yielded: no task is woken for them (a PlaySession's follower)."""
         limits.check_match_id(match_id)
         stored = await self.store.read_watched(match_id, 0)
         if not stored:
@@ -476,12 +480,22 @@ class Engine:
                 yield Step(entry, tuple(decode_events(record.game, entry)), record)
                 if record.finished:
                     return
-            await self.feeds.wait(match_id, version)
-            async for step in self.feeds.own_steps(match_id, version):  # no read, no fold
-                record, version = step.record, step.record.version
-                yield step
-                if record.finished:
+            if sink is not None:
+                last = await self.feeds.follow(match_id, version, sink)
+                for step in [last] if last else []:
+                    record, version = step.record, step.record.version
+                for step in self.feeds.steps_after(match_id, version) or []:
+                    sink(step)  # kept while the follow was not on (no read, no fold)
+                    record, version = step.record, step.record.version
+                if record is not None and record.finished:
                     return
+            else:
+                await self.feeds.wait(match_id, version)
+                async for step in self.feeds.own_steps(match_id, version):  # no read, no fold
+                    record, version = step.record, step.record.version
+                    yield step
+                    if record.finished:
+                        return
             pending = await self.store.read_watched(match_id, version)
 
     def forget_tokens(self, match_id: str | None = None, digest: str | None = None) -> None:

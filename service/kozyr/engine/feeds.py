@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
 import structlog
 
@@ -32,16 +32,29 @@ from kozyr.match.lifecycle import Step
 log = structlog.get_logger("kozyr.feeds")
 POLL = 0.05  # seconds the listener waits for ticks before it (un)subscribes pending matches
 EXPIRE_EVERY = 1.0  # seconds between the listener's looks for waiters past their timeout
+EXPIRE_AFTER_STEP = 5.0  # a follow handed a step waits this long again for the next
 RECENT = 8  # steps kept per watched match for watchers that are a little behind
+
+
+class _Follow:
+    """A watcher handed this process's steps as they are appended (Feeds.follow)."""
+
+    __slots__ = ("deadline", "last", "sink", "version", "waiter")
+
+    def __init__(self, sink: Callable[[Step], object], version: int,
+                 waiter: asyncio.Future[None], deadline: float) -> None:
+        self.sink, self.version, self.waiter, self.deadline = sink, version, waiter, deadline
+        self.last: Step | None = None
 
 
 class _Feed:
     """The watchers of one match in this process and the highest version heard."""
 
-    __slots__ = ("idle_since", "steps", "top", "waiters")
+    __slots__ = ("follows", "idle_since", "steps", "top", "waiters")
 
     def __init__(self) -> None:
         self.waiters: dict[asyncio.Future[None], float] = {}  # each with its loop deadline
+        self.follows: dict[asyncio.Future[None], _Follow] = {}
         self.top = 0
         self.idle_since: float | None = None
         self.steps: deque[Step] = deque(maxlen=RECENT)
@@ -70,30 +83,49 @@ class Feeds:
     async def wait(self, match_id: str, version: int, timeout: float = 5.0) -> None:
         """Return once the match has an entry after `version` (or after `timeout`, give or take
         `EXPIRE_EVERY`)."""
-        feed = self._feeds.get(match_id)
-        if feed is None:
-            feed = self._feeds[match_id] = _Feed()
-            self._new.add(match_id)
-        if self._task is None or self._task.done():  # it also ends the waits past timeout
-            self._task = asyncio.create_task(self._listen())
+        feed = self._feed(match_id)
         if feed.top > version:
             return
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            # redis-py can swallow a cancellation that lands while it opens a connection (seen
-            # with thousands of watchers dropped at once): honour it before blocking again.
-            raise asyncio.CancelledError
         # Any ring returns: a newer version, or a lost connection (re-read the log).
         loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
+        waiter = _waiter(loop)
         feed.waiters[waiter] = loop.time() + timeout
         feed.idle_since = None
         try:
             await waiter
         finally:
             feed.waiters.pop(waiter, None)
-            if not feed.waiters:
-                feed.idle_since = loop.time()
+            _idle(feed, loop)
+
+    async def follow(self, match_id: str, version: int, sink: Callable[[Step], object],
+                     timeout: float = 5.0) -> Step | None:
+        """Hand `sink` each step this process appends after `version`, in order, from within
+        the append itself: no task is woken per step. Return the last step handed over (None:
+        none) once one finishes the match, a version comes that `sink` cannot be handed (another
+        process appended it, or a step was missed: read the log), or nothing came for
+        `timeout`. An exception `sink` raises is raised here."""
+        feed = self._feed(match_id)
+        if feed.top > version:
+            return None
+        loop = asyncio.get_running_loop()
+        waiter = _waiter(loop)
+        follow = feed.follows[waiter] = _Follow(sink, version, waiter, loop.time() + timeout)
+        feed.idle_since = None
+        try:
+            await waiter
+        finally:
+            feed.follows.pop(waiter, None)
+            _idle(feed, loop)
+        return follow.last
+
+    def _feed(self, match_id: str) -> _Feed:
+        feed = self._feeds.get(match_id)
+        if feed is None:
+            feed = self._feeds[match_id] = _Feed()
+            self._new.add(match_id)
+        if self._task is None or self._task.done():  # it also ends the waits past timeout
+            self._task = asyncio.create_task(self._listen())
+        return feed
 
     def appended(self, step: Step) -> None:
         """This process appended `step`: keep it for the match's watchers and wake them."""
@@ -101,10 +133,13 @@ class Feeds:
         feed = self._feeds.get(record.match_id)
         if feed is None:
             return
-        if feed.steps and feed.steps[-1].record.version != record.version - 1:
+        version = record.version
+        if feed.steps and feed.steps[-1].record.version != version - 1:
             feed.steps.clear()  # keep only consecutive steps
         feed.steps.append(step)
-        self.wake(record.match_id, record.version)
+        if feed.follows:
+            _hand(feed, step, version)
+        self.wake(record.match_id, version)
 
     def steps_after(self, match_id: str, version: int) -> list[Step] | None:
         """The kept steps after `version` up to the newest version heard, or None when they do
@@ -142,6 +177,9 @@ class Feeds:
     def _ring(self, feed: _Feed) -> None:
         for waiter in feed.waiters:
             _resolve(waiter)
+        for follow in feed.follows.values():
+            if follow.version < feed.top:  # a version it was not handed: the log has it
+                _resolve(follow.waiter)
 
     async def _listen(self) -> None:
         ticks: Ticks | None = None
@@ -185,6 +223,9 @@ class Feeds:
             for waiter, deadline in feed.waiters.items():
                 if deadline <= now:
                     _resolve(waiter)
+            for follow in feed.follows.values():
+                if follow.deadline <= now:
+                    _resolve(follow.waiter)
 
     async def _sync(self, ticks: Ticks, subscribed: set[str]) -> None:
         """Subscribe new feeds (then catch up with what they missed) and drop idle ones."""
@@ -222,6 +263,36 @@ class Feeds:
         for feed in self._feeds.values():
             self._ring(feed)
         self._feeds.clear()
+
+
+def _hand(feed: _Feed, step: Step, version: int) -> None:
+    """Hand an appended step to the follows at the version before it (Feeds.follow)."""
+    for follow in feed.follows.values():
+        if follow.version != version - 1 or follow.waiter.done():
+            continue  # the version is rung (or the log read) instead
+        follow.version, follow.last = version, step
+        follow.deadline = follow.waiter.get_loop().time() + EXPIRE_AFTER_STEP
+        try:
+            follow.sink(step)
+        except Exception as e:  # raised in the follower, not in the append that made the step
+            follow.waiter.set_exception(e)
+            continue
+        if step.record.finished:
+            _resolve(follow.waiter)
+
+
+def _waiter(loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        # redis-py can swallow a cancellation that lands while it opens a connection (seen
+        # with thousands of watchers dropped at once): honour it before blocking again.
+        raise asyncio.CancelledError
+    return loop.create_future()
+
+
+def _idle(feed: _Feed, loop: asyncio.AbstractEventLoop) -> None:
+    if not feed.waiters and not feed.follows:
+        feed.idle_since = loop.time()
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:
