@@ -40,3 +40,23 @@ def test_a_written_filler_fills_what_the_general_path_fills(name: str) -> None:
                 assert written.SerializeToString() == by_plan(table(), view).SerializeToString()
                 checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("name", sorted(PLAYERS))
+def test_a_decisions_moves_from_their_wire_form_are_its_legal_moves(name: str) -> None:
+    """decision_moves (bytes merged into a Decision) gives the moves extending the field
+    with each Move message gives, in order, next to the decision's other fields."""
+    game = GAMES[name]
+    checked = 0
+    for state_table, seat in random_decisions(game, PLAYERS[name], 3):
+        legal = game.legal_commands(state_table.state, seat)
+        merged = pb.Decision(match_id="m", seat=seat, version=checked + 1)
+        merged.MergeFromString(convert.decision_moves(game, legal))
+        extended = pb.Decision(match_id="m", seat=seat, version=checked + 1)
+        extended.moves.extend([convert.move_from_command(game, c) for c in legal])
+        assert merged == extended and len(merged.moves) == len(legal)
+        assert [convert.command_from_move(game, m) for m in merged.moves] == list(legal)
+        checked += 1
+    assert checked > 10
+    # A move longer than 127 bytes takes a two-byte length.
+    assert convert._varint(127) == b"\x7f" and convert._varint(300) == b"\xac\x02"

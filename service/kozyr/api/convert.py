@@ -136,6 +136,37 @@ def move_from_command(game: Game, command: Any) -> pb.Move:
     return move
 
 
+def decision_moves(game: Game, commands: Sequence[Any]) -> bytes:
+    """The wire form of a Decision's `moves` field holding these commands, for
+    `Decision.MergeFromString`: each move's bytes are made once, and one parse puts them all
+    in place (extending the field copied every Move message, ~3x the time)."""
+    parts = []
+    for command in commands:
+        key = (game.NAME, command)
+        raw = _RAW_MOVES.get(key)
+        if raw is None:
+            body = move_from_command(game, command).SerializeToString()
+            raw = _MOVES_TAG + _varint(len(body)) + body
+            if len(_RAW_MOVES) < KNOWN_MOVES:
+                _RAW_MOVES[key] = raw
+        parts.append(raw)
+    return b"".join(parts)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+# Decision.moves: field number, wire type 2 (length-delimited).
+_MOVES_TAG = _varint(pb.Decision.DESCRIPTOR.fields_by_name["moves"].number << 3 | 2)
+_RAW_MOVES: dict[tuple[str, Any], bytes] = {}
+
+
 def _move_from_command(game: Game, command: Any) -> pb.Move:
     move = pb.Move()
     inner = getattr(move, TABLE_FIELD[game.NAME])

@@ -284,7 +284,7 @@ class Session:
                                table=not seat.game_views)
             if seat.game_views:
                 decision.game_view_json = convert.game_view_json(record, seat.seat)
-            decision.moves.extend([convert.move_from_command(game, c) for c in legal])
+            decision.MergeFromString(convert.decision_moves(game, legal))
             if not seat.skip_receipts:
                 _receipt(decision, self.engine.receipt(step))
         seat.events, seat.lean = [], True
