@@ -81,3 +81,36 @@ def test_a_wait_with_nothing_appended_ends_at_its_timeout_and_others_wait_on() -
         assert long in done
 
     asyncio.run(body())
+
+
+class _Record:
+    def __init__(self, match_id: str, version: int) -> None:
+        self.match_id, self.version, self.finished = match_id, version, False
+
+
+class _Step:
+    """What Feeds reads of a step: its record's match, version and end."""
+
+    def __init__(self, match_id: str, version: int) -> None:
+        self.record = _Record(match_id, version)
+
+
+def test_a_follow_is_handed_each_own_step_and_closing_the_feeds_ends_it() -> None:
+    async def body() -> None:
+        store = MemoryStore()
+        await _append(store, "m1", 1)
+        feeds = Feeds(store)
+        await asyncio.wait_for(feeds.wait("m1", 0, timeout=600.0), 30.0)  # subscribed: at 1
+        handed: list[int] = []
+        follow = asyncio.create_task(feeds.follow(
+            "m1", 1, lambda step: handed.append(step.record.version), timeout=600.0))
+        await asyncio.sleep(0.05)
+        for version in (2, 3):
+            await _append(store, "m1", version)
+            feeds.appended(_Step("m1", version))  # type: ignore[arg-type]
+        assert handed == [2, 3] and not follow.done()  # handed in the appends; still on
+        feeds.close()  # it was handed the newest version, and is woken all the same
+        last = await asyncio.wait_for(follow, 10.0)
+        assert last is not None and last.record.version == 3
+
+    asyncio.run(body())

@@ -174,11 +174,13 @@ class Feeds:
             feed.top = version
             self._ring(feed)
 
-    def _ring(self, feed: _Feed) -> None:
+    def _ring(self, feed: _Feed, every: bool = False) -> None:
+        """Wake the feed's waiters, and its follows that were not handed the newest version
+        (`every`: all of them, to read the log again)."""
         for waiter in feed.waiters:
             _resolve(waiter)
         for follow in feed.follows.values():
-            if follow.version < feed.top:  # a version it was not handed: the log has it
+            if every or follow.version < feed.top:  # a version it was not handed: the log has it
                 _resolve(follow.waiter)
 
     async def _listen(self) -> None:
@@ -209,7 +211,7 @@ class Feeds:
                     await ticks.close()
                 ticks = None
                 for feed in self._feeds.values():  # re-read the logs: ticks may be lost
-                    self._ring(feed)
+                    self._ring(feed, every=True)
                 await asyncio.sleep(backoff)
                 backoff = min(2 * backoff, 2.0)
 
@@ -261,7 +263,7 @@ class Feeds:
         if self._task is not None:
             self._task.cancel()
         for feed in self._feeds.values():
-            self._ring(feed)
+            self._ring(feed, every=True)
         self._feeds.clear()
 
 
