@@ -482,8 +482,8 @@ class Engine:
                     return
             if sink is not None:
                 last = await self.feeds.follow(match_id, version, sink)
-                for step in [last] if last else []:
-                    record, version = step.record, step.record.version
+                if last is not None:  # the last step the sink was handed
+                    record, version = last.record, last.record.version
                 for step in self.feeds.steps_after(match_id, version) or []:
                     sink(step)  # kept while the follow was not on (no read, no fold)
                     record, version = step.record, step.record.version
