@@ -129,7 +129,8 @@ ALL_CARDS: Final[tuple[Card, ...]] = (
     *(Card(Rank(r), s) for s in Suit for r in range(2, 15)),
     JOKER,
 )
-_BY_CODE: Final = {c.code: c for c in ALL_CARDS}
+# Every card by its canonical code (the codec reads cards through it).
+BY_CODE: Final[dict[str, Card]] = {c.code: c for c in ALL_CARDS}
 
 
 def card(rank: Rank | int, suit: Suit | None) -> Card:
@@ -142,10 +143,10 @@ def card(rank: Rank | int, suit: Suit | None) -> Card:
 def parse_card(text: str) -> Card:
     """Read one card code such as ``10H``, ``qs`` or ``JK``; ValueError with a hint otherwise."""
     code = text.strip().upper()
-    found = _BY_CODE.get(code)
+    found = BY_CODE.get(code)
     if found is None:
         if code[:-1] == "T" and code[-1:] in "SHDC":  # a common alias for ten
-            found = _BY_CODE.get("10" + code[-1])
+            found = BY_CODE.get("10" + code[-1])
         if found is None:
             raise ValueError(f"not a card: {text!r} (write e.g. 10H, QS, AD, 7C or JK)")
     return found

@@ -58,5 +58,3 @@ def test_a_decisions_moves_from_their_wire_form_are_its_legal_moves(name: str) -
         assert [convert.command_from_move(game, m) for m in merged.moves] == list(legal)
         checked += 1
     assert checked > 10
-    # A move longer than 127 bytes takes a two-byte length.
-    assert convert._varint(127) == b"\x7f" and convert._varint(300) == b"\xac\x02"

@@ -144,26 +144,14 @@ def decision_moves(game: Game, commands: Sequence[Any]) -> bytes:
     for command in commands:
         key = (game.NAME, command)
         raw = _RAW_MOVES.get(key)
-        if raw is None:
-            body = move_from_command(game, command).SerializeToString()
-            raw = _MOVES_TAG + _varint(len(body)) + body
+        if raw is None:  # the field's tag, length and move, as protobuf writes them
+            raw = pb.Decision(moves=[move_from_command(game, command)]).SerializeToString()
             if len(_RAW_MOVES) < KNOWN_MOVES:
                 _RAW_MOVES[key] = raw
         parts.append(raw)
     return b"".join(parts)
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-# Decision.moves: field number, wire type 2 (length-delimited).
-_MOVES_TAG = _varint(pb.Decision.DESCRIPTOR.fields_by_name["moves"].number << 3 | 2)
 _RAW_MOVES: dict[tuple[str, Any], bytes] = {}
 
 

@@ -12,8 +12,6 @@ through here, so a cluster URL works everywhere a Redis URL does.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -104,16 +102,24 @@ async def server_version(client: AsyncClient) -> tuple[int, ...]:
     return min(versions) if versions else (0,)
 
 
-@contextmanager
-def translated() -> Iterator[None]:
+class _Translated:
+    """`translated`'s context: a class, not a generator, as it wraps every append."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: object) -> None:
+        if error is not None and (made := store_error(error)) is not None:
+            raise made from error
+
+
+_TRANSLATED = _Translated()
+
+
+def translated() -> _Translated:
     """A lost or loading Redis becomes UNAVAILABLE; the engine never sees redis-py's errors."""
-    try:
-        yield
-    except Exception as e:
-        made = store_error(e)
-        if made is None:
-            raise
-        raise made from e
+    return _TRANSLATED
 
 
 def store_error(e: BaseException) -> MatchError | None:
@@ -151,5 +157,4 @@ class Gate:
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
                         tb: object) -> None:
         self._turns.release()
-        if error is not None and (made := store_error(error)) is not None:
-            raise made from error
+        _TRANSLATED.__exit__(kind, error, tb)

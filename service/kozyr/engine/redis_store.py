@@ -40,7 +40,6 @@ from kozyr.engine.redis_connect import (
     Gate,
     connect,
     server_version,
-    store_error,
     translated,
 )
 from kozyr.engine.redis_lane import ScriptLane, laned
@@ -294,12 +293,8 @@ class RedisStore:
             return status, int(value)
         # The lane takes no pooled connection, so it needs no turn at the gate (a turn was
         # ~2 % of a server's CPU): only redis-py's errors are translated.
-        try:
+        with translated():
             status, value = await self._append(keys=keys, args=args)
-        except Exception as e:
-            if (made := store_error(e)) is None:
-                raise
-            raise made from e
         return status, int(value)
 
     async def repair(self, match_id: str) -> tuple[int, int]:

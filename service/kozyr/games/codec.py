@@ -17,7 +17,7 @@ from enum import Enum
 from functools import cache, partial
 from typing import Any
 
-from kozyr.cards import ALL_CARDS, Card, Suit, parse_card
+from kozyr.cards import BY_CODE, Card, Suit, parse_card
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]
@@ -204,18 +204,15 @@ def _decoder_for(tp: Any) -> Decoder:
     raise TypeError(f"unsupported field type {tp}")
 
 
-_CODES: dict[str, Card] = {c.code: c for c in ALL_CARDS}
-
-
 def _card(code: str) -> Card:
     # The codec writes canonical codes: a dictionary finds them; parse_card explains the rest.
-    card = _CODES.get(code)
+    card = BY_CODE.get(code)
     return card if card is not None else parse_card(code)
 
 
 def _cards(codes: list[str]) -> tuple[Card, ...]:
     try:
-        return tuple(map(_CODES.__getitem__, codes))
+        return tuple(map(BY_CODE.__getitem__, codes))
     except (KeyError, TypeError):
         return tuple(map(parse_card, codes))
 
