@@ -166,14 +166,19 @@ class SeatBots:
             while len(self._seen) > self.cache_size:
                 self._seen.popitem(last=False)
         seats = self._seen.get(record.match_id)
-        if not seats or all(since != version - 1 for since, _ in seats.values()):
-            return  # heard already (a run's step, told again once appended)
-        events = [e for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)]
+        if not seats:
+            return
+        previous, events = version - 1, None
         redact = record.game.redact
         for seat, (since, shown) in seats.items():
-            if since == version - 1:
-                shown.extend(r for e in events if (r := redact(e, seat)) is not None)
-                seats[seat] = (version, shown)
+            if since != previous:
+                continue  # heard already (a run's step, told again once appended)
+            if events is None:
+                events = [e for e in step.events if not isinstance(e, LIFECYCLE_EVENTS)]
+            for event in events:
+                if (shown_event := redact(event, seat)) is not None:
+                    shown.append(shown_event)
+            seats[seat] = (version, shown)
 
     def _forget_history(self, match_id: str) -> None:
         self._seen.pop(match_id, None)
@@ -210,6 +215,10 @@ class SeatBots:
 
     async def history(self, match_id: str, seat: int, upto: int) -> tuple[Any, ...]:
         """The game's events up to `upto` as `seat` may see them, in order."""
+        kept = self._seen.get(match_id)
+        if kept is not None and (known := kept.get(seat)) is not None and known[0] == upto:
+            self._seen.move_to_end(match_id)  # kept up to date by `_heard`: most decisions
+            return tuple(known[1])
         seats = self._seen.pop(match_id, {})
         since, shown = seats.get(seat, (0, []))
         if since > upto:  # asked for an earlier point (a timer re-deriving): from the start

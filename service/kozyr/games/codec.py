@@ -77,11 +77,12 @@ def _dataclass_encoder(cls: type) -> Encoder:
     """An encoder written for `cls`: one statement per field, so encoding an entry's events
     (every move, every match created) runs no loop over field names."""
     lines = ["def enc(obj):", f"    out = {{'type': {cls.__name__!r}}}"]
-    defaults: dict[str, Any] = {"_encode_value": _encode_value}
+    defaults: dict[str, Any] = {"_encode_value": _encode_value, "Card": Card, "_listed": _listed}
     for f in dataclasses.fields(cls):
         lines.append(f"    v = obj.{f.name}")
         # Plain values are the field's JSON as they are.
-        value = "v if (t := type(v)) is int or t is str else _encode_value(v)"
+        value = ("v if (t := type(v)) is int or t is str else v.code if t is Card"
+                 " else _listed(v) if t is tuple else _encode_value(v)")
         if f.metadata.get("omit_default"):
             # A field added later with this marker keeps the encoding of old values (and so
             # the hash of every entry written before it) unchanged while it holds its default.

@@ -16,8 +16,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kozyr.games.base import Outcome
+from kozyr.games.frozen import quick_init
 from kozyr.match.errors import Kind, MatchError
-from kozyr.match.log import Abandoned, Aborted, Expired, MatchTerms, Resigned, TimedOut
+from kozyr.match.log import (
+    ENDING_EVENTS,
+    Abandoned,
+    Aborted,
+    Expired,
+    MatchTerms,
+    Resigned,
+    TimedOut,
+)
 
 if TYPE_CHECKING:
     from kozyr.match.record import MatchRecord
@@ -30,6 +39,7 @@ MAX_BOT_WINDOW_MS = 2_000
 NORMAL, GUARD = "NORMAL", "GUARD"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Clock:
     """The clock of a match as its entries' times leave it.
@@ -46,6 +56,7 @@ class Clock:
     decided: tuple[int, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Due:
     """When the match's current decision is due and what is due then.
@@ -126,6 +137,10 @@ def after_entry(record: MatchRecord, state: Any, events: Sequence[Any], time_ms:
     if record.version == 0:
         start = (terms.bank_ms,) * len(record.names) if terms.clock == "FISCHER" else ()
         return Clock(time_ms, time_ms, start, (), ())
+    if own and not old.banks and seat in old.decided and seat not in old.botted:
+        # A seat's move in a match without banks, the seat past its first decision and not
+        # botted: only the time moves (most entries of a match).
+        return Clock(old.created_ms, time_ms, (), old.botted, old.decided)
     banks, botted, decided = list(old.banks), set(old.botted), set(old.decided)
     timed_out = next((e for e in events if isinstance(e, TimedOut)), None)
     if own:
@@ -144,6 +159,11 @@ def after_entry(record: MatchRecord, state: Any, events: Sequence[Any], time_ms:
 
 def ending_of(record: MatchRecord, state: Any, events: Sequence[Any]) -> Outcome | None:
     """The outcome an early-ending event in `events` gives (None when there is none)."""
+    for event in events:
+        if type(event) in _ENDINGS:
+            break
+    else:
+        return None  # only a game's events (the endings have no subclasses to miss)
     game, n = record.game, len(record.names)
     for event in events:
         if isinstance(event, Resigned):
@@ -159,6 +179,9 @@ def ending_of(record: MatchRecord, state: Any, events: Sequence[Any]) -> Outcome
             return Outcome((), (0,) * n, "the open seats were never filled: no result (R-7)",
                            termination="EXPIRED", seats=event.seats)
     return None
+
+
+_ENDINGS = frozenset(ENDING_EVENTS)
 
 
 def _forfeit(game: Any, state: Any, seat: int, termination: str) -> Outcome:
@@ -228,6 +251,9 @@ def remaining(record: MatchRecord, now_ms: int) -> tuple[int, ...]:
 def check_in_time(record: MatchRecord, seat: int, time_ms: int) -> None:
     """Refuse `seat`'s move at `time_ms` when its decision was due before (R-8): the timeout
     is the match's, whoever writes it."""
+    bots = record.terms.bots
+    if bots and bots[seat]:
+        return  # a bot named at creation is never late: its decisions are due at once
     due = deadline(record)
     if due is None or due.seat != seat or due.kind == "BOT":
         return

@@ -18,6 +18,7 @@ from kozyr.fairness import commitment, match_seed
 from kozyr.games import Game, IllegalMove, InvalidOptions
 from kozyr.games.base import MatchStarted, Setup
 from kozyr.games.codec import encode
+from kozyr.games.frozen import quick_init
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.log import (
@@ -33,6 +34,7 @@ from kozyr.match.log import (
 from kozyr.match.record import MatchRecord, advance, finish_entry, new_record
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """One entry of a match: the entry, its decoded events, the record right after it, and (for
@@ -45,6 +47,7 @@ class Step:
     digest: str = ""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What a seat's command does: the game's events and the state after them."""

@@ -21,6 +21,7 @@ from typing import Any
 from kozyr.cards import Card
 from kozyr.games import Game, jsontext
 from kozyr.games.codec import OMIT_DEFAULT, Registry, encode
+from kozyr.games.frozen import quick_init
 
 # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt; 3: MatchStarted in the log holds no
 # match seed (it is withheld until SeedRevealed, docs/fairness.md §1), so nothing in a running
@@ -144,6 +145,7 @@ LIFECYCLE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed, Ma
                                       *ENDING_EVENTS)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One log entry; `data` is its canonical JSON object, `hash` the SHA-256 of that text."""

@@ -9,6 +9,7 @@ from typing import Any
 from kozyr.fairness import match_seed
 from kozyr.games import Game, get_game
 from kozyr.games.base import MatchStarted, Outcome, Setup
+from kozyr.games.frozen import quick_init
 from kozyr.match import clock
 from kozyr.match.clock import Clock
 from kozyr.match.log import (
@@ -30,6 +31,7 @@ NO_CLOCK = Clock()
 _UNKNOWN: Any = object()  # an outcome not computed yet
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MatchRecord:
     """Everything the log says about a match at one version (a pure fold of its entries)."""
