@@ -10,6 +10,7 @@ default, and `decode` fills it for old data.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -34,8 +35,9 @@ def _same(value: Any) -> Any:
 
 
 def _listed(values: Any) -> list[Any]:
-    # Most lists are of cards (a deck, a hand): those skip the call.
-    return [v.code if type(v) is Card else _encode_value(v) for v in values]
+    # Most lists are of cards (a deck, a hand) or numbers (scores, sizes): those skip the call.
+    return [v if (t := type(v)) is int or t is str else v.code if t is Card else _encode_value(v)
+            for v in values]
 
 
 # Encoders by exact type: every entry of every move is encoded, and a dictionary lookup is
@@ -72,17 +74,42 @@ def _encode_value(value: Any) -> Any:
 OMIT_DEFAULT = {"omit_default": True}  # field metadata: leave the field out while default
 
 
+_CODE = operator.attrgetter("code")
+# Any value: plain ones as they are, the rest by type (the field's hint says nothing more).
+_GENERAL = ("v if (t := type(v)) is int or t is str else v.code if t is Card"
+            " else _listed(v) if t is tuple else v if t is bool or v is None"
+            " else _encode_value(v)")
+
+
+def _field_code(hint: Any) -> str:
+    """The expression that encodes a field's value `v`, written for its type hint: a tuple of
+    numbers, of strings or of cards is converted in one C call instead of a call per item. A
+    value that is not the tuple its hint says goes the general way."""
+    if typing.get_origin(hint) is tuple:
+        args = typing.get_args(hint)
+        items = set(args[:1] if len(args) == 2 and args[1] is Ellipsis else args)
+        if items in ({int}, {str}):
+            return "list(v) if type(v) is tuple else _encode_value(v)"
+        if items == {Card}:
+            return "list(map(_code, v)) if type(v) is tuple else _encode_value(v)"
+    return _GENERAL
+
+
 @cache
 def _dataclass_encoder(cls: type) -> Encoder:
     """An encoder written for `cls`: one statement per field, so encoding an entry's events
     (every move, every match created) runs no loop over field names."""
     lines = ["def enc(obj):", f"    out = {{'type': {cls.__name__!r}}}"]
-    defaults: dict[str, Any] = {"_encode_value": _encode_value, "Card": Card, "_listed": _listed}
+    defaults: dict[str, Any] = {"_encode_value": _encode_value, "Card": Card, "_listed": _listed,
+                                "_code": _CODE}
+    try:
+        hints = typing.get_type_hints(cls)
+    except (NameError, TypeError):  # a hint not resolvable here: each field the general way
+        hints = {}
     for f in dataclasses.fields(cls):
         lines.append(f"    v = obj.{f.name}")
         # Plain values are the field's JSON as they are.
-        value = ("v if (t := type(v)) is int or t is str else v.code if t is Card"
-                 " else _listed(v) if t is tuple else _encode_value(v)")
+        value = _field_code(hints.get(f.name))
         if f.metadata.get("omit_default"):
             # A field added later with this marker keeps the encoding of old values (and so
             # the hash of every entry written before it) unchanged while it holds its default.
