@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from kozyr.engine.memory_store import MemoryStore
-from kozyr.engine.redis_store import RedisStore, log_key
+from kozyr.engine.redis_store import RedisStore, log_key, prev_of
 from kozyr.engine.store import Store
+from kozyr.match.log import Entry
 
 Body = Callable[[Store, str], Awaitable[None]]
 
@@ -134,18 +135,22 @@ class StoreContract:
     def test_an_entry_that_does_not_chain_onto_the_top_fences_the_match(self) -> None:
         """A failover lost the entry a server acknowledged and another took its version: the
         server's next entry (chained onto the lost one) is refused, and so is everyone's."""
-        def entry(prev: str) -> str:
+        def spaced(prev: str) -> str:
             return json.dumps({"prev": prev, "events": []}, sort_keys=True)
 
+        def canonical(prev: str) -> str:  # as the engine writes it: the store reads its tail
+            return Entry(1, 0, "c", None, ({"type": "X", "prev": "ffff"},), 0, prev).canonical()
+
         async def body(store: Store, m: str) -> None:
-            assert await store.append(m, 0, "", entry(""), "h1") == ("OK", 1)
-            assert await store.append(m, 1, "0:a", entry("h1"), "h2") == ("OK", 2)
-            # The writer that saw version 2 as "h2-lost" chains onto it: a fork, fenced.
-            assert await store.append(m, 2, "1:b", entry("h2-lost"), "h3") == ("BEHIND", 2)
-            assert await store.append(m, 2, "0:c", entry("h2"), "h3") == ("BEHIND", 2)
-            assert await store.version(m) == 2
-            assert await store.repair(m) == (3, 2)
-            assert await store.append(m, 2, "0:c", entry("h2"), "h3") == ("OK", 3)
+            for entry, match in ((spaced, m), (canonical, m + "-canonical")):
+                assert await store.append(match, 0, "", entry(""), "a1") == ("OK", 1)
+                assert await store.append(match, 1, "0:a", entry("a1"), "a2") == ("OK", 2)
+                # The writer that saw version 2 as "dead" chains onto it: a fork, fenced.
+                assert await store.append(match, 2, "1:b", entry("dead"), "a3") == ("BEHIND", 2)
+                assert await store.append(match, 2, "0:c", entry("a2"), "a3") == ("BEHIND", 2)
+                assert await store.version(match) == 2
+                assert await store.repair(match) == (3, 2)
+                assert await store.append(match, 2, "0:c", entry("a2"), "a3") == ("OK", 3)
 
         self.run(body)
 
@@ -286,3 +291,20 @@ class TestRedisStore(StoreContract):
         top = await store.version(match_id)
         ids: list[Any] = [f"{v}-0" for v in range(top - count + 1, top + 1)]
         await store.redis.xdel(log_key(match_id), *ids)
+
+
+def test_the_redis_store_reads_prev_from_a_canonical_entrys_end() -> None:
+    """The append script is handed the top-level `prev` of a canonical entry (it then decodes
+    no JSON), never a `prev` nested in its events or held in a string; any other text gets ""
+    (the script decodes it)."""
+    head = "ab" * 32
+    tricky = {"type": "X", "prev": "ffff", "name": '"prev":"00","schema":1,"seat":0}'}
+    for actor in ("", "user-7"):
+        text = Entry(12, -1, "c", {"type": "Y"}, (tricky,), 1_767_225_600_000, head,
+                     actor=actor).canonical()
+        assert json.loads(text)["prev"] == head and prev_of(text) == head
+    spaced = json.dumps({"prev": head, "events": []}, sort_keys=True)
+    assert prev_of(spaced) == "" and prev_of("over") == "" and prev_of("") == ""
+    nested_last = json.dumps({"z": {"prev": head, "schema": 1, "seat": 0, "time_ms": 1,
+                                    "version": 2}}, separators=(",", ":"))
+    assert prev_of(nested_last) == ""

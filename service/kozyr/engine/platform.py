@@ -73,11 +73,18 @@ async def creating(platform: Platform | None, tenant: str, match_id: str) -> Non
 async def appended(platform: Platform | None, before: MatchRecord | None, step: Step,
                    tenant: str = "") -> None:
     """After an append (the engine's hook): a lifecycle entry goes to its owner's feed."""
-    if platform is None or feed.phase(before) == feed.phase(step.record):
+    if platform is None or _same_phase(before, step.record):
         return  # a plain move: the feed has nothing to say (and no owner is looked up)
     owner = tenant or await platform.owners.of(step.record.match_id)
     if owner:
         await platform.appended(owner, before, step)
+
+
+def _same_phase(before: MatchRecord | None, after: MatchRecord) -> bool:
+    # Most appends are moves: nobody joined (the same names) and the match goes on.
+    if before is not None and before.names is after.names and not after.finished:
+        return not before.finished
+    return feed.phase(before) == feed.phase(after)
 
 
 class Platform:

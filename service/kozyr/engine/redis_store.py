@@ -16,6 +16,7 @@ by kozyr.engine.redis_connect (one server or a Redis Cluster).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,7 +52,8 @@ __all__ = ["APPEND_LUA", "REPAIR_LUA", "RedisStore", "RedisTicks", "cmds_key", "
            "log_key", "meta_key", "tick_channel"]
 
 APPEND_LUA = """
--- ARGV: expected version, tick channel, n, then n x (command key, entry, hash), then meta pairs.
+-- ARGV: expected version, tick channel, n, the first entry's prev ('': read it from the entry),
+-- then n x (command key, entry, hash), then meta pairs.
 local current = 0
 local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
@@ -59,15 +61,18 @@ local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
 if current < fence then return {'BEHIND', tostring(current)} end
 -- An entry that does not chain onto the top at its own version: the stream lost the entry this
 -- server acknowledged (an asynchronous failover) and another took its place. Fence the match.
-local ok, entry = pcall(cjson.decode, ARGV[5])
-if ok and type(entry) == 'table' and type(entry.prev) == 'string' and #top > 0
-    and current == tonumber(ARGV[1]) and entry.prev ~= top[1][2][4] then
+local prev = ARGV[4]
+if prev == '' then
+  local ok, entry = pcall(cjson.decode, ARGV[6])
+  prev = ok and type(entry) == 'table' and type(entry.prev) == 'string' and entry.prev or nil
+end
+if prev and #top > 0 and current == tonumber(ARGV[1]) and prev ~= top[1][2][4] then
   redis.call('SET', KEYS[4], current + 1)
   return {'BEHIND', tostring(current)}
 end
 local n = tonumber(ARGV[3])
 for i = 0, n - 1 do
-  local key = ARGV[4 + 3 * i]
+  local key = ARGV[5 + 3 * i]
   if key ~= '' then
     local seen = redis.call('HGET', KEYS[2], key)
     if seen then return {'DUPLICATE', seen} end
@@ -76,23 +81,36 @@ end
 if current ~= tonumber(ARGV[1]) then return {'CONFLICT', tostring(current)} end
 for i = 0, n - 1 do
   local version = current + 1 + i
-  local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[5 + 3 * i],
-                            'h', ARGV[6 + 3 * i])
+  local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[6 + 3 * i],
+                            'h', ARGV[7 + 3 * i])
   -- Only the first XADD can fail: Redis refuses a script for memory before its first write
   -- only, and every later id is greater than the one just added.
   if type(added) == 'table' and added.err then
     if string.find(added.err, 'OOM', 1, true) then return {'FULL', tostring(current)} end
     return {'GAP', tostring(current)}
   end
-  local key = ARGV[4 + 3 * i]
+  local key = ARGV[5 + 3 * i]
   if key ~= '' then redis.call('HSET', KEYS[2], key, version) end
 end
 local last = current + n
 redis.call('SET', KEYS[4], last)
-if #ARGV > 3 + 3 * n then redis.call('HSET', KEYS[3], unpack(ARGV, 4 + 3 * n)) end
+if #ARGV > 4 + 3 * n then redis.call('HSET', KEYS[3], unpack(ARGV, 5 + 3 * n)) end
 redis.call('PUBLISH', ARGV[2], last)
 return {'OK', tostring(last)}
 """
+
+# The end of an entry's canonical text (sorted keys, no spaces): after `prev` come numbers only.
+_CANONICAL_TAIL = re.compile(r'"prev":"([0-9a-f]*)","schema":\d+,"seat":-?\d+,"time_ms":-?\d+,'
+                             r'"version":\d+}\Z')
+
+
+def prev_of(text: str) -> str:
+    """The `prev` of an entry's canonical text, read from its end (the script then decodes no
+    JSON: ~13 µs of Redis's ~66 per move); "" for any other text, which the script decodes.
+    A quote inside a JSON string is escaped, so this tail is the top-level object's own."""
+    tail = _CANONICAL_TAIL.search(text, max(0, len(text) - 256))
+    return tail.group(1) if tail is not None else ""
+
 
 # Only a newer snapshot replaces the kept one; a drop removes only the one it names.
 PUT_SNAPSHOT_LUA = """
@@ -281,7 +299,8 @@ class RedisStore:
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many: one script call for the whole run."""
-        args: list[str | int] = [expected_version, tick_channel(match_id), len(entries)]
+        args: list[str | int] = [expected_version, tick_channel(match_id), len(entries),
+                                 prev_of(entries[0][1]) if entries else ""]
         for key, text, digest in entries:
             args += [key, text, digest]
         for k, v in (meta or {}).items():
