@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kozyr.fairness import RandomStream
 from kozyr.games import GAMES
 from kozyr.games.codec import encode
-from kozyr.games.jsontext import dumps
+from kozyr.games.jsontext import dumps, loads
 from tests.games.helpers import new_match, random_playout
 
 
@@ -59,6 +60,30 @@ def test_any_plain_value_is_written_as_json_writes_it(value: Any) -> None:
             continue
         text = dumps(value, sort_keys=sort_keys)
         assert text == expected
+        assert _same(loads(text), json.loads(text))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same types throughout (1 == 1.0 == True would hide a float)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b) or (a != a and b != b)  # NaN is NaN
+
+
+def test_texts_are_read_as_json_reads_them() -> None:
+    texts = ['{"n":18446744073709551616,"m":-9223372036854775809}', "[1e400, -1e400]",
+             "[NaN, Infinity]", '"\\ud800"', '{"a":1,"a":2}', "[0.1, 2.5e-3, -0.0, 1E2]",
+             '{"seed":"1234567890123456789abc","n":12}', " [ 1 , true , null ] ",
+             '"Дурак🂡\\u2028"', "9223372036854775807", "18446744073709551615"]
+    for text in texts:
+        assert _same(loads(text), json.loads(text)), text
+    for bad in ("", "[1,", "{'a': 1}", "[1] x"):
+        with pytest.raises(json.JSONDecodeError):
+            loads(bad)
 
 
 def test_control_characters_quotes_and_non_ascii_are_escaped_as_json_escapes_them() -> None:

@@ -30,7 +30,7 @@ import structlog
 
 from kozyr.engine.store import Store
 from kozyr.fairness import match_seed
-from kozyr.games import get_game
+from kozyr.games import get_game, jsontext
 from kozyr.games.base import Outcome
 from kozyr.games.codec import decode_as, encode
 from kozyr.match.clock import Clock
@@ -99,7 +99,7 @@ def load(match_id: str, text: str, server_seed: bytes | None = None) -> Snapshot
     if not body or _digest(body) != digest:
         raise SnapshotError("the checksum does not match the body")
     try:
-        data = json.loads(body)
+        data = jsontext.loads(body)
         if data["format"] != FORMAT:
             raise SnapshotError(f"unknown format {data['format']!r}")
         game = get_game(data["game"])

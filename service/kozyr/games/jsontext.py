@@ -6,13 +6,17 @@ hold (string keys, integers, strings, lists, None, booleans; kozyr.games.codec w
 floats): orjson escapes exactly the characters `json` does with ``ensure_ascii=False`` and
 sorts keys by code point. What orjson refuses (a key that
 is not a string, an integer past 64 bits, a lone surrogate, NaN) falls back to `json`, so the
-result never depends on which of the two wrote it (tests/games/test_jsontext.py). Reading
-stays with `json.loads`: orjson reads an integer past 64 bits as a float.
+result never depends on which of the two wrote it (tests/games/test_jsontext.py).
+
+`loads` reads with orjson too (a Dix view in 3 µs, `json.loads` 12), except a text with a run
+of 19 or more digits: orjson reads an integer past 64 bits as a float, and every such integer
+has that many digits. What orjson refuses (NaN, a lone surrogate) is read by `json` as well.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -25,3 +29,16 @@ def dumps(data: Any, *, sort_keys: bool = False) -> str:
     except TypeError:  # orjson.JSONEncodeError: what `json` writes differently, or not at all
         return json.dumps(data, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
 
+
+
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def loads(text: str) -> Any:
+    """The value of a JSON text, as `json.loads` reads it."""
+    if _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:  # what only `json` reads (NaN, lone surrogates), or an error
+            pass
+    return json.loads(text)

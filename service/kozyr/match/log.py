@@ -13,7 +13,6 @@ tricks, bouts…) come from its rules module.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,7 +180,7 @@ class Entry:
     @classmethod
     def from_canonical(cls, text: str) -> Entry:
         """Read an entry back from its canonical JSON (older schemas are upcast here)."""
-        d = json.loads(text)
+        d = jsontext.loads(text)
         return cls(
             version=int(d["version"]),
             seat=int(d["seat"]),

@@ -23,7 +23,6 @@ instead: fair random deals, which a duplicate format then no longer repeats.
 from __future__ import annotations
 
 import itertools
-import json
 import threading
 import typing
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from kozyr.bots import Bot, Seat, make_bot, parse_spec
 from kozyr.bots.info import seat_info
 from kozyr.cards import deck
 from kozyr.fairness import RandomStream, deal_label, dice_label
-from kozyr.games import get_game
+from kozyr.games import get_game, jsontext
 from kozyr.games.base import AnyGame, Dealt, FirstDealerChosen
 from kozyr.games.codec import Registry, class_of, decode_as
 from kozyr.tournament.model import MatchResult, Tournament
@@ -152,7 +151,7 @@ class EventReader:
 
     def view(self, text: str) -> Any:
         """A game view sent in the games' JSON form (Decision.game_view_json)."""
-        return decode_as(self.view_type, json.loads(text))
+        return decode_as(self.view_type, jsontext.loads(text))
 
     def read(self, events: Any) -> list[Any]:
         """The game's events among some Event messages (the service's own are skipped)."""
@@ -162,7 +161,7 @@ class EventReader:
                 data = event.data_json
                 decoded = known.get(data)
                 if decoded is None:
-                    decoded = self.registry.decode(json.loads(data))
+                    decoded = self.registry.decode(jsontext.loads(data))
                     if len(known) >= self.KEEP:
                         known.clear()
                     known[data] = decoded
