@@ -16,7 +16,6 @@ has that many digits. What orjson refuses (NaN, a lone surrogate) is read by `js
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
@@ -31,14 +30,20 @@ def dumps(data: Any, *, sort_keys: bool = False) -> str:
 
 
 
-_LONG_NUMBER = re.compile(r"\d{19}")
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
 
 
 def loads(text: str) -> Any:
     """The value of a JSON text, as `json.loads` reads it."""
-    if _LONG_NUMBER.search(text) is None:
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate in the text itself: only `json` reads it
+        return json.loads(text)
+    # A run of 19 digits, found in C (a regular expression took 5-10 µs a view).
+    if data.translate(_DIGITS_AS_ZERO).find(_LONG_NUMBER) < 0:
         try:
-            return orjson.loads(text)
+            return orjson.loads(data)
         except orjson.JSONDecodeError:  # what only `json` reads (NaN, lone surrogates), or an error
             pass
     return json.loads(text)
