@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kozyr.games.base import Outcome
-from kozyr.games.frozen import quick_init
+from kozyr.games.fast import quick_init
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import (
     ENDING_EVENTS,

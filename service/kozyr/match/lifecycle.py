@@ -18,7 +18,7 @@ from kozyr.fairness import commitment, match_seed
 from kozyr.games import Game, IllegalMove, InvalidOptions
 from kozyr.games.base import MatchStarted, Setup
 from kozyr.games.codec import encode
-from kozyr.games.frozen import quick_init
+from kozyr.games.fast import quick_init
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.log import (

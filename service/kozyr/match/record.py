@@ -9,7 +9,7 @@ from typing import Any
 from kozyr.fairness import match_seed
 from kozyr.games import Game, get_game
 from kozyr.games.base import MatchStarted, Outcome, Setup
-from kozyr.games.frozen import quick_init
+from kozyr.games.fast import quick_init
 from kozyr.match import clock
 from kozyr.match.clock import Clock
 from kozyr.match.log import (
