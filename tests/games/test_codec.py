@@ -8,6 +8,7 @@ game's events (as each seat sees them too), views, commands and configs.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -22,27 +23,28 @@ from tests.games.helpers import new_match, random_playout
 PLAYERS = {"dix": (2,), "six-dozens": (2, 3, 4), "durak-dice": (2, 4, 6)}
 
 
+# The form of each kind of value, as the codec's docstring states it (Suit before Enum: a suit
+# is an enum written as its letter).
+FORMS: list[tuple[type, Callable[[Any], Any]]] = [
+    (Card, lambda c: c.code), (Suit, lambda s: s.letter), (Enum, lambda e: e.name),
+    (bytes, bytes.hex), (tuple, lambda t: [reference(v) for v in t]),
+    (list, lambda t: [reference(v) for v in t])]
+
+
 def reference(value: Any) -> Any:
-    """The form as the codec's docstring states it, one value at a time."""
-    if isinstance(value, Card):
-        return value.code
-    if isinstance(value, Suit):
-        return value.letter
-    if isinstance(value, Enum):
-        return value.name
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, tuple | list):
-        return [reference(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {"type": type(value).__name__}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if not (f.metadata.get("omit_default") and v == f.default):
-                out[f.name] = reference(v)
-        return out
-    assert value is None or isinstance(value, bool | int | str), value
-    return value
+    """The plain-data form of a value, read one value at a time from the stated form."""
+    form = next((write for kind, write in FORMS if isinstance(value, kind)), None)
+    if form is not None:
+        return form(value)
+    if not (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        assert value is None or isinstance(value, bool | int | str), value
+        return value
+    out = {"type": type(value).__name__}
+    for f in dataclasses.fields(value):
+        v = getattr(value, f.name)
+        if not (f.metadata.get("omit_default") and v == f.default):
+            out[f.name] = reference(v)
+    return out
 
 
 def test_plain_games_cover_the_registry() -> None:
