@@ -147,6 +147,20 @@ def messages(body: bytes) -> list[dict[str, Any]]:
     return out
 
 
+# The Connect JSON names of the API's bytes fields (Receipt.signature, the seed contributions,
+# a public key): base64 of random bytes, which may hold "+7D/" by chance and never a card.
+BYTES_FIELDS = frozenset({"signature", "seedContribution", "seed_contribution", "publicKey",
+                          "public_key"})
+
+
+def _without_bytes(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_bytes(v) for k, v in value.items() if k not in BYTES_FIELDS}
+    if isinstance(value, list):
+        return [_without_bytes(v) for v in value]
+    return value
+
+
 def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, bytes]]
           ) -> list[str]:
     """Cards (and seeds) the page got before it could know them, judged from the finished
@@ -158,7 +172,7 @@ def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, b
         if method in PUBLIC_AFTER_END:
             continue
         for message in messages(body):
-            text = json.dumps(message)
+            text = json.dumps(_without_bytes(message))
             versions = [int(v) for v in re.findall(r'"version": "(\d+)"', text)]
             if not versions:
                 continue
