@@ -138,7 +138,31 @@ def store_error(e: BaseException) -> MatchError | None:
                           "the event store is loading its data; retry shortly")
     if isinstance(e, redis.exceptions.ResponseError) and str(e).startswith("OOM"):
         return store_full()
+    if torn_write(e):
+        return MatchError(Kind.UNAVAILABLE, "STORE_UNAVAILABLE",
+                          "the event store is unreachable; retry shortly")
     return None
+
+
+# Where a write on a connection closed under it fails: redis-py's asyncio connection and the
+# asyncio stream and transport it writes through.
+_WRITE_PATH = ("redis/asyncio/connection.py", "asyncio/streams.py", "asyncio/selector_events.py")
+
+
+def torn_write(e: BaseException) -> bool:
+    """Whether `e` is redis-py writing to a connection closed under it (redis-py #4287, #3546:
+    the transport's own AttributeError or TypeError, not a ConnectionError; seen during a
+    cluster failover). Only an error raised inside that write path counts: the same error
+    from our own code stays the bug it is."""
+    if not isinstance(e, AttributeError | TypeError):
+        return False
+    files = []
+    tb = e.__traceback__
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename.replace("\\", "/"))
+        tb = tb.tb_next
+    return bool(files) and files[-1].endswith(_WRITE_PATH) and any(
+        f.endswith(_WRITE_PATH[0]) for f in files)
 
 
 class Gate:
