@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 import structlog
 
@@ -90,12 +91,7 @@ class Feeds:
         loop = asyncio.get_running_loop()
         waiter = _waiter(loop)
         feed.waiters[waiter] = loop.time() + timeout
-        feed.idle_since = None
-        try:
-            await waiter
-        finally:
-            feed.waiters.pop(waiter, None)
-            _idle(feed, loop)
+        await _parked(feed, feed.waiters, waiter)
 
     async def follow(self, match_id: str, version: int, sink: Callable[[Step], object],
                      timeout: float = 5.0) -> Step | None:
@@ -110,12 +106,7 @@ class Feeds:
         loop = asyncio.get_running_loop()
         waiter = _waiter(loop)
         follow = feed.follows[waiter] = _Follow(sink, version, waiter, loop.time() + timeout)
-        feed.idle_since = None
-        try:
-            await waiter
-        finally:
-            feed.follows.pop(waiter, None)
-            _idle(feed, loop)
+        await _parked(feed, feed.follows, waiter)
         return follow.last
 
     def _feed(self, match_id: str) -> _Feed:
@@ -292,9 +283,17 @@ def _waiter(loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
     return loop.create_future()
 
 
-def _idle(feed: _Feed, loop: asyncio.AbstractEventLoop) -> None:
-    if not feed.waiters and not feed.follows:
-        feed.idle_since = loop.time()
+async def _parked(feed: _Feed, kept: dict[asyncio.Future[None], Any],
+                  waiter: asyncio.Future[None]) -> None:
+    """Await `waiter`, kept in `kept` (the feed's waiters or follows) meanwhile; the feed is
+    idle from when its last one is gone (the listener drops idle feeds)."""
+    feed.idle_since = None
+    try:
+        await waiter
+    finally:
+        kept.pop(waiter, None)
+        if not feed.waiters and not feed.follows:
+            feed.idle_since = waiter.get_loop().time()
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:
