@@ -81,9 +81,10 @@ async def appended(platform: Platform | None, before: MatchRecord | None, step: 
 
 
 def _same_phase(before: MatchRecord | None, after: MatchRecord) -> bool:
-    # Most appends are moves: nobody joined (the same names) and the match goes on.
-    if before is not None and before.names is after.names and not after.finished:
-        return not before.finished
+    # A phase counts the seats joined and the ending: with the very same names (nobody joined,
+    # most appends) only the ending can differ, so no seat is counted.
+    if before is not None and before.names is after.names:
+        return before.finished == after.finished
     return feed.phase(before) == feed.phase(after)
 
 

@@ -24,32 +24,49 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-def _check(cls: object) -> None:
+def _filling(cls: Any, target: str, scope: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The parameters and the body lines that fill `target`'s slots through their descriptors
+    (one call a field; the helpers they need go into `scope`), after checking that `cls` is a
+    frozen, slotted dataclass this can build exactly as its own `__init__` would."""
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)
             and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
             and "__slots__" in cls.__dict__ and not hasattr(cls, "__post_init__")):
         raise TypeError(f"{cls!r} is not a frozen slotted dataclass without __post_init__")
+    params, body = [], []
+    for f in dataclasses.fields(cls):
+        name = f.name
+        # The helpers' names cannot clash with a field's, which never starts with two
+        # underscores in these modules (checked).
+        if name.startswith("__") or f.kw_only or f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{name}: only positional fields with plain "
+                            "defaults (and no leading double underscore) are supported")
+        scope[f"__set_{name}"] = cls.__dict__[name].__set__
+        value = name
+        if not f.init:
+            if f.default is dataclasses.MISSING:
+                raise TypeError(f"{cls.__name__}.{name}: a field left out of __init__ needs "
+                                "a default")
+            value = f"__value_{name}"
+            scope[value] = f.default
+        elif f.default is dataclasses.MISSING:
+            params.append(name)
+        else:
+            scope[f"__default_{name}"] = f.default
+            params.append(f"{name}=__default_{name}")
+        body.append(f"    __set_{name}({target}, {value})")
+    return params, body
 
 
 def constructor(cls: Callable[P, T]) -> Callable[P, T]:
     """A fast constructor of frozen, slotted dataclass `cls` (no defaults, no __post_init__)."""
-    _check(cls)
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    if any(f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-           or not f.init or f.kw_only for f in fields):
-        raise TypeError(f"{cls.__name__} has fields with defaults or outside __init__")
-    names = [f.name for f in fields]
-    # The generated body is one descriptor call a field; the helpers' names cannot clash with
-    # a field's, which never starts with two underscores in these modules (checked).
-    if any(n.startswith("__") for n in names):
-        raise TypeError(f"{cls.__name__} has a field named with two leading underscores")
+    fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+    if any(f.default is not dataclasses.MISSING or not f.init for f in fields):
+        raise TypeError(f"{cls!r} has fields with defaults or outside __init__")
     env: dict[str, Any] = {"__new": object.__new__, "__cls": cls}
-    lines = [f"def make({', '.join(names)}):", "    o = __new(__cls)"]
-    for n in names:
-        env[f"__set_{n}"] = cls.__dict__[n].__set__
-        lines.append(f"    __set_{n}(o, {n})")
-    lines.append("    return o")
-    exec("\n".join(lines), env)  # the source is made above from field names only
+    params, body = _filling(cls, "o", env)
+    # The source is made from field names only.
+    exec("\n".join([f"def make({', '.join(params)}):", "    o = __new(__cls)", *body,
+                     "    return o"]), env)
     make: Callable[P, T] = env["make"]
     make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
     make.__doc__ = f"A {cls.__name__}, made as {cls.__name__}(...) would make it, faster."
@@ -58,29 +75,11 @@ def constructor(cls: Callable[P, T]) -> Callable[P, T]:
 
 def quick_init(cls: type[T]) -> type[T]:
     """Give the frozen, slotted dataclass `cls` the faster `__init__` (see the module)."""
-    _check(cls)
     scope: dict[str, Any] = {}
-    signature, body = ["self"], []
-    for i, f in enumerate(dataclasses.fields(cls)):  # type: ignore[arg-type]
-        if f.kw_only or f.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name}: only positional fields with plain "
-                            "defaults are supported")
-        scope[f"set_{i}"] = cls.__dict__[f.name].__set__
-        if not f.init:
-            if f.default is dataclasses.MISSING:
-                raise TypeError(f"{cls.__name__}.{f.name}: a field left out of __init__ needs "
-                                "a default")
-            scope[f"value_{i}"] = f.default
-            body.append(f"    set_{i}(self, value_{i})")
-            continue
-        if f.default is dataclasses.MISSING:
-            signature.append(f.name)
-        else:
-            scope[f"default_{i}"] = f.default
-            signature.append(f"{f.name}=default_{i}")
-        body.append(f"    set_{i}(self, {f.name})")
-    # Field names are identifiers and every value comes from `scope`: nothing else is written.
-    exec(f"def __init__({', '.join(signature)}):\n" + "\n".join(body or ["    pass"]), scope)
+    params, body = _filling(cls, "self", scope)
+    # The source is made from field names only; every value comes from `scope`.
+    exec(f"def __init__({', '.join(['self', *params])}):\n" + "\n".join(body or ["    pass"]),
+         scope)
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__

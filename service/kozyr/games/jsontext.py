@@ -8,9 +8,10 @@ sorts keys by code point. What orjson refuses (a key that
 is not a string, an integer past 64 bits, a lone surrogate, NaN) falls back to `json`, so the
 result never depends on which of the two wrote it (tests/games/test_jsontext.py).
 
-`loads` reads with orjson too (a Dix view in 3 µs, `json.loads` 12), except a text with a run
-of 19 or more digits: orjson reads an integer past 64 bits as a float, and every such integer
-has that many digits. What orjson refuses (NaN, a lone surrogate) is read by `json` as well.
+`loads` reads with orjson too (a Dix view in 3.5 µs, `json.loads` 6.6 in the same timeit run),
+except a text with a run of 19 or more digits: orjson reads an integer past 64 bits as a float,
+and every such integer has that many digits. What orjson refuses (NaN, a lone surrogate) is
+read by `json` as well.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ def dumps(data: Any, *, sort_keys: bool = False) -> str:
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS if sort_keys else 0).decode()
     except TypeError:  # orjson.JSONEncodeError: what `json` writes differently, or not at all
         return json.dumps(data, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
-
 
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
