@@ -32,6 +32,7 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python
+	$(BIN)/ruff format --check service tests clients/python
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -8,7 +8,10 @@ import os
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", max_examples=60, deadline=None, derandomize=True,
+    "ci",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
@@ -58,8 +61,13 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 class ServerThread:
     """A real Kozyr gRPC server on a loopback port, its asyncio loop in a background thread."""
 
-    def __init__(self, redis_url: str, arbiter_token: str | None = ARBITER,
-                 store: Callable[[str], Any] | None = None, config: Any = None) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        arbiter_token: str | None = ARBITER,
+        store: Callable[[str], Any] | None = None,
+        config: Any = None,
+    ) -> None:
         """`store` builds the server's store from the URL (default: RedisStore.from_url);
         `config` is its ServerConfig (default: the defaults)."""
         from kozyr.api.server import Running, start_server
@@ -73,8 +81,11 @@ class ServerThread:
         self.thread.start()
 
         async def boot() -> Running:
-            engine = Engine((store or RedisStore.from_url)(redis_url),
-                            arbiter_token=arbiter_token, signer=self.signer)
+            engine = Engine(
+                (store or RedisStore.from_url)(redis_url),
+                arbiter_token=arbiter_token,
+                signer=self.signer,
+            )
             return await start_server(engine, "127.0.0.1:0", config=config)
 
         self.running = self.run(boot())

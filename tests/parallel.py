@@ -30,8 +30,7 @@ from typing import Any
 import pytest
 
 # Session fixtures cheap enough for each worker to have its own (an embedded redis-server).
-PER_WORKER = frozenset({"redis_url", "tmp_path_factory", "monkeypatch", "worker_id",
-                        "testrun_uid"})
+PER_WORKER = frozenset({"redis_url", "tmp_path_factory", "monkeypatch", "worker_id", "testrun_uid"})
 SHARED = "kozyr_shared"  # the workerinput key naming the folder the workers share
 _folder = pytest.StashKey[str]()
 
@@ -59,8 +58,11 @@ def _shared(config: pytest.Config) -> Path | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """On the controller of a distributed run: the folder the workers share."""
-    if (config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput")
-            and config.getoption("numprocesses", None)):
+    if (
+        config.pluginmanager.hasplugin("xdist")
+        and not hasattr(config, "workerinput")
+        and config.getoption("numprocesses", None)
+    ):
         config.stash[_folder] = tempfile.mkdtemp(prefix="kozyr-pytest-")
 
 
@@ -84,8 +86,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     folder = _shared(session.config)
     if folder is None:
         return
-    groups = {item.nodeid: group for item in session.items
-              if (group := shared_setup(item)) is not None}
+    groups = {
+        item.nodeid: group for item in session.items if (group := shared_setup(item)) is not None
+    }
     worker = session.config.workerinput["workerid"]  # type: ignore[attr-defined]
     scratch = folder / f".groups-{worker}.json"
     scratch.write_text(json.dumps(groups))
@@ -115,8 +118,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 @pytest.hookimpl(tryfirst=True, wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
-                            ) -> Generator[None, object, object]:
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     """Hold the machine lock across the test's setup, call and teardown (its fixtures'
     too): exclusively for a solo test, shared for any other."""
     folder = _shared(item.config)

@@ -64,7 +64,8 @@ def test_docs_rules_md_has_every_rule_id_of_the_shared_rules_page() -> None:
 def test_the_package_copy_of_the_rules_is_docs_rules_md() -> None:
     # docs/rules.md is the source; kozyr rules reads the copy an installed wheel ships.
     assert PACKAGE_COPY.read_bytes() == DOCS.read_bytes(), (
-        "docs/rules.md changed: run `cp docs/rules.md service/kozyr/docs/rules.md`")
+        "docs/rules.md changed: run `cp docs/rules.md service/kozyr/docs/rules.md`"
+    )
     assert rules.text() == DOCS.read_text("utf-8")
 
 
@@ -120,8 +121,9 @@ def test_kozyr_rules_prints_games_rules_and_one_rule_in_80_columns() -> None:
         assert whole.returncode == 0, whole.stderr
         assert all(rule in whole.stdout for rule in section.rules)
         outputs.append(whole.stdout)
-        outputs += ["\n".join(rules.rule_text(rules.sections(), name, rid))
-                    for rid in section.rules]
+        outputs += [
+            "\n".join(rules.rule_text(rules.sections(), name, rid)) for rid in section.rules
+        ]
     one = _kozyr("rules", "dix", "dix-5")
     assert one.returncode == 0 and one.stdout.startswith("DIX-5 — Following suit\n")
     assert "must play a card of the led suit" in one.stdout and "`" not in one.stdout
@@ -130,11 +132,14 @@ def test_kozyr_rules_prints_games_rules_and_one_rule_in_80_columns() -> None:
         assert all(len(line) <= 80 for line in text.splitlines())
 
 
-@pytest.mark.parametrize(("args", "said"), [
-    (["chess"], "unknown game 'chess'"),
-    (["dix", "DIX-99"], "dix has no rule 'DIX-99'"),
-    (["dix", "SIX-8"], "SIX-8 is a rule of six-dozens, not dix"),
-])
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["chess"], "unknown game 'chess'"),
+        (["dix", "DIX-99"], "dix has no rule 'DIX-99'"),
+        (["dix", "SIX-8"], "SIX-8 is a rule of six-dozens, not dix"),
+    ],
+)
 def test_an_unknown_game_or_rule_is_one_clear_line_and_exit_2(args: list[str], said: str) -> None:
     result = _kozyr("rules", *args)
     assert result.returncode == 2 and result.stdout == ""
@@ -143,9 +148,23 @@ def test_an_unknown_game_or_rule_is_one_clear_line_and_exit_2(args: list[str], s
 
 @pytest.mark.slow
 def test_kozyr_rules_works_from_an_installed_wheel(tmp_path: Path) -> None:
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                            "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
-                           capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     wheel = next(tmp_path.glob("kozyr-*.whl"))
     assert "kozyr/docs/rules.md" in zipfile.ZipFile(wheel).namelist()
@@ -153,9 +172,20 @@ def test_kozyr_rules_works_from_an_installed_wheel(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)  # what pip install puts into site-packages
     shown = subprocess.run(
-        [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-         "import kozyr.cli; print(kozyr.cli.__file__); kozyr.cli.main(['rules', 'dix', 'DIX-5'])",
-         str(site)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); "
+            "import kozyr.cli; print(kozyr.cli.__file__); "
+            "kozyr.cli.main(['rules', 'dix', 'DIX-5'])",
+            str(site),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith(str(site)) and "DIX-5 — Following suit" in shown.stdout
 
@@ -207,8 +237,12 @@ def _finished_match(address: str) -> str:
 
 
 def _runnable(lang: str) -> list[tuple[str, str]]:
-    return [(page.name, code) for page in READMES for block_lang, code, reason in
-            code_blocks(page) if block_lang == lang and reason is None]
+    return [
+        (page.name, code)
+        for page in READMES
+        for block_lang, code, reason in code_blocks(page)
+        if block_lang == lang and reason is None
+    ]
 
 
 def test_the_shell_blocks_run(server: ServerThread, tmp_path: Path) -> None:
@@ -219,15 +253,21 @@ def test_the_shell_blocks_run(server: ServerThread, tmp_path: Path) -> None:
     match_id = _finished_match(server.address)
     for page, code in blocks:
         script = code.replace("MATCH_ID", match_id).replace("127.0.0.1:50051", server.address)
-        result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path,
-                                capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", script],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert result.returncode == 0, f"{page}:\n{code}\n{result.stdout}\n{result.stderr}"
         if "kozyr rules dix DIX-5" in code:
             assert "DIX-5 — Following suit" in result.stdout
 
 
-def test_the_python_blocks_run_a_match_to_its_end(server: ServerThread,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_python_blocks_run_a_match_to_its_end(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocks = _runnable("python")
     assert blocks
     for page, code in blocks:
@@ -243,24 +283,41 @@ def test_the_python_blocks_run_a_match_to_its_end(server: ServerThread,
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 @pytest.mark.usefixtures("ts_bot")
-def test_the_typescript_blocks_run_a_match_to_its_end(server: ServerThread,
-                                                      tmp_path: Path) -> None:
+def test_the_typescript_blocks_run_a_match_to_its_end(server: ServerThread, tmp_path: Path) -> None:
     ts = ROOT / "clients" / "typescript"
     index = (ts / "dist" / "src" / "index.js").as_uri()
-    transpile = ("const ts = require(process.argv[1]); const fs = require('fs');"
-                 "const out = ts.transpileModule(fs.readFileSync(process.argv[2], 'utf8'),"
-                 " {compilerOptions: {module: ts.ModuleKind.ESNext,"
-                 " target: ts.ScriptTarget.ES2022}});"
-                 "fs.writeFileSync(process.argv[3], out.outputText);")
+    transpile = (
+        "const ts = require(process.argv[1]); const fs = require('fs');"
+        "const out = ts.transpileModule(fs.readFileSync(process.argv[2], 'utf8'),"
+        " {compilerOptions: {module: ts.ModuleKind.ESNext,"
+        " target: ts.ScriptTarget.ES2022}});"
+        "fs.writeFileSync(process.argv[3], out.outputText);"
+    )
     blocks = _runnable("ts")
     assert blocks
     for i, (page, code) in enumerate(blocks):
         source, target = tmp_path / f"block{i}.ts", tmp_path / f"block{i}.mjs"
-        source.write_text(code.replace("./src/index.js", index)
-                          .replace("127.0.0.1:50051", server.address))
-        subprocess.run(["node", "-e", transpile, str(ts / "node_modules" / "typescript"),
-                        str(source), str(target)], check=True, timeout=60)
-        result = subprocess.run(["node", str(target)], capture_output=True, text=True,
-                                timeout=120, env={**os.environ, "NODE_NO_WARNINGS": "1"})
+        source.write_text(
+            code.replace("./src/index.js", index).replace("127.0.0.1:50051", server.address)
+        )
+        subprocess.run(
+            [
+                "node",
+                "-e",
+                transpile,
+                str(ts / "node_modules" / "typescript"),
+                str(source),
+                str(target),
+            ],
+            check=True,
+            timeout=60,
+        )
+        result = subprocess.run(
+            ["node", str(target)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "NODE_NO_WARNINGS": "1"},
+        )
         assert result.returncode == 0, f"{page}:\n{result.stdout}\n{result.stderr}"
         assert "winners" in result.stdout, result.stdout

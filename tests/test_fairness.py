@@ -134,4 +134,4 @@ def test_long_keys_and_any_read_sizes_follow_the_hmac_recipe(seed: bytes, sizes:
     while len(expected) < sum(sizes):
         expected += hmac.new(seed, b"x\x00" + counter.to_bytes(8, "big"), hashlib.sha256).digest()
         counter += 1
-    assert b"".join(stream.read(n) for n in sizes) == expected[:sum(sizes)]
+    assert b"".join(stream.read(n) for n in sizes) == expected[: sum(sizes)]

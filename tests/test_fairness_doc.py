@@ -60,7 +60,7 @@ def canonical(size: int) -> list[str]:
     """§4: the canonical order."""
     low = {52: "2", 53: "2", 36: "6", 32: "7", 28: "8"}[size]
     ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-    ranks = ranks[ranks.index(low):]
+    ranks = ranks[ranks.index(low) :]
     return [r + s for s in "SHDC" for r in ranks] + (["JK"] if size == 53 else [])
 
 
@@ -163,21 +163,36 @@ def test_the_receipt_recipe_re_implemented_checks_the_documented_receipt() -> No
     assert V["receipt.fingerprint"][:16] == V["receipt.key_id"] == key_id(public)
     assert hashlib.sha256(b"kozyr").hexdigest() == V["receipt.entry_hash"]
     fields: dict[str, object] = {
-        "commitment": V["receipt.commitment"], "entry_hash": V["receipt.entry_hash"],
-        "key_id": V["receipt.key_id"], "match_id": V["receipt.match_id"],
-        "type": "kozyr-receipt/v1", "version": int(V["receipt.version"])}
+        "commitment": V["receipt.commitment"],
+        "entry_hash": V["receipt.entry_hash"],
+        "key_id": V["receipt.key_id"],
+        "match_id": V["receipt.match_id"],
+        "type": "kozyr-receipt/v1",
+        "version": int(V["receipt.version"]),
+    }
     message = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
     assert message.decode() == V["receipt.signed"]
     # The recipe, independently: verify the documented signature with the raw public key.
     Ed25519PublicKey.from_public_bytes(bytes.fromhex(V["receipt.public"])).verify(
-        bytes.fromhex(V["receipt.signature"]), message)
+        bytes.fromhex(V["receipt.signature"]), message
+    )
     # And the reference code makes exactly these bytes and this (deterministic) signature.
-    assert signed_bytes(V["receipt.match_id"], int(V["receipt.version"]),
-                        V["receipt.entry_hash"], V["receipt.commitment"],
-                        V["receipt.key_id"]) == message
+    assert (
+        signed_bytes(
+            V["receipt.match_id"],
+            int(V["receipt.version"]),
+            V["receipt.entry_hash"],
+            V["receipt.commitment"],
+            V["receipt.key_id"],
+        )
+        == message
+    )
     made = Signer(bytes.fromhex(V["receipt.private"])).receipt(
-        V["receipt.match_id"], int(V["receipt.version"]), V["receipt.entry_hash"],
-        V["receipt.commitment"])
+        V["receipt.match_id"],
+        int(V["receipt.version"]),
+        V["receipt.entry_hash"],
+        V["receipt.commitment"],
+    )
     assert made.signature == V["receipt.signature"]
     assert KeyRing([public]).problem(made) is None
     assert KeyRing([public]).problem(replace(made, version=made.version + 1)) is not None

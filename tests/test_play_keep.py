@@ -19,8 +19,9 @@ def test_a_contribution_is_text_or_0x_hex_of_at_most_64_bytes() -> None:
         parse_contribution("x" * 65)
 
 
-def test_matches_are_kept_under_xdg_data_home(monkeypatch: pytest.MonkeyPatch,
-                                              tmp_path: Path) -> None:
+def test_matches_are_kept_under_xdg_data_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert default_folder() == tmp_path / "kozyr" / "matches"
     monkeypatch.delenv("XDG_DATA_HOME")

@@ -20,6 +20,7 @@ def test_modules_and_functions_stay_small(path: Path) -> None:
         f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
         for node in ast.walk(ast.parse(text))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.end_lineno is not None and node.end_lineno - node.lineno + 1 > MAX_FUNCTION
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION
     ]
     assert not long, f"functions over {MAX_FUNCTION} lines in {path.name}: {', '.join(long)}"

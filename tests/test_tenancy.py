@@ -31,14 +31,17 @@ def test_no_file_is_the_local_tenant_in_open_mode() -> None:
 def test_a_tenant_with_its_keys_limits_and_webhooks(tmp_path: Path) -> None:
     (tmp_path / "t.secret").write_text("s" * 40)
     (tmp_path / "hook").write_text("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n")
-    path = write(tmp_path, f"""max_message_bytes = 1048576
+    path = write(
+        tmp_path,
+        f"""max_message_bytes = 1048576
 require_auth = true
 [tenants.acme]
 api_key_sha256 = ["{KEY_HASH}"]
 ticket_secret_file = "t.secret"
 matches_per_minute = 60
 webhooks = [{{name = "main", url = "https://hooks.example/k", secret_file = "hook"}}]
-""")
+""",
+    )
     tenancy = load_tenancy(path)
     acme = tenancy.tenants["acme"]
     assert tenancy.require_auth and tenancy.ids() == ["acme"]
@@ -48,21 +51,25 @@ webhooks = [{{name = "main", url = "https://hooks.example/k", secret_file = "hoo
     TicketVerifier(tenancy)
 
 
-@pytest.mark.parametrize(("table", "names"), [
-    ('[tenants.Bad_Id]\n', "tenant id"),
-    ('[tenants.local]\n', "tenant id"),
-    ('[tenants.acme]\napi_key = "plain"\n', "unknown keys"),
-    ('[tenants.acme]\napi_key_sha256 = ["abc"]\n', "api_key_sha256"),
-    ('[tenants.acme]\nticket_secret_file = "missing"\n', "cannot read"),
-    ('[tenants.acme]\nticket_secret_file = "short"\n', "32 bytes"),
-    ('[tenants.acme]\njoin_link = "https://x.example/"\n', "join_link"),
-    ('[tenants.acme]\nmatches_per_minute = 0\n', "matches_per_minute"),
-    ('[tenants.acme]\nwebhooks = [{name = "m", url = "ftp://x", secret_file = "short"}]\n',
-     "http"),
-    ('require_auth = "yes"\n', "require_auth"),
-])
-def test_a_bad_tenant_section_is_refused_by_name(tmp_path: Path, table: str, names: str
-                                                 ) -> None:
+@pytest.mark.parametrize(
+    ("table", "names"),
+    [
+        ("[tenants.Bad_Id]\n", "tenant id"),
+        ("[tenants.local]\n", "tenant id"),
+        ('[tenants.acme]\napi_key = "plain"\n', "unknown keys"),
+        ('[tenants.acme]\napi_key_sha256 = ["abc"]\n', "api_key_sha256"),
+        ('[tenants.acme]\nticket_secret_file = "missing"\n', "cannot read"),
+        ('[tenants.acme]\nticket_secret_file = "short"\n', "32 bytes"),
+        ('[tenants.acme]\njoin_link = "https://x.example/"\n', "join_link"),
+        ("[tenants.acme]\nmatches_per_minute = 0\n", "matches_per_minute"),
+        (
+            '[tenants.acme]\nwebhooks = [{name = "m", url = "ftp://x", secret_file = "short"}]\n',
+            "http",
+        ),
+        ('require_auth = "yes"\n', "require_auth"),
+    ],
+)
+def test_a_bad_tenant_section_is_refused_by_name(tmp_path: Path, table: str, names: str) -> None:
     (tmp_path / "short").write_text("too short")
     with pytest.raises(ConfigError, match=names):
         load_tenancy(write(tmp_path, table))
@@ -70,8 +77,7 @@ def test_a_bad_tenant_section_is_refused_by_name(tmp_path: Path, table: str, nam
 
 def test_an_unusable_ticket_key_is_refused_before_anything_starts(tmp_path: Path) -> None:
     (tmp_path / "key.pem").write_text("not a key")
-    tenancy = load_tenancy(write(tmp_path, '[tenants.acme]\n'
-                                           'ticket_public_key_file = "key.pem"\n'))
+    tenancy = load_tenancy(write(tmp_path, '[tenants.acme]\nticket_public_key_file = "key.pem"\n'))
     with pytest.raises(ConfigError, match="PEM"):
         TicketVerifier(tenancy)
 

@@ -187,9 +187,12 @@ def mask_of(cards: Iterable[Card]) -> int:
 # The cards of each byte of a mask, by byte position and value: hands are unpacked a byte at a
 # time (every view and rebuilt table unpacks several), ~1.5x faster than bit by bit.
 _BYTES: Final = tuple(
-    tuple(tuple(ALL_CARDS[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j < 53)
-          for b in range(256))
-    for i in range(7))
+    tuple(
+        tuple(ALL_CARDS[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j < 53)
+        for b in range(256)
+    )
+    for i in range(7)
+)
 
 
 def cards_of(mask: int) -> tuple[Card, ...]:

@@ -16,8 +16,14 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 # Modules with a `register(subparsers)` function adding their subcommand(s).
 SUBCOMMANDS: list[str] = [
-    "kozyr.replay.cli", "kozyr.play", "kozyr.tournament.cli", "kozyr.rules",
-    "kozyr.engine.repair", "kozyr.api.tokens_cli", "kozyr.loadgen", "kozyr.keys_cli",
+    "kozyr.replay.cli",
+    "kozyr.play",
+    "kozyr.tournament.cli",
+    "kozyr.rules",
+    "kozyr.engine.repair",
+    "kozyr.api.tokens_cli",
+    "kozyr.loadgen",
+    "kozyr.keys_cli",
     "kozyr.api.health_cli",
     "kozyr.webhooks.cli",
 ]
@@ -57,12 +63,18 @@ def _settings(args: argparse.Namespace) -> tuple[Any, Any, Any, Any, Any, Any]:
             raise ServeError("TLS needs both --tls-cert and --tls-key")
         from kozyr.api.server import Tls
 
-        tls = Tls(_read(args.tls_cert, "certificate") or b"", _read(args.tls_key, "key") or b"",
-                  _read(args.tls_client_ca, "client CA"))
+        tls = Tls(
+            _read(args.tls_cert, "certificate") or b"",
+            _read(args.tls_key, "key") or b"",
+            _read(args.tls_client_ca, "client CA"),
+        )
     elif args.tls_client_ca:
         raise ServeError("--tls-client-ca needs --tls-cert and --tls-key")
-    key_file = (args.seed_key_file or os.environ.get("KOZYR_SEED_KEY_FILE")
-                or str(Path(args.data_dir) / "seed.key"))
+    key_file = (
+        args.seed_key_file
+        or os.environ.get("KOZYR_SEED_KEY_FILE")
+        or str(Path(args.data_dir) / "seed.key")
+    )
     try:
         seed_box = load_or_create(Path(key_file))
     except (OSError, ValueError) as e:
@@ -108,18 +120,32 @@ def _serve(args: argparse.Namespace) -> int:
 
         configure_logging(json_logs=args.json_logs, level=getattr(logging, args.log_level.upper()))
         if lock is not None:
-            embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync,
-                                     lock=lock).start(supervise=True)
+            embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync, lock=lock).start(
+                supervise=True
+            )
             url = embedded.url
-            print(f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
-                  file=sys.stderr)
-        asyncio.run(serve(url, args.address, arbiter=arbiter, seed_box=seed_box, signer=signer,
-                          config=config,
-                          tls=tls, reflection_on=args.reflection,
-                          metrics_port=args.metrics_port,
-                          on_serving=lock.note if lock is not None else None,
-                          supervised=embedded, reuse_port=worker, web_port=args.web_port,
-                          tenancy=tenancy))
+            print(
+                f"kozyr: embedded Redis on {url} (append-only file in {embedded.data_dir})",
+                file=sys.stderr,
+            )
+        asyncio.run(
+            serve(
+                url,
+                args.address,
+                arbiter=arbiter,
+                seed_box=seed_box,
+                signer=signer,
+                config=config,
+                tls=tls,
+                reflection_on=args.reflection,
+                metrics_port=args.metrics_port,
+                on_serving=lock.note if lock is not None else None,
+                supervised=embedded,
+                reuse_port=worker,
+                web_port=args.web_port,
+                tenancy=tenancy,
+            )
+        )
     except (FolderInUse, FolderUnusable, CannotListen, ServeError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)
         return 1
@@ -135,57 +161,109 @@ def _serve_flags(serve: argparse.ArgumentParser) -> None:
     from kozyr.config import ServerConfig
 
     serve.add_argument("--address", default=DEFAULT_ADDRESS, help="host:port to listen on")
-    serve.add_argument("--redis-url", default=None,
-                       help="use this Redis (default: $REDIS_URL, else an embedded Redis)")
+    serve.add_argument(
+        "--redis-url",
+        default=None,
+        help="use this Redis (default: $REDIS_URL, else an embedded Redis)",
+    )
     serve.add_argument("--data-dir", default="data", help="embedded Redis data folder")
-    serve.add_argument("--appendfsync", default="everysec", choices=["everysec", "always"],
-                       help="embedded Redis durability (see deploy/redis/README.md)")
-    serve.add_argument("--workers", type=int, default=1,
-                       help="service processes on the one port (SO_REUSEPORT), e.g. the "
-                            "cores of the host; a worker that dies is started again")
+    serve.add_argument(
+        "--appendfsync",
+        default="everysec",
+        choices=["everysec", "always"],
+        help="embedded Redis durability (see deploy/redis/README.md)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="service processes on the one port (SO_REUSEPORT), e.g. the "
+        "cores of the host; a worker that dies is started again",
+    )
     serve.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
-    serve.add_argument("--config", default=None,
-                       help="a TOML file of limits (docs/security.md) and tenants "
-                            "(docs/platforms.md)")
-    serve.add_argument("--require-auth", action="store_true", default=False,
-                       help="refuse anonymous calls: every call needs a tenant API key, a seat "
-                            "ticket, or (on a match) a seat or arbiter token")
-    serve.add_argument("--arbiter-token-file", default=None,
-                       help="file holding the token that may read any log (default: "
-                            "$KOZYR_ARBITER_TOKEN_FILE, else $KOZYR_ARBITER_TOKEN); SIGHUP "
-                            "reads it again")
-    serve.add_argument("--seed-key-file", default=None,
-                       help="key sealing server seeds at rest (default: $KOZYR_SEED_KEY_FILE, "
-                            "else <data-dir>/seed.key, made on first start); replicas on one "
-                            "Redis must share it")
-    serve.add_argument("--signing-key-dir", default=None,
-                       help="folder of the Ed25519 key receipts are signed with (default: "
-                            "$KOZYR_SIGNING_KEY_DIR, else <data-dir>/signing, made on first "
-                            "start); `kozyr keys show` prints its public keys")
-    serve.add_argument("--signing-key-file", default=None,
-                       help="the Ed25519 private key (32 raw bytes) as a file, e.g. a mounted "
-                            "secret shared by every replica (default: $KOZYR_SIGNING_KEY_FILE, "
-                            "else the folder above); retired public keys in keys.txt beside it")
+    serve.add_argument(
+        "--config",
+        default=None,
+        help="a TOML file of limits (docs/security.md) and tenants (docs/platforms.md)",
+    )
+    serve.add_argument(
+        "--require-auth",
+        action="store_true",
+        default=False,
+        help="refuse anonymous calls: every call needs a tenant API key, a seat "
+        "ticket, or (on a match) a seat or arbiter token",
+    )
+    serve.add_argument(
+        "--arbiter-token-file",
+        default=None,
+        help="file holding the token that may read any log (default: "
+        "$KOZYR_ARBITER_TOKEN_FILE, else $KOZYR_ARBITER_TOKEN); SIGHUP "
+        "reads it again",
+    )
+    serve.add_argument(
+        "--seed-key-file",
+        default=None,
+        help="key sealing server seeds at rest (default: $KOZYR_SEED_KEY_FILE, "
+        "else <data-dir>/seed.key, made on first start); replicas on one "
+        "Redis must share it",
+    )
+    serve.add_argument(
+        "--signing-key-dir",
+        default=None,
+        help="folder of the Ed25519 key receipts are signed with (default: "
+        "$KOZYR_SIGNING_KEY_DIR, else <data-dir>/signing, made on first "
+        "start); `kozyr keys show` prints its public keys",
+    )
+    serve.add_argument(
+        "--signing-key-file",
+        default=None,
+        help="the Ed25519 private key (32 raw bytes) as a file, e.g. a mounted "
+        "secret shared by every replica (default: $KOZYR_SIGNING_KEY_FILE, "
+        "else the folder above); retired public keys in keys.txt beside it",
+    )
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key of --tls-cert")
-    serve.add_argument("--tls-client-ca", default=None,
-                       help="PEM CA: require client certificates signed by it")
-    serve.add_argument("--reflection", action=argparse.BooleanOptionalAction, default=True,
-                       help="gRPC server reflection (--no-reflection turns it off)")
-    serve.add_argument("--metrics-port", type=int, default=None,
-                       help="Prometheus port (no metrics without it)")
-    serve.add_argument("--web-port", type=int, default=None,
-                       help="serve the web table and the Connect/gRPC-Web API on this port "
-                            "(same host as --address; `make run` uses 8080)")
-    serve.add_argument("--json-logs", action=argparse.BooleanOptionalAction, default=None,
-                       help="JSON log lines (default: when stderr is not a terminal)")
-    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"],
-                       help="debug writes one line per command (info: a summary of moves)")
+    serve.add_argument(
+        "--tls-client-ca", default=None, help="PEM CA: require client certificates signed by it"
+    )
+    serve.add_argument(
+        "--reflection",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="gRPC server reflection (--no-reflection turns it off)",
+    )
+    serve.add_argument(
+        "--metrics-port", type=int, default=None, help="Prometheus port (no metrics without it)"
+    )
+    serve.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        help="serve the web table and the Connect/gRPC-Web API on this port "
+        "(same host as --address; `make run` uses 8080)",
+    )
+    serve.add_argument(
+        "--json-logs",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="JSON log lines (default: when stderr is not a terminal)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning"],
+        help="debug writes one line per command (info: a summary of moves)",
+    )
     limits = serve.add_argument_group("limits (also in --config; a flag wins over the file)")
     for name, default in ((n, getattr(ServerConfig(), n)) for n in ServerConfig.__slots__):
-        limits.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=None,
-                            metavar=type(default).__name__.upper(), dest=name,
-                            help=f"default {default}")
+        limits.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=type(default),
+            default=None,
+            metavar=type(default).__name__.upper(),
+            dest=name,
+            help=f"default {default}",
+        )
 
 
 def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:

@@ -206,8 +206,15 @@ class Tenancy:
         return sorted({*self.tenants, *([] if self.require_auth else [LOCAL_TENANT])})
 
 
-TENANT_FIELDS = {"api_key_sha256", "ticket_secret_file", "ticket_public_key_file",
-                 "ticket_jwks_file", "matches_per_minute", "join_link", "webhooks"}
+TENANT_FIELDS = {
+    "api_key_sha256",
+    "ticket_secret_file",
+    "ticket_public_key_file",
+    "ticket_jwks_file",
+    "matches_per_minute",
+    "join_link",
+    "webhooks",
+}
 
 
 def load_tenancy(path: str | Path | None, require_auth: bool | None = None) -> Tenancy:
@@ -228,17 +235,21 @@ def load_tenancy(path: str | Path | None, require_auth: bool | None = None) -> T
 def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
     where = f"[tenants.{tid}]"
     if not TENANT_ID.fullmatch(tid) or tid == LOCAL_TENANT:
-        raise ConfigError(f"{where}: a tenant id is 1-32 of a-z, 0-9 and '-' (not "
-                          f"{LOCAL_TENANT!r}, the open mode's own)")
+        raise ConfigError(
+            f"{where}: a tenant id is 1-32 of a-z, 0-9 and '-' (not "
+            f"{LOCAL_TENANT!r}, the open mode's own)"
+        )
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
     unknown = set(table) - TENANT_FIELDS
     if unknown:
-        raise ConfigError(f"{where}: unknown keys {sorted(unknown)}; known: "
-                          f"{sorted(TENANT_FIELDS)}")
+        raise ConfigError(
+            f"{where}: unknown keys {sorted(unknown)}; known: {sorted(TENANT_FIELDS)}"
+        )
     hashes = table.get("api_key_sha256", [])
     if not isinstance(hashes, list) or not all(
-            isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes):
+        isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes
+    ):
         raise ConfigError(f"{where}: api_key_sha256 is a list of SHA-256 hex digests")
     per_minute = table.get("matches_per_minute", 600)
     if isinstance(per_minute, bool) or not isinstance(per_minute, int) or per_minute <= 0:
@@ -253,12 +264,15 @@ def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
     if not isinstance(endpoints, list):
         raise ConfigError(f"{where}: webhooks is a list of {{name, url, secret_file}} tables")
     return TenantConfig(
-        id=tid, api_key_sha256=tuple(hashes),
+        id=tid,
+        api_key_sha256=tuple(hashes),
         ticket_secret=secret.strip().encode() if secret is not None else None,
         ticket_public_key=_file(base, table.get("ticket_public_key_file"), where),
         ticket_jwks=_file(base, table.get("ticket_jwks_file"), where),
-        matches_per_minute=per_minute, join_link=link,
-        webhooks=tuple(_endpoint(e, base, where) for e in endpoints))
+        matches_per_minute=per_minute,
+        join_link=link,
+        webhooks=tuple(_endpoint(e, base, where) for e in endpoints),
+    )
 
 
 def _endpoint(table: Any, base: Path, where: str) -> WebhookEndpoint:

@@ -81,7 +81,7 @@ class RandomStream:
             buf, pos = b"".join(parts), 0
             self._buffer = buf
         self._pos = pos + n
-        return buf[pos:pos + n]
+        return buf[pos : pos + n]
 
     def randbelow(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` by rejection sampling on 64-bit draws."""
@@ -143,4 +143,3 @@ def match_seed(server_seed: bytes, contributions: Sequence[bytes]) -> bytes:
     for c in contributions:
         h.update(len(c).to_bytes(4, "big") + c)
     return h.digest()
-

@@ -29,8 +29,9 @@ def _show(args: argparse.Namespace) -> int:
 
         try:
             with KozyrClient(args.server, timeout=10) as client:
-                keys = tuple(PublicKey(k.key_id, k.public_key, k.current)
-                             for k in client.signing_keys())
+                keys = tuple(
+                    PublicKey(k.key_id, k.public_key, k.current) for k in client.signing_keys()
+                )
         except KozyrError as e:
             print(f"kozyr keys: {e.reason}: {e.message}", file=sys.stderr)
             return 1
@@ -57,27 +58,41 @@ def _rotate(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as e:
         print(f"kozyr keys rotate: {e}", file=sys.stderr)
         return 1
-    print(f"kozyr keys: new current key {signer.key_id}; "
-          f"{len(signer.keys) - 1} older key(s) kept as retired in {folder}", file=sys.stderr)
+    print(
+        f"kozyr keys: new current key {signer.key_id}; "
+        f"{len(signer.keys) - 1} older key(s) kept as retired in {folder}",
+        file=sys.stderr,
+    )
     print("restart the servers that share this folder to sign with it", file=sys.stderr)
     return 0
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add `kozyr keys …`."""
-    parser = sub.add_parser("keys", help="the server's receipt-signing keys",
-                            description="The Ed25519 public keys receipts and logs are signed "
-                                        "with (docs/fairness.md §6).")
+    parser = sub.add_parser(
+        "keys",
+        help="the server's receipt-signing keys",
+        description="The Ed25519 public keys receipts and logs are signed "
+        "with (docs/fairness.md §6).",
+    )
     commands = parser.add_subparsers(dest="keys_command", required=True)
     for name, func, text in (
-            ("show", _show, "print every public key (current first) with its fingerprint"),
-            ("rotate", _rotate, "make a new current key; old public keys stay listed")):
+        ("show", _show, "print every public key (current first) with its fingerprint"),
+        ("rotate", _rotate, "make a new current key; old public keys stay listed"),
+    ):
         command = commands.add_parser(name, help=text, description=text)
         command.add_argument("--data-dir", default="data", help="the server's data folder")
-        command.add_argument("--signing-key-dir", default=None,
-                             help="the signing-key folder (default: $KOZYR_SIGNING_KEY_DIR, "
-                                  "else <data-dir>/signing)")
+        command.add_argument(
+            "--signing-key-dir",
+            default=None,
+            help="the signing-key folder (default: $KOZYR_SIGNING_KEY_DIR, "
+            "else <data-dir>/signing)",
+        )
         if name == "show":
-            command.add_argument("--server", default=None, metavar="ADDR",
-                                 help="ask a running server (GetSigningKeys) instead")
+            command.add_argument(
+                "--server",
+                default=None,
+                metavar="ADDR",
+                help="ask a running server (GetSigningKeys) instead",
+            )
         command.set_defaults(func=func)

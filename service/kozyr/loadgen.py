@@ -48,9 +48,15 @@ StoreProbe = Callable[[], Awaitable[bool]]
 
 # Codes after which the outcome of a call is unknown or the refusal is temporary: repeat it.
 # (CANCELLED here is never ours - ours raises asyncio.CancelledError - but a dropped stream.)
-RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                     grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ABORTED,
-                     grpc.StatusCode.CANCELLED})
+RETRIED = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.CANCELLED,
+    }
+)
 # A restarted server should be found again within our own backoff, not grpc's 1 s and more.
 CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -135,8 +141,9 @@ class LogCheck:
         return bool(self.problems)
 
 
-def check_log(rows: Sequence[tuple[int, str, str]], acked: Mapping[str, tuple[int, int]],
-              seen: int) -> LogCheck:
+def check_log(
+    rows: Sequence[tuple[int, str, str]], acked: Mapping[str, tuple[int, int]], seen: int
+) -> LogCheck:
     """Check one log given as (version, canonical JSON, hash) rows against what clients saw.
 
     `acked` maps each acknowledged command id to (seat, version); `seen` is the highest version
@@ -163,9 +170,13 @@ def check_log(rows: Sequence[tuple[int, str, str]], acked: Mapping[str, tuple[in
         entries.append(entry)
         prev = digest
     top = len(entries)
-    lost = sum(1 for cid, (seat, version) in acked.items()
-               if version > top or entries[version - 1].command_id != cid
-               or entries[version - 1].seat != seat)
+    lost = sum(
+        1
+        for cid, (seat, version) in acked.items()
+        if version > top
+        or entries[version - 1].command_id != cid
+        or entries[version - 1].seat != seat
+    )
     if lost:
         problems.append(f"{lost} acknowledged move(s) missing from the log")
     if entries and not problems:
@@ -238,17 +249,21 @@ class LoadGen:
         self._loop = asyncio.get_running_loop()
         self._stop, self._all_ready = asyncio.Event(), asyncio.Event()
         self._started = time.monotonic()
-        count = cfg.channels or min(32, -(-min(cfg.concurrency, cfg.matches)
-                                          // MATCHES_PER_CHANNEL))
-        channels = [grpc.aio.insecure_channel(cfg.server, options=CHANNEL_OPTIONS)
-                    for _ in range(count)]
+        count = cfg.channels or min(
+            32, -(-min(cfg.concurrency, cfg.matches) // MATCHES_PER_CHANNEL)
+        )
+        channels = [
+            grpc.aio.insecure_channel(cfg.server, options=CHANNEL_OPTIONS) for _ in range(count)
+        ]
         stubs: list[Stub] = [kozyr_pb2_grpc.KozyrServiceStub(c) for c in channels]
         timer = self._loop.call_later(cfg.seconds, self._stop.set)
         gate = asyncio.Semaphore(cfg.concurrency)
         try:
             await self._learn_players(stubs[0])
-            drivers = [asyncio.create_task(self._drive(stubs[t.slot % count], t, gate))
-                       for t in self.tracks]
+            drivers = [
+                asyncio.create_task(self._drive(stubs[t.slot % count], t, gate))
+                for t in self.tracks
+            ]
             # Drivers end by themselves within seconds + give-up; the cap is a second bound.
             _, late = await asyncio.wait(drivers, timeout=cfg.seconds + 2 * cfg.give_up + 30)
             for task in late:
@@ -264,9 +279,16 @@ class LoadGen:
 
     # ------------------------------------------------------------------ calls
 
-    async def _call(self, track: MatchTrack, method: Callable[..., Awaitable[Any]],
-                    request: Any, auth: Sequence[tuple[str, str]] = (), *,
-                    playing: bool = True, timeout: float | None = None) -> Any:
+    async def _call(
+        self,
+        track: MatchTrack,
+        method: Callable[..., Awaitable[Any]],
+        request: Any,
+        auth: Sequence[tuple[str, str]] = (),
+        *,
+        playing: bool = True,
+        timeout: float | None = None,
+    ) -> Any:
         """One call, repeated while its failure is temporary; None when it could not be made.
 
         A repeat sends the same request (same command id), so it cannot act twice. A client
@@ -279,8 +301,9 @@ class LoadGen:
             self.stats.requests[rpc] += 1
             sent = time.monotonic()
             try:
-                answer = await method(request, metadata=tuple(auth),
-                                      timeout=timeout or cfg.deadline)
+                answer = await method(
+                    request, metadata=tuple(auth), timeout=timeout or cfg.deadline
+                )
             except grpc.aio.AioRpcError as e:
                 code, reason = _code_reason(e)
                 self._count(f"{rpc} {code.name} {reason or '-'}", e)
@@ -314,8 +337,9 @@ class LoadGen:
 
     async def _learn_players(self, stub: Stub) -> None:
         """The game's fewest seats, from ListGames (an unknown game is refused by CreateMatch)."""
-        games = await self._call(MatchTrack(-1), stub.ListGames, pb.ListGamesRequest(),
-                                 playing=False)
+        games = await self._call(
+            MatchTrack(-1), stub.ListGames, pb.ListGamesRequest(), playing=False
+        )
         for game in games.games if games is not None else ():
             if game.name == self.config.game:
                 self._players = game.min_players
@@ -335,10 +359,13 @@ class LoadGen:
 
     async def _create(self, stub: Stub, track: MatchTrack) -> bool:
         cfg = self.config
-        names = [pb.SeatRequest(name=f"p{i}", seed_contribution=bytes([track.slot % 256, i]))
-                 for i in range(self._players)]
-        request = pb.CreateMatchRequest(game=cfg.game, seats=names,
-                                        request_id=f"loadgen-{self._run_id}-{track.slot}")
+        names = [
+            pb.SeatRequest(name=f"p{i}", seed_contribution=bytes([track.slot % 256, i]))
+            for i in range(self._players)
+        ]
+        request = pb.CreateMatchRequest(
+            game=cfg.game, seats=names, request_id=f"loadgen-{self._run_id}-{track.slot}"
+        )
         created = await self._call(track, stub.CreateMatch, request, playing=False)
         if created is None:
             return False
@@ -373,16 +400,20 @@ class LoadGen:
                 return
             seat = view.to_act
             auth = (("authorization", f"Bearer {track.tokens[seat]}"),)
-            legal = await self._call(track, stub.ListLegalMoves,
-                                     pb.ListLegalMovesRequest(match_id=track.match_id), auth)
+            legal = await self._call(
+                track, stub.ListLegalMoves, pb.ListLegalMovesRequest(match_id=track.match_id), auth
+            )
             if legal is None:
                 return
             if not legal.moves:  # the view was stale: look again
                 view = await self._view(stub, track)
                 continue
             command_id = f"lg{cfg.seed}-{track.slot}-{moves}-{self.rng.getrandbits(32):08x}"
-            request = pb.SubmitMoveRequest(match_id=track.match_id, command_id=command_id,
-                                           move=self.rng.choice(list(legal.moves)))
+            request = pb.SubmitMoveRequest(
+                match_id=track.match_id,
+                command_id=command_id,
+                move=self.rng.choice(list(legal.moves)),
+            )
             answer = await self._call(track, stub.SubmitMove, request, auth)
             moves += 1
             if answer is None:
@@ -393,8 +424,7 @@ class LoadGen:
             view = answer.view
 
     async def _view(self, stub: Stub, track: MatchTrack) -> pb.MatchView | None:
-        answer = await self._call(track, stub.GetMatch,
-                                  pb.GetMatchRequest(match_id=track.match_id))
+        answer = await self._call(track, stub.GetMatch, pb.GetMatchRequest(match_id=track.match_id))
         if answer is None:
             return None
         track.seen = max(track.seen, answer.view.version)
@@ -416,8 +446,10 @@ class LoadGen:
             while True:  # ends when the driver cancels it
                 self.stats.requests["WatchMatch"] += 1
                 try:
-                    async for update in stub.WatchMatch(pb.WatchMatchRequest(
-                            match_id=track.match_id, from_version=track.watched), metadata=auth):
+                    async for update in stub.WatchMatch(
+                        pb.WatchMatchRequest(match_id=track.match_id, from_version=track.watched),
+                        metadata=auth,
+                    ):
                         if update.version != track.watched + 1:
                             track.watch_gaps += 1
                         track.watched = max(track.watched, update.version)
@@ -427,8 +459,9 @@ class LoadGen:
                         if not counted:
                             counted = True
                             self.stats.watching += 1
-                            self.stats.peak_watching = max(self.stats.peak_watching,
-                                                           self.stats.watching)
+                            self.stats.peak_watching = max(
+                                self.stats.peak_watching, self.stats.watching
+                            )
                     if over:
                         await asyncio.sleep(3600)  # the stream ended with the match
                 except grpc.aio.AioRpcError as e:
@@ -456,9 +489,14 @@ class LoadGen:
         if token is None and not track.finished:
             return None  # only the arbiter may read an unfinished match's log
         auth = (("authorization", f"Bearer {token}"),) if token else ()
-        answer = await self._call(track, stub.GetMatchLog,
-                                  pb.GetMatchLogRequest(match_id=track.match_id), auth,
-                                  playing=False, timeout=max(self.config.deadline, 10.0))
+        answer = await self._call(
+            track,
+            stub.GetMatchLog,
+            pb.GetMatchLogRequest(match_id=track.match_id),
+            auth,
+            playing=False,
+            timeout=max(self.config.deadline, 10.0),
+        )
         if answer is None:
             return LogCheck(0, len(track.acked), ("the log could not be read",))
         rows = [(e.version, e.canonical_json, e.hash) for e in answer.entries]
@@ -473,12 +511,15 @@ class LoadGen:
 
         problems = {m: list(c.problems) for m, c in checks.items() if c and c.problems}
         return {
-            "matches": len(checks), "matches_checked": len(done),
+            "matches": len(checks),
+            "matches_checked": len(done),
             "matches_finished": sum(t.finished for t in self.tracks),
-            "moves_acknowledged": stats.acked, "seconds": round(played, 2),
+            "moves_acknowledged": stats.acked,
+            "seconds": round(played, 2),
             "moves_per_second": round(stats.acked / played, 1) if played > 0 else 0.0,
             "submit_latency_ms": {"p50": pct(0.50), "p90": pct(0.90), "p99": pct(0.99)},
-            "requests": dict(stats.requests), "errors": dict(stats.errors),
+            "requests": dict(stats.requests),
+            "errors": dict(stats.errors),
             "error_samples": dict(stats.samples),
             "false_unavailable": stats.false_unavailable,
             "peak_watched_matches": stats.peak_watching,
@@ -492,14 +533,25 @@ class LoadGen:
 
 def passed(report: Mapping[str, Any]) -> bool:
     """True when nothing was lost, corrupted, stuck or falsely unavailable."""
-    return not any(report[k] for k in ("acknowledged_lost", "matches_corrupted", "matches_stuck",
-                                       "false_unavailable", "watch_gaps"))
+    return not any(
+        report[k]
+        for k in (
+            "acknowledged_lost",
+            "matches_corrupted",
+            "matches_stuck",
+            "false_unavailable",
+            "watch_gaps",
+        )
+    )
 
 
 def render(report: Mapping[str, Any], terminal: bool) -> str:
     """The report as a rich table on a terminal, plain `key: value` lines otherwise."""
-    rows = [(k, json.dumps(v) if isinstance(v, dict) else str(v))
-            for k, v in report.items() if k != "problems"]
+    rows = [
+        (k, json.dumps(v) if isinstance(v, dict) else str(v))
+        for k, v in report.items()
+        if k != "problems"
+    ]
     rows += [(f"problem {m}", "; ".join(p)) for m, p in report["problems"].items()]
     if not terminal:
         return "\n".join(f"{k}: {v}" for k, v in rows)
@@ -541,8 +593,11 @@ def _arbiter_token(path: str | None) -> str | None:
 
 def _run(args: argparse.Namespace) -> int:
     if not (args.allow_remote or is_loopback(args.server)):
-        print(f"kozyr loadgen: {args.server} is not a loopback address "
-              "(pass --allow-remote to load another machine)", file=sys.stderr)
+        print(
+            f"kozyr loadgen: {args.server} is not a loopback address "
+            "(pass --allow-remote to load another machine)",
+            file=sys.stderr,
+        )
         return 2
     token = _arbiter_token(args.arbiter_token_file)
     moves = args.moves_per_match
@@ -550,10 +605,18 @@ def _run(args: argparse.Namespace) -> int:
         moves = 100_000  # without the arbiter only finished logs can be read: play to the end
         print("kozyr loadgen: no arbiter token; playing every match to its end", file=sys.stderr)
     try:
-        config = LoadConfig(server=args.server, matches=args.matches,
-                            concurrency=args.concurrency, game=args.game, moves_per_match=moves,
-                            seconds=args.seconds, seed=args.seed, arbiter_token=token,
-                            deadline=args.deadline, give_up=args.give_up)
+        config = LoadConfig(
+            server=args.server,
+            matches=args.matches,
+            concurrency=args.concurrency,
+            game=args.game,
+            moves_per_match=moves,
+            seconds=args.seconds,
+            seed=args.seed,
+            arbiter_token=token,
+            deadline=args.deadline,
+            give_up=args.give_up,
+        )
     except ValueError as e:
         print(f"kozyr loadgen: {e}", file=sys.stderr)
         return 2
@@ -571,10 +634,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `kozyr loadgen`."""
-    p = sub.add_parser("loadgen", help="play many watched matches against a server and check them",
-                       description="Play N matches with random legal clients that also watch "
-                                   "them, report throughput, latency and errors, then check "
-                                   "every match's log. Exit status 1 when a check fails.")
+    p = sub.add_parser(
+        "loadgen",
+        help="play many watched matches against a server and check them",
+        description="Play N matches with random legal clients that also watch "
+        "them, report throughput, latency and errors, then check "
+        "every match's log. Exit status 1 when a check fails.",
+    )
     p.add_argument("--server", default="127.0.0.1:50051", help="host:port (loopback only)")
     p.add_argument("--matches", type=int, default=100, help="matches to play in all")
     p.add_argument("--concurrency", type=int, default=50, help="matches played at once")
@@ -583,12 +649,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seconds", type=float, default=60.0, help="stop starting moves after this")
     p.add_argument("--seed", type=int, default=0, help="seed of the random clients")
     p.add_argument("--deadline", type=float, default=5.0, help="deadline of each call, seconds")
-    p.add_argument("--give-up", type=float, default=20.0,
-                   help="a match is stuck after this many seconds without progress")
+    p.add_argument(
+        "--give-up",
+        type=float,
+        default=20.0,
+        help="a match is stuck after this many seconds without progress",
+    )
     p.add_argument("--json", default=None, metavar="FILE", help="also write the report as JSON")
-    p.add_argument("--arbiter-token-file", default=None,
-                   help="file holding the arbiter token (default: $KOZYR_ARBITER_TOKEN)")
-    p.add_argument("--store-url", default=None,
-                   help="Redis URL to PING when an UNAVAILABLE arrives (judges false ones)")
+    p.add_argument(
+        "--arbiter-token-file",
+        default=None,
+        help="file holding the arbiter token (default: $KOZYR_ARBITER_TOKEN)",
+    )
+    p.add_argument(
+        "--store-url",
+        default=None,
+        help="Redis URL to PING when an UNAVAILABLE arrives (judges false ones)",
+    )
     p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback server")
     p.set_defaults(func=_run)

@@ -59,8 +59,7 @@ class SeatPlayer(Protocol):
         ...
 
 
-def make_player(spec: str, game_name: str, seat: int, client: SeatClient,
-                seed: int) -> SeatPlayer:
+def make_player(spec: str, game_name: str, seat: int, client: SeatClient, seed: int) -> SeatPlayer:
     """The bot of `spec` on one seat, seeing only what that seat's token is sent."""
     from kozyr.bots import make_bot, parse_spec
     from kozyr.games import get_game
@@ -98,8 +97,11 @@ class EmbeddedServer:
         async def boot() -> Any:
             from kozyr.engine.signing import Signer
 
-            engine = Engine(RedisStore.from_url(self.redis.url), signer=Signer.generate(),
-                            arbiter_token=self.arbiter_token)
+            engine = Engine(
+                RedisStore.from_url(self.redis.url),
+                signer=Signer.generate(),
+                arbiter_token=self.arbiter_token,
+            )
             return await start_server(engine, "127.0.0.1:0")
 
         self.running = self._run(boot())
@@ -138,8 +140,7 @@ def _quiet_server_logs() -> None:
 class Terminal:
     """Where the table is drawn and moves are read; colour per NO_COLOR and --color."""
 
-    def __init__(self, out: TextIO, read: Callable[[str], str], colour: bool,
-                 clear: bool) -> None:
+    def __init__(self, out: TextIO, read: Callable[[str], str], colour: bool, clear: bool) -> None:
         self.out, self.read, self.colour, self.clear = out, read, colour, clear
 
     def draw(self, lines: list[str]) -> None:
@@ -191,8 +192,9 @@ def _card_code(text: str) -> str | None:
     return code if _CARD.match(code) else None
 
 
-def parse_choice(text: str, moves: list[pb.Move], game: str | None = None,
-                 defending: bool = False) -> pb.Move | None:
+def parse_choice(
+    text: str, moves: list[pb.Move], game: str | None = None, defending: bool = False
+) -> pb.Move | None:
     """A move from what the player typed: its number, its card code or its action word.
 
     A legal move that matches is taken first. Otherwise, with `game`, any card code or action
@@ -218,8 +220,11 @@ def parse_choice(text: str, moves: list[pb.Move], game: str | None = None,
     if game is None or matches:
         return None  # nothing, or several legal moves (e.g. "attack" alone): ambiguous
     if card is None:
-        return m.make_move(game, words[0]) if len(words) == 1 and words[0] in WORDS.get(
-            game, ()) else None
+        return (
+            m.make_move(game, words[0])
+            if len(words) == 1 and words[0] in WORDS.get(game, ())
+            else None
+        )
     if len(words) > 2:
         return None
     verb = words[0] if len(words) == 2 else None
@@ -246,21 +251,32 @@ def refusal(error: KozyrError) -> str:
 def usage(text: str, count: int, game: str) -> str:
     """The hint for input that names no move."""
     words = " or ".join(WORDS.get(game, ()))
-    return (f"? {text!r}: type a move's number 1-{count}, a card code such as 10H or QS"
-            f"{', ' + words if words else ''}, or q to quit")
+    return (
+        f"? {text!r}: type a move's number 1-{count}, a card code such as 10H or QS"
+        f"{', ' + words if words else ''}, or q to quit"
+    )
 
 
 def _defending(view: pb.MatchView, seat: int) -> bool:
     """Durak: whether a card waits on the table for this seat to beat."""
     d = view.durak_dice
-    return d.HasField("defender") and d.defender == seat and any(
-        not p.defence for p in d.table)
+    return d.HasField("defender") and d.defender == seat and any(not p.defence for p in d.table)
 
 
-def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
-               name: str = DEFAULT_NAME, seat: int = 0, options: dict[str, str] | None = None,
-               seed: int | None = None, stop: StopSignals | None = None,
-               contribution: bytes = b"", keeper: Keeper | None = None) -> pb.MatchView | None:
+def play_match(
+    client: KozyrClient,
+    game: str,
+    vs: list[str],
+    term: Terminal,
+    *,
+    name: str = DEFAULT_NAME,
+    seat: int = 0,
+    options: dict[str, str] | None = None,
+    seed: int | None = None,
+    stop: StopSignals | None = None,
+    contribution: bytes = b"",
+    keeper: Keeper | None = None,
+) -> pb.MatchView | None:
     """Create the match, start the bots, play your seat; the final view (None if you quit).
 
     `contribution` is your seat's part of the match seed (docs/fairness.md §1); `keeper`
@@ -269,8 +285,12 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
     """
     lineup, names = _seating(vs, name, seat)
     base = random.Random(seed).randrange(2**32) if seed is not None else random.randrange(2**32)
-    created = client.create_match(game, names, options=options or {}, seed_contributions=[
-        contribution if s == seat else b"" for s in range(len(names))])
+    created = client.create_match(
+        game,
+        names,
+        options=options or {},
+        seed_contributions=[contribution if s == seat else b"" for s in range(len(names))],
+    )
     me = client.seat(created.match_id, created.tokens[seat], [created.receipt])
     signed = keeper.started(client, created.match_id, me) if keeper is not None else ""
     watch = me.watch()
@@ -295,8 +315,11 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             if view.status == pb.MATCH_STATUS_FINISHED:
                 final = view
                 break
-            if view.status != pb.MATCH_STATUS_PLAYING or not view.HasField("to_act") or (
-                    view.to_act != seat):
+            if (
+                view.status != pb.MATCH_STATUS_PLAYING
+                or not view.HasField("to_act")
+                or (view.to_act != seat)
+            ):
                 continue
             if not your_turn(me, update, game, seat, term, recent, stop):
                 return None
@@ -317,13 +340,21 @@ def play_match(client: KozyrClient, game: str, vs: list[str], term: Terminal, *,
             bot.stop()
 
 
-def _start_bots(client: KozyrClient, game: str, match_id: str, tokens: dict[int, str],
-                lineup: list[str | None], base: int,
-                failed: Callable[[BaseException], None]) -> list[BotSeat]:
+def _start_bots(
+    client: KozyrClient,
+    game: str,
+    match_id: str,
+    tokens: dict[int, str],
+    lineup: list[str | None],
+    base: int,
+    failed: Callable[[BaseException], None],
+) -> list[BotSeat]:
     """A thread per bot seat, started, each with its own seat token."""
-    bots = [BotSeat(make_player(spec, game, s, client.seat(match_id, tokens[s]), base + s),
-                    failed)
-            for s, spec in enumerate(lineup) if spec is not None]
+    bots = [
+        BotSeat(make_player(spec, game, s, client.seat(match_id, tokens[s]), base + s), failed)
+        for s, spec in enumerate(lineup)
+        if spec is not None
+    ]
     for bot in bots:
         bot.start()
     return bots
@@ -336,13 +367,19 @@ def _seating(vs: list[str], name: str, seat: int) -> tuple[list[str | None], lis
         raise SystemExit(f"kozyr play: --seat must be 0..{players - 1}")
     specs = iter(vs)
     lineup = [None if s == seat else next(specs) for s in range(players)]
-    names = [name if spec is None else f"{spec.split(':')[0]}-{s}"
-             for s, spec in enumerate(lineup)]
+    names = [name if spec is None else f"{spec.split(':')[0]}-{s}" for s, spec in enumerate(lineup)]
     return lineup, names
 
 
-def your_turn(me: SeatClient, update: pb.MatchUpdate, game: str, seat: int, term: Terminal,
-              recent: deque[str], stop: StopSignals | None) -> bool:
+def your_turn(
+    me: SeatClient,
+    update: pb.MatchUpdate,
+    game: str,
+    seat: int,
+    term: Terminal,
+    recent: deque[str],
+    stop: StopSignals | None,
+) -> bool:
     """Ask for a move until one is accepted (or a newer update is coming); False if you quit.
 
     Whatever names a move is sent, legal or not, and a refusal is shown with its rule.
@@ -487,16 +524,30 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"kozyr play: {e}", file=sys.stderr)
         return 2
-    term = Terminal(sys.stdout, LineReader(sys.stdin.fileno(), sys.stdout, stop),
-                    use_colour(args.color, sys.stdout), clear=sys.stdout.isatty())
+    term = Terminal(
+        sys.stdout,
+        LineReader(sys.stdin.fileno(), sys.stdout, stop),
+        use_colour(args.color, sys.stdout),
+        clear=sys.stdout.isatty(),
+    )
     keeper = Keeper(None if args.no_save else Path(args.save_dir or default_folder()))
     try:
         with _server(args.server, keeper) as address, KozyrClient(address) as client:
             try:
                 client.wait_ready(10)
-                final = play_match(client, args.game, vs, term, name=args.name,
-                                   seat=args.seat, options=options, seed=args.seed, stop=stop,
-                                   contribution=contribution, keeper=keeper)
+                final = play_match(
+                    client,
+                    args.game,
+                    vs,
+                    term,
+                    name=args.name,
+                    seat=args.seat,
+                    options=options,
+                    seed=args.seed,
+                    stop=stop,
+                    contribution=contribution,
+                    keeper=keeper,
+                )
             except (Stopped, KeyboardInterrupt):
                 raise
             except KozyrError as e:
@@ -542,27 +593,50 @@ def _server(address: str | None, keeper: Keeper) -> Iterator[str]:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `kozyr play`."""
     p = sub.add_parser(
-        "play", help="play a match in the terminal against bots",
+        "play",
+        help="play a match in the terminal against bots",
         description="Play GAME in the terminal against bots through the Kozyr API. Without "
-                    "--server an embedded server (private Redis in a temporary folder) runs in "
-                    "this process for the match.")
+        "--server an embedded server (private Redis in a temporary folder) runs in "
+        "this process for the match.",
+    )
     p.add_argument("game", choices=["dix", "six-dozens", "durak-dice"])
-    p.add_argument("--vs", default="heuristic",
-                   help="opponents, comma-separated bot specs (e.g. heuristic,random)")
+    p.add_argument(
+        "--vs",
+        default="heuristic",
+        help="opponents, comma-separated bot specs (e.g. heuristic,random)",
+    )
     p.add_argument("--server", default=None, help="host:port of a running server")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="a match option (repeatable), e.g. --option target=20")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a match option (repeatable), e.g. --option target=20",
+    )
     p.add_argument("--name", default=DEFAULT_NAME, help="your name at the table")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the bots' random choices")
-    p.add_argument("--contribution", default="",
-                   help="your seat's part of the match seed (text, or 0x… hex; at most 64 "
-                        "bytes): neither the server nor you alone steers a deal")
-    p.add_argument("--save-dir", default=None,
-                   help="where the match log and your receipts are kept (default: "
-                        "$XDG_DATA_HOME/kozyr/matches, else ~/.local/share/kozyr/matches)")
-    p.add_argument("--no-save", action="store_true",
-                   help="keep nothing (without --server the match is then lost at the end)")
-    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                   help="suit colours (auto: on a terminal unless NO_COLOR is set)")
+    p.add_argument(
+        "--contribution",
+        default="",
+        help="your seat's part of the match seed (text, or 0x… hex; at most 64 "
+        "bytes): neither the server nor you alone steers a deal",
+    )
+    p.add_argument(
+        "--save-dir",
+        default=None,
+        help="where the match log and your receipts are kept (default: "
+        "$XDG_DATA_HOME/kozyr/matches, else ~/.local/share/kozyr/matches)",
+    )
+    p.add_argument(
+        "--no-save",
+        action="store_true",
+        help="keep nothing (without --server the match is then lost at the end)",
+    )
+    p.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="suit colours (auto: on a terminal unless NO_COLOR is set)",
+    )
     p.set_defaults(func=_run)

@@ -86,13 +86,18 @@ class Keeper:
         try:
             done = export(self.address, self.match_id, self.token)
         except ExportError as e:
-            return [head + out[0], out[1],
-                    f"{head}the log was not exported ({e.reason}): once the match is over,",
-                    f"  kozyr replay export {name} --server {self.address}"]
+            return [
+                head + out[0],
+                out[1],
+                f"{head}the log was not exported ({e.reason}): once the match is over,",
+                f"  kozyr replay export {name} --server {self.address}",
+            ]
         write_text(str(self.folder / f"{name}.jsonl"), done.text)
         out[0] = f"{head}the match log ({done.entries} entries) and {out[0]}"
         if self.key:
-            out += [f"{head}check them there with",
-                    f"  kozyr replay verify {name}.jsonl --key {name}.key",
-                    f"      --receipts {name}.receipts.jsonl"]
+            out += [
+                f"{head}check them there with",
+                f"  kozyr replay verify {name}.jsonl --key {name}.key",
+                f"      --receipts {name}.receipts.jsonl",
+            ]
         return out

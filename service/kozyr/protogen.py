@@ -30,13 +30,18 @@ def generate(out: Path) -> None:
     sources = sorted(str(p.relative_to(PROTOS)) for p in PROTOS.rglob("*.proto"))
     include = Path(protoc.__file__).parent / "_proto"
     args = [
-        "protoc", f"-I{PROTOS}", f"-I{include}",
-        f"--python_out={out}", f"--grpc_python_out={out}",
+        "protoc",
+        f"-I{PROTOS}",
+        f"-I{include}",
+        f"--python_out={out}",
+        f"--grpc_python_out={out}",
         f"--plugin=protoc-gen-mypy={scripts / 'protoc-gen-mypy'}",
         f"--plugin=protoc-gen-mypy_grpc={scripts / 'protoc-gen-mypy_grpc'}",
-        f"--mypy_out={out}", f"--mypy_grpc_out={out}",
+        f"--mypy_out={out}",
+        f"--mypy_grpc_out={out}",
         f"--plugin=protoc-gen-connectrpc={scripts / 'protoc-gen-connectrpc'}",
-        f"--connectrpc_out={out}", "--connectrpc_opt=protobuf=google",
+        f"--connectrpc_out={out}",
+        "--connectrpc_opt=protobuf=google",
         *sources,
     ]
     if protoc.main(args) != 0:
@@ -76,11 +81,14 @@ def main() -> int:
 
 def _diff(a: Path, b: Path) -> list[str]:
     names = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
-    names |= {p.relative_to(b) for p in b.rglob("*")
-              if p.is_file() and "__pycache__" not in p.parts}
-    return sorted(str(n) for n in names
-                  if not ((a / n).exists() and (b / n).exists()
-                          and filecmp.cmp(a / n, b / n, shallow=False)))
+    names |= {
+        p.relative_to(b) for p in b.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
+    return sorted(
+        str(n)
+        for n in names
+        if not ((a / n).exists() and (b / n).exists() and filecmp.cmp(a / n, b / n, shallow=False))
+    )
 
 
 if __name__ == "__main__":

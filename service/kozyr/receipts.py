@@ -49,8 +49,14 @@ class Receipt:
     def from_json(cls, data: Mapping[str, Any]) -> Receipt:
         """A receipt from its JSON object; ValueError if a field is missing or mistyped."""
         try:
-            receipt = cls(str(data["match_id"]), data["version"], str(data["entry_hash"]),
-                          str(data["commitment"]), str(data["key_id"]), str(data["signature"]))
+            receipt = cls(
+                str(data["match_id"]),
+                data["version"],
+                str(data["entry_hash"]),
+                str(data["commitment"]),
+                str(data["key_id"]),
+                str(data["signature"]),
+            )
         except KeyError as e:
             raise ValueError(f"a receipt needs the field {e.args[0]!r}") from None
         if type(receipt.version) is not int:
@@ -58,13 +64,23 @@ class Receipt:
         return receipt
 
 
-def signed_bytes(match_id: str, version: int, entry_hash: str, commitment: str,
-                 key_id: str) -> bytes:
+def signed_bytes(
+    match_id: str, version: int, entry_hash: str, commitment: str, key_id: str
+) -> bytes:
     """The exact bytes a receipt's signature covers (docs/fairness.md §6)."""
     return json.dumps(
-        {"commitment": commitment, "entry_hash": entry_hash, "key_id": key_id,
-         "match_id": match_id, "type": RECEIPT_TYPE, "version": version},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        {
+            "commitment": commitment,
+            "entry_hash": entry_hash,
+            "key_id": key_id,
+            "match_id": match_id,
+            "type": RECEIPT_TYPE,
+            "version": version,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ).encode("utf-8")
 
 
 def key_id(public_key: bytes) -> str:
@@ -79,7 +95,7 @@ def fingerprint(public_key: bytes) -> str:
 
 def short_fingerprint(hex_digest: str) -> str:
     """A 64-hex digest as four groups of four, for people to compare by eye."""
-    return " ".join(hex_digest[i:i + 4] for i in range(0, 16, 4))
+    return " ".join(hex_digest[i : i + 4] for i in range(0, 16, 4))
 
 
 class KeyRing:
@@ -105,15 +121,23 @@ class KeyRing:
         """Why this receipt does not verify against these keys, or None when it does."""
         key = self.keys.get(receipt.key_id)
         if key is None:
-            return (f"it is signed with key {receipt.key_id}, which is not among the keys "
-                    f"given ({', '.join(sorted(self.keys)) or 'none'})")
+            return (
+                f"it is signed with key {receipt.key_id}, which is not among the keys "
+                f"given ({', '.join(sorted(self.keys)) or 'none'})"
+            )
         if not (_is_hex(receipt.signature) and len(receipt.signature) == 128):
             return "its signature is not 64 bytes of hex"
-        message = signed_bytes(receipt.match_id, receipt.version, receipt.entry_hash,
-                               receipt.commitment, receipt.key_id)
+        message = signed_bytes(
+            receipt.match_id,
+            receipt.version,
+            receipt.entry_hash,
+            receipt.commitment,
+            receipt.key_id,
+        )
         try:
-            Ed25519PublicKey.from_public_bytes(key).verify(bytes.fromhex(receipt.signature),
-                                                           message)
+            Ed25519PublicKey.from_public_bytes(key).verify(
+                bytes.fromhex(receipt.signature), message
+            )
         except InvalidSignature:
             return f"its signature is not key {receipt.key_id}'s signature on these fields"
         return None
@@ -128,10 +152,12 @@ def parse_public_key(text: str) -> bytes:
         try:
             content = path.read_text(encoding="utf-8")
         except OSError as e:
-            raise ValueError(f"{text!r} is neither 64 hex digits nor a readable file "
-                             f"({e.strerror or e})") from None
-        words = [w for w in content.replace(",", " ").split()
-                 if len(w) == 64 and _is_hex(w.lower())]
+            raise ValueError(
+                f"{text!r} is neither 64 hex digits nor a readable file ({e.strerror or e})"
+            ) from None
+        words = [
+            w for w in content.replace(",", " ").split() if len(w) == 64 and _is_hex(w.lower())
+        ]
         if not words:
             raise ValueError(f"{path} holds no public key (64 hex digits)")
         candidate = words[0]

@@ -61,8 +61,12 @@ def sections(markdown: str | None = None) -> dict[str, Section]:
                 current = rules.setdefault(heading.group(1), []) if heading else None
             if current is not None:
                 current.append(line)
-        found[mark.group(1)] = Section(mark.group(1), lines[0][3:].strip(), tuple(lines),
-                                       {k: tuple(v) for k, v in rules.items()})
+        found[mark.group(1)] = Section(
+            mark.group(1),
+            lines[0][3:].strip(),
+            tuple(lines),
+            {k: tuple(v) for k, v in rules.items()},
+        )
     return found
 
 
@@ -108,16 +112,19 @@ def plain(lines: tuple[str, ...] | list[str]) -> list[str]:
             words = " ".join(_inline(b.strip()) for b in block)
             bullet = _ITEM.match(first)
             hang = " " * (len(bullet.group(1)) if bullet else 0)
-            out.extend(textwrap.wrap(words, WIDTH, subsequent_indent=hang,
-                                     break_on_hyphens=False))
+            out.extend(textwrap.wrap(words, WIDTH, subsequent_indent=hang, break_on_hyphens=False))
         block.clear()
 
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("<!--"):
             continue
-        if not stripped or line.startswith("#") or (_ITEM.match(line) and block) or (
-                block and block[0].startswith("|") != stripped.startswith("|")):
+        if (
+            not stripped
+            or line.startswith("#")
+            or (_ITEM.match(line) and block)
+            or (block and block[0].startswith("|") != stripped.startswith("|"))
+        ):
             flush()
         if line.startswith("#"):
             title = _inline(line.lstrip("#").strip())
@@ -147,8 +154,11 @@ def listing(found: dict[str, Section]) -> list[str]:
         ids = list(s.rules)
         span = f"{ids[0]} … {ids[-1]}" if ids else ""
         lines.append(f"  {key:<12} {s.title:<30} {span}")
-    lines += ["", "  kozyr rules dix           the rules of Dix (and the common ones)",
-              "  kozyr rules dix DIX-5     one rule"]
+    lines += [
+        "",
+        "  kozyr rules dix           the rules of Dix (and the common ones)",
+        "  kozyr rules dix DIX-5     one rule",
+    ]
     return lines
 
 
@@ -172,8 +182,7 @@ def rule_text(found: dict[str, Section], game: str, rule: str) -> list[str]:
             return plain(found[key].rules[wanted])
     owner = next((k for k, s in found.items() if wanted in s.rules), None)
     if owner is not None:
-        raise RulesError(f"{wanted} is a rule of {owner}, not {game}: "
-                         f"kozyr rules {owner} {wanted}")
+        raise RulesError(f"{wanted} is a rule of {owner}, not {game}: kozyr rules {owner} {wanted}")
     ids = list(found[game].rules)
     span = f" ({ids[0]} … {ids[-1]}, R-1 … R-6)" if ids and game != COMMON else ""
     raise RulesError(f"{game} has no rule {rule.strip()!r}{span}")
@@ -198,10 +207,17 @@ def _run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `kozyr rules`."""
     p = sub.add_parser(
-        "rules", help="print the rules of a game, or one rule",
+        "rules",
+        help="print the rules of a game, or one rule",
         description="Print the rules as Kozyr plays them (docs/rules.md): with no GAME the "
-                    "list of games, with GAME its rules, with RULE-ID (e.g. DIX-5) one rule.")
+        "list of games, with GAME its rules, with RULE-ID (e.g. DIX-5) one rule.",
+    )
     p.add_argument("game", nargs="?", default=None, help="dix, six-dozens, durak-dice or common")
-    p.add_argument("rule", nargs="?", default=None, metavar="RULE-ID",
-                   help="a rule ID such as DIX-5, SIX-10 or R-4")
+    p.add_argument(
+        "rule",
+        nargs="?",
+        default=None,
+        metavar="RULE-ID",
+        help="a rule ID such as DIX-5, SIX-10 or R-4",
+    )
     p.set_defaults(func=_run)

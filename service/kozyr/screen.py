@@ -40,8 +40,9 @@ def pretty_text(text: str) -> str:
 
 def paint(line: str) -> str:
     """Red hearts and diamonds, a magenta joker (ANSI colours)."""
-    return _PRETTY.sub(lambda m: (MAGENTA if m.group(0) == "JK" else RED) + m.group(0) + RESET,
-                       line)
+    return _PRETTY.sub(
+        lambda m: (MAGENTA if m.group(0) == "JK" else RED) + m.group(0) + RESET, line
+    )
 
 
 def visible(line: str) -> str:
@@ -93,7 +94,7 @@ class Table:
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
 
     def mark(self, seat: int) -> str:
-        """">" before the seat whose move the match waits for."""
+        """ ">" before the seat whose move the match waits for."""
         return ">" if seat == self.to_act else " "
 
     def label(self, seat: int) -> str:
@@ -112,12 +113,16 @@ class Table:
 def _dix(t: Table) -> list[str]:
     d = t.view.dix
     trump = SUIT_ENUM.get(d.trump, "none (joker turned up)")
-    lines = [f"Dix · hand {d.hand_number} · target {d.target} · dealer {t.name(d.dealer)}",
-             f"Trump {trump} · turn-up {cards([d.turn_up] if d.turn_up else [])} · "
-             f"stock {d.stock_count}"]
+    lines = [
+        f"Dix · hand {d.hand_number} · target {d.target} · dealer {t.name(d.dealer)}",
+        f"Trump {trump} · turn-up {cards([d.turn_up] if d.turn_up else [])} · "
+        f"stock {d.stock_count}",
+    ]
     for s in range(len(t.names)):
-        lines.append(f"{t.mark(s)} {t.label(s)} total {d.totals[s]:>3}  tricks {d.tricks[s]:>2}"
-                     f"  ten-tricks {d.tens[s]}  {d.hand_sizes[s]:>2} cards")
+        lines.append(
+            f"{t.mark(s)} {t.label(s)} total {d.totals[s]:>3}  tricks {d.tricks[s]:>2}"
+            f"  ten-tricks {d.tens[s]}  {d.hand_sizes[s]:>2} cards"
+        )
     if d.trick:
         lines.append(f"Trick: {cards(d.trick)}   (led by {t.name(d.leader)})")
     elif t.view.status == pb.MATCH_STATUS_PLAYING:
@@ -149,8 +154,10 @@ def _six_dozens(t: Table) -> list[str]:
             notes.append(f"out #{places[s]}")
         if s == d.first_mover:
             notes.append("first")
-        lines.append(f"{t.mark(s)} {t.label(s)} capital {d.capitals[s]:>4}  "
-                     f"{d.hand_sizes[s]:>2} cards  {', '.join(notes)}".rstrip())
+        lines.append(
+            f"{t.mark(s)} {t.label(s)} capital {d.capitals[s]:>4}  "
+            f"{d.hand_sizes[s]:>2} cards  {', '.join(notes)}".rstrip()
+        )
     if d.last_play:
         lines.append(f"Last: {t.sentence(d.last_play)}")
     if t.me is not None:
@@ -165,23 +172,37 @@ def _pair(p: pb.TablePair) -> str:
 def _durak(t: Table) -> list[str]:
     d = t.view.durak_dice
     trump = SUIT_ENUM.get(d.trump, "-")
-    lines = [f"Durak with dice · game {d.game_number}/{d.games} · bout {d.bout_number} · "
-             f"dealer {t.name(d.dealer)}",
-             f"Trump {trump} ({pretty(d.trump_card) if d.trump_card else '-'} turned up) · "
-             f"discard {d.discard_count} · dice "
-             + " ".join(f"{r.seat}:{r.value}" for r in d.rolls[:12])]
+    lines = [
+        f"Durak with dice · game {d.game_number}/{d.games} · bout {d.bout_number} · "
+        f"dealer {t.name(d.dealer)}",
+        f"Trump {trump} ({pretty(d.trump_card) if d.trump_card else '-'} turned up) · "
+        f"discard {d.discard_count} · dice "
+        + " ".join(f"{r.seat}:{r.value}" for r in d.rolls[:12]),
+    ]
     places = {seat: i + 1 for i, seat in enumerate(d.out)}
     attacker = d.attacker if d.HasField("attacker") else None
     defender = d.defender if d.HasField("defender") else None
     for s in range(len(t.names)):
-        role = ("attacker" if s == attacker else "defender" if s == defender
-                else f"out #{places[s]}" if s in places else "")
-        lines.append(f"{t.mark(s)} {t.label(s)} {d.hand_sizes[s]:>2} cards  "
-                     f"fools {d.fools[s]}  {role}".rstrip())
+        role = (
+            "attacker"
+            if s == attacker
+            else "defender"
+            if s == defender
+            else f"out #{places[s]}"
+            if s in places
+            else ""
+        )
+        lines.append(
+            f"{t.mark(s)} {t.label(s)} {d.hand_sizes[s]:>2} cards  "
+            f"fools {d.fools[s]}  {role}".rstrip()
+        )
     lines += wrap("Table:", [_pair(p) for p in d.table] or ["(empty)"])[:2]
     if d.last_bout:
-        how = (f"taken by {t.name(d.last_bout_taken_by)}" if d.HasField("last_bout_taken_by")
-               else "beaten off")
+        how = (
+            f"taken by {t.name(d.last_bout_taken_by)}"
+            if d.HasField("last_bout_taken_by")
+            else "beaten off"
+        )
         lines += wrap(f"Last bout ({how}):", [_pair(p) for p in d.last_bout])[:1]
     if t.me is not None:
         lines += wrap("Your hand:", [pretty(c) for c in d.hand] or ["-"])[:3]
@@ -191,22 +212,30 @@ def _durak(t: Table) -> list[str]:
 LAYOUTS = {"dix": _dix, "six-dozens": _six_dozens, "durak-dice": _durak}
 
 
-def render(view: pb.MatchView, moves: Sequence[str] = (), recent: Sequence[str] = (),
-           notice: str = "", colour: bool = False, height: int = HEIGHT) -> list[str]:
+def render(
+    view: pb.MatchView,
+    moves: Sequence[str] = (),
+    recent: Sequence[str] = (),
+    notice: str = "",
+    colour: bool = False,
+    height: int = HEIGHT,
+) -> list[str]:
     """The screen's lines (without the prompt line, which is the last of `height`)."""
     t = Table(view)
     if view.status == pb.MATCH_STATUS_WAITING:
         body = [f"{view.game}: waiting for players to join"]
     else:
         body = LAYOUTS[view.game](t)
-    if (line := clock_line(view, [t.name(p.seat) for p in view.players])):
+    if line := clock_line(view, [t.name(p.seat) for p in view.players]):
         body.append(line)
     tail: list[str] = []
     if view.status == pb.MATCH_STATUS_FINISHED:
         o = view.outcome
         won = " and ".join(t.name(w) for w in o.winners) or "nobody"
-        tail.append(f"Match over: {won} {'win' if won == 'you' or len(o.winners) > 1 else 'wins'}"
-                    f" · scores {' '.join(str(s) for s in o.scores)}")
+        tail.append(
+            f"Match over: {won} {'win' if won == 'you' or len(o.winners) > 1 else 'wins'}"
+            f" · scores {' '.join(str(s) for s in o.scores)}"
+        )
         if o.reason:
             tail.append(t.sentence(o.reason))
         if o.termination not in (pb.TERMINATION_UNSPECIFIED, pb.TERMINATION_NORMAL):

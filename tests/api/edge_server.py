@@ -50,8 +50,11 @@ class EdgeServer:
     def health(self) -> int:
         """The overall health status the server reports."""
         with self.channel() as channel:
-            return int(health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(), timeout=30).status)
+            return int(
+                health_pb2_grpc.HealthStub(channel)
+                .Check(health_pb2.HealthCheckRequest(), timeout=30)
+                .status
+            )
 
     def stop(self) -> None:
         """Stop and end the loop thread."""
@@ -71,6 +74,5 @@ def details(error: grpc.RpcError) -> dict[str, Any]:
         "reason": info.reason if info is not None else None,
         "types": [d.type_url.rsplit(".", 1)[-1] for d in status.details] if status else [],
         "message": error.details(),  # type: ignore[attr-defined]
-        "trailers": sum(len(k) + len(v) for k, v in
-                        error.trailing_metadata() or ()),  # type: ignore[attr-defined]
+        "trailers": sum(len(k) + len(v) for k, v in error.trailing_metadata() or ()),  # type: ignore[attr-defined]
     }

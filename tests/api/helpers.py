@@ -26,36 +26,50 @@ def auth(token: str | None) -> list[tuple[str, str]]:
     return [] if token is None else [("authorization", f"Bearer {token}")]
 
 
-def create(stub: Stub, game: str, players: int | None = None,
-           options: dict[str, str] | None = None, **kwargs: Any) -> tuple[str, list[str]]:
+def create(
+    stub: Stub,
+    game: str,
+    players: int | None = None,
+    options: dict[str, str] | None = None,
+    **kwargs: Any,
+) -> tuple[str, list[str]]:
     """Create a match with every seat named; its id and the tokens in seat order."""
     n = players or PLAYERS[game]
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game=game, options=options or {},
-        seats=[pb.SeatRequest(name=f"p{i}") for i in range(n)], **kwargs))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game=game,
+            options=options or {},
+            seats=[pb.SeatRequest(name=f"p{i}") for i in range(n)],
+            **kwargs,
+        )
+    )
     tokens = sorted(response.tokens, key=lambda t: t.seat)
     return response.match_id, [t.token for t in tokens]
 
 
-def play_one(stub: Stub, match_id: str, tokens: Sequence[str], rng: random.Random
-             ) -> pb.SubmitMoveResponse | None:
+def play_one(
+    stub: Stub, match_id: str, tokens: Sequence[str], rng: random.Random
+) -> pb.SubmitMoveResponse | None:
     """The seat to act plays a random legal move; None when the match is over."""
     view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     if view.status == pb.MATCH_STATUS_FINISHED:
         return None
     seat = view.to_act
-    legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                metadata=auth(tokens[seat])).moves
+    legal = stub.ListLegalMoves(
+        pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[seat])
+    ).moves
     if not legal:  # another client of this seat moved in between
         return pb.SubmitMoveResponse(version=view.version)
     move = legal[rng.randrange(len(legal))]
-    return stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=move,
-                                                command_id=uuid.uuid4().hex),
-                           metadata=auth(tokens[seat]))
+    return stub.SubmitMove(
+        pb.SubmitMoveRequest(match_id=match_id, move=move, command_id=uuid.uuid4().hex),
+        metadata=auth(tokens[seat]),
+    )
 
 
-def play_out(stub: Stub, match_id: str, tokens: Sequence[str], seed: int = 0,
-             limit: int = 20_000) -> int:
+def play_out(
+    stub: Stub, match_id: str, tokens: Sequence[str], seed: int = 0, limit: int = 20_000
+) -> int:
     """Play random legal moves to the end; the number of moves."""
     rng = random.Random(seed)
     for n in range(limit):
@@ -77,7 +91,11 @@ class Watcher(threading.Thread):
     def __init__(self, stub: Stub, match_id: str, token: str | None, from_version: int = 0):
         super().__init__(daemon=True)
         self.stub, self.match_id, self.token, self.from_version = (
-            stub, match_id, token, from_version)
+            stub,
+            match_id,
+            token,
+            from_version,
+        )
         self.updates: list[pb.MatchUpdate] = []
         self.raw: list[bytes] = []
         self.error: Exception | None = None
@@ -86,16 +104,18 @@ class Watcher(threading.Thread):
     def run(self) -> None:
         try:
             for update in self.stub.WatchMatch(
-                    pb.WatchMatchRequest(match_id=self.match_id, from_version=self.from_version),
-                    metadata=auth(self.token)):
+                pb.WatchMatchRequest(match_id=self.match_id, from_version=self.from_version),
+                metadata=auth(self.token),
+            ):
                 self.updates.append(update)
                 self.raw.append(update.SerializeToString())
         except Exception as e:  # reported by the test
             self.error = e
 
 
-def forbidden_by_version(log: Sequence[pb.LogEntry], viewers: Sequence[int | None]
-                         ) -> tuple[dict[tuple[int | None, int], set[str]], list[bytes], int]:
+def forbidden_by_version(
+    log: Sequence[pb.LogEntry], viewers: Sequence[int | None]
+) -> tuple[dict[tuple[int | None, int], set[str]], list[bytes], int]:
     """Fold a finished match's public log: for each (viewer, version), the cards that viewer
     may not know then (hidden from it before and after the entry, and never face up so far);
     with the seeds (secret until the final entry) and the final version."""
@@ -121,8 +141,9 @@ def forbidden_by_version(log: Sequence[pb.LogEntry], viewers: Sequence[int | Non
                 state = game_rules.evolve(state, event)
                 zones = game_rules.zones(state)  # type: ignore[attr-defined]
                 secret = set(game_rules.hidden_zones(state, None))  # type: ignore[attr-defined]
-                ever_public |= {c.code for name, cs in zones.items() if name not in secret
-                                for c in cs}
+                ever_public |= {
+                    c.code for name, cs in zones.items() if name not in secret for c in cs
+                }
         if not record.started:
             continue
         state = record.state

@@ -29,15 +29,22 @@ GLOBEX_PRIVATE = ed25519.Ed25519PrivateKey.generate()
 WEBHOOK_SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 
-def write_config(folder: Path, *, require_auth: bool = False,
-                 webhook_url: str | None = None) -> Path:
+def write_config(
+    folder: Path, *, require_auth: bool = False, webhook_url: str | None = None
+) -> Path:
     """A --config file with two tenants: acme (HS256 tickets) and globex (EdDSA tickets)."""
     (folder / "acme.secret").write_text(ACME_SECRET + "\n")
-    (folder / "globex.pem").write_bytes(GLOBEX_PRIVATE.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    (folder / "globex.pem").write_bytes(
+        GLOBEX_PRIVATE.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
     (folder / "acme.whsec").write_text(WEBHOOK_SECRET)
-    hook = (f'webhooks = [{{name = "main", url = "{webhook_url}", '
-            'secret_file = "acme.whsec"}]\n') if webhook_url else ""
+    hook = (
+        (f'webhooks = [{{name = "main", url = "{webhook_url}", secret_file = "acme.whsec"}}]\n')
+        if webhook_url
+        else ""
+    )
     path = folder / "kozyr.toml"
     path.write_text(f"""require_auth = {str(require_auth).lower()}
 max_message_bytes = 4194304
@@ -55,11 +62,25 @@ matches_per_minute = 100000
     return path
 
 
-def ticket(tenant: str, match_id: str, *, user: str = "u1", seat: int | None = 0,
-           scope: str = "play", expires_in: float = 300.0, key: Any = None) -> str:
+def ticket(
+    tenant: str,
+    match_id: str,
+    *,
+    user: str = "u1",
+    seat: int | None = 0,
+    scope: str = "play",
+    expires_in: float = 300.0,
+    key: Any = None,
+) -> str:
     """A seat ticket as the platform mints it."""
-    claims: dict[str, Any] = {"iss": tenant, "sub": user, "aud": "kozyr", "match": match_id,
-                              "scope": scope, "exp": int(time.time() + expires_in)}
+    claims: dict[str, Any] = {
+        "iss": tenant,
+        "sub": user,
+        "aud": "kozyr",
+        "match": match_id,
+        "scope": scope,
+        "exp": int(time.time() + expires_in),
+    }
     if seat is not None:
         claims["seat"] = seat
     if tenant == "globex":
@@ -80,8 +101,13 @@ def bearer(token: str) -> list[tuple[str, str]]:
 class PlatformServer:
     """A real server with tenants, its loop in a thread (like tests.conftest.ServerThread)."""
 
-    def __init__(self, redis_url: str, tenancy: Tenancy, config: ServerConfig | None = None,
-                 feed: bool = True) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        tenancy: Tenancy,
+        config: ServerConfig | None = None,
+        feed: bool = True,
+    ) -> None:
         from kozyr.api.server import Running, start_server
         from kozyr.engine import Engine, RedisStore
 
@@ -91,8 +117,12 @@ class PlatformServer:
 
         async def boot() -> Running:
             engine = Engine(RedisStore.from_url(redis_url))
-            return await start_server(engine, "127.0.0.1:0", tenancy=tenancy,
-                                      config=config or ServerConfig(feed_sweep_interval_s=0.2))
+            return await start_server(
+                engine,
+                "127.0.0.1:0",
+                tenancy=tenancy,
+                config=config or ServerConfig(feed_sweep_interval_s=0.2),
+            )
 
         self.running: Any = self.run(boot())
         self.engine = self.running.engine
@@ -147,12 +177,20 @@ def tenancy_of(folder: Path, **kwargs: Any) -> Tenancy:
 SHORT_DIX = {"single_hand": "true"}
 
 
-def open_match(stub: kozyr_pb2_grpc.KozyrServiceStub, api_key: str, seats: int = 2,
-               named: int = 0, game: str = "dix") -> str:
+def open_match(
+    stub: kozyr_pb2_grpc.KozyrServiceStub,
+    api_key: str,
+    seats: int = 2,
+    named: int = 0,
+    game: str = "dix",
+) -> str:
     """A match of the key's tenant with `named` seats named and the rest open."""
     names = [f"p{i}" if i < named else "" for i in range(seats)]
     options = SHORT_DIX if game == "dix" else {}
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game=game, options=options, seats=[pb.SeatRequest(name=n) for n in names]),
-        metadata=key(api_key))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game=game, options=options, seats=[pb.SeatRequest(name=n) for n in names]
+        ),
+        metadata=key(api_key),
+    )
     return str(response.match_id)

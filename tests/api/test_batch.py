@@ -24,10 +24,12 @@ def client(server: ServerThread) -> KozyrClient:
 
 
 def test_a_batch_creates_each_match_and_refuses_a_bad_one_alone(client: KozyrClient) -> None:
-    requests = [match_request("dix", ["ann", "bob"]),
-                match_request("chess", ["ann", "bob"]),
-                match_request("dix", ["a", "b"], {"target": "nine"}),
-                match_request("six-dozens", ["ann", "bob"])]
+    requests = [
+        match_request("dix", ["ann", "bob"]),
+        match_request("chess", ["ann", "bob"]),
+        match_request("dix", ["a", "b"], {"target": "nine"}),
+        match_request("six-dozens", ["ann", "bob"]),
+    ]
     first, chess, option, last = client.create_matches(requests)
     assert isinstance(chess, KozyrError) and isinstance(option, KozyrError)
     assert (chess.code, chess.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_GAME")
@@ -41,18 +43,19 @@ def test_a_batch_creates_each_match_and_refuses_a_bad_one_alone(client: KozyrCli
         assert seat.legal_moves() or view.to_act != 0
 
 
-def test_a_batch_over_the_limit_is_refused_whole(client: KozyrClient, server: ServerThread
-                                                 ) -> None:
+def test_a_batch_over_the_limit_is_refused_whole(client: KozyrClient, server: ServerThread) -> None:
     stub = server.stub()
     ids = [f"over-{uuid.uuid4().hex}" for _ in range(MAX_BATCH + 1)]
     with pytest.raises(grpc.RpcError) as error:
-        stub.CreateMatches(pb.CreateMatchesRequest(matches=[
-            match_request("dix", ["a", "b"], request_id=i) for i in ids]))
+        stub.CreateMatches(
+            pb.CreateMatchesRequest(
+                matches=[match_request("dix", ["a", "b"], request_id=i) for i in ids]
+            )
+        )
     assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert reason(error.value) == "TOO_MANY_IN_BATCH"
     # Nothing of it was created: the first request id is still free for a match of its own.
-    (created,) = client.create_matches([match_request("six-dozens", ["a", "b"],
-                                                      request_id=ids[0])])
+    (created,) = client.create_matches([match_request("six-dozens", ["a", "b"], request_id=ids[0])])
     assert isinstance(created, Created)
     assert client.spectate(created.match_id).view().game == "six-dozens"
 
@@ -69,11 +72,14 @@ def test_a_retried_batch_answers_the_same_matches(client: KozyrClient) -> None:
 def test_a_request_id_used_twice_in_a_batch_keeps_the_first(client: KozyrClient) -> None:
     # The batch's matches are made at once; a repeated id still waits for its first use.
     same, other = uuid.uuid4().hex, uuid.uuid4().hex
-    first, again, reused, fresh = client.create_matches([
-        match_request("dix", ["a", "b"], request_id=same),
-        match_request("dix", ["a", "b"], request_id=same),
-        match_request("six-dozens", ["a", "b"], request_id=same),
-        match_request("six-dozens", ["a", "b"], request_id=other)])
+    first, again, reused, fresh = client.create_matches(
+        [
+            match_request("dix", ["a", "b"], request_id=same),
+            match_request("dix", ["a", "b"], request_id=same),
+            match_request("six-dozens", ["a", "b"], request_id=same),
+            match_request("six-dozens", ["a", "b"], request_id=other),
+        ]
+    )
     assert isinstance(first, Created) and isinstance(again, Created)
     assert (again.match_id, again.tokens) == (first.match_id, first.tokens)
     assert isinstance(reused, KozyrError) and reused.reason == "REQUEST_ID_REUSED"
@@ -82,13 +88,14 @@ def test_a_request_id_used_twice_in_a_batch_keeps_the_first(client: KozyrClient)
 
 
 def test_the_feed_from_now_brings_only_the_types_asked_for(client: KozyrClient) -> None:
-    before = client.create_matches([match_request("dix", ["a", "b"], {"single_hand": "true"},
-                                                  bots=BOTS)])
+    before = client.create_matches(
+        [match_request("dix", ["a", "b"], {"single_hand": "true"}, bots=BOTS)]
+    )
     with client.feed("$", ["match.ended"]) as feed:
         assert feed.start  # the server said where it starts before any event
-        batch = client.create_matches([
-            match_request("dix", ["a", "b"], {"single_hand": "true"}, bots=BOTS)
-            for _ in range(3)])
+        batch = client.create_matches(
+            [match_request("dix", ["a", "b"], {"single_hand": "true"}, bots=BOTS) for _ in range(3)]
+        )
         ids = {c.match_id for c in batch if isinstance(c, Created)}
         assert len(ids) == 3
         heard: dict[str, pb.TenantEvent] = {}
@@ -107,12 +114,16 @@ def test_the_feed_from_now_brings_only_the_types_asked_for(client: KozyrClient) 
         assert list(event.outcome.scores) == list(final.outcome.scores)
 
 
-@pytest.mark.parametrize(("request_", "code"), [
-    (pb.WatchEventsRequest(types=["match.won"]), "UNKNOWN_EVENT_TYPE"),
-    (pb.WatchEventsRequest(from_cursor="$0"), "BAD_CURSOR"),
-])
-def test_a_bad_feed_request_is_refused(server: ServerThread, request_: pb.WatchEventsRequest,
-                                       code: str) -> None:
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        (pb.WatchEventsRequest(types=["match.won"]), "UNKNOWN_EVENT_TYPE"),
+        (pb.WatchEventsRequest(from_cursor="$0"), "BAD_CURSOR"),
+    ],
+)
+def test_a_bad_feed_request_is_refused(
+    server: ServerThread, request_: pb.WatchEventsRequest, code: str
+) -> None:
     with pytest.raises(grpc.RpcError) as error:
         next(server.stub().WatchEvents(request_, timeout=10))
     assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -18,20 +18,34 @@ from kozyr.replay.verify import verify
 from tests.api.helpers import PLAYERS, Stub, Watcher, auth, reason
 from tests.conftest import ARBITER
 
-SHORT = {"dix": {"single_hand": "true"}, "six-dozens": {"max_hands": "1"},
-         "durak-dice": {"games": "1"}}
+SHORT = {
+    "dix": {"single_hand": "true"},
+    "six-dozens": {"max_hands": "1"},
+    "durak-dice": {"games": "1"},
+}
 LIMIT_MS = 150
 
 
-def timed_match(stub: Stub, game: str, policy: int = pb.TIMEOUT_POLICY_FORFEIT,
-                policy_bot: str = "", limit_ms: int = LIMIT_MS,
-                **kwargs: object) -> tuple[str, list[str]]:
+def timed_match(
+    stub: Stub,
+    game: str,
+    policy: int = pb.TIMEOUT_POLICY_FORFEIT,
+    policy_bot: str = "",
+    limit_ms: int = LIMIT_MS,
+    **kwargs: object,
+) -> tuple[str, list[str]]:
     """A match of `game` with a short limit per decision; its id and the tokens."""
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game=game, options=SHORT[game],
-        seats=[pb.SeatRequest(name=f"p{i}") for i in range(PLAYERS[game])],
-        time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=limit_ms),
-        timeout_policy=policy, policy_bot=policy_bot, **kwargs))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game=game,
+            options=SHORT[game],
+            seats=[pb.SeatRequest(name=f"p{i}") for i in range(PLAYERS[game])],
+            time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=limit_ms),
+            timeout_policy=policy,
+            policy_bot=policy_bot,
+            **kwargs,
+        )
+    )
     return response.match_id, [t.token for t in sorted(response.tokens, key=lambda t: t.seat)]
 
 
@@ -71,8 +85,9 @@ def test_R_9_forfeit_a_silent_seat_times_out_and_loses(stub: Stub, game: str) ->
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
-def test_R_9_auto_move_plays_the_default_decision_until_somebody_resigns(stub: Stub,
-                                                                         game: str) -> None:
+def test_R_9_auto_move_plays_the_default_decision_until_somebody_resigns(
+    stub: Stub, game: str
+) -> None:
     match_id, tokens = timed_match(stub, game, pb.TIMEOUT_POLICY_AUTO_MOVE)
     watcher = Watcher(stub, match_id, tokens[0])
     deadline = time.monotonic() + 120  # a bound for a hang, not a timing
@@ -81,8 +96,10 @@ def test_R_9_auto_move_plays_the_default_decision_until_somebody_resigns(stub: S
         time.sleep(0.02)
     timeouts = events_of(watcher, "TimedOut")
     if watcher.is_alive():  # still running: seat 0 gives up
-        stub.EndMatch(pb.EndMatchRequest(match_id=match_id, reason=pb.END_REASON_RESIGN,
-                                         command_id="r"), metadata=auth(tokens[0]))
+        stub.EndMatch(
+            pb.EndMatchRequest(match_id=match_id, reason=pb.END_REASON_RESIGN, command_id="r"),
+            metadata=auth(tokens[0]),
+        )
     view = finished(watcher)
     assert all(t["policy"] == "AUTO_MOVE" for t in timeouts) and len(timeouts) >= 3
     assert view.outcome.termination in (pb.TERMINATION_RESIGNED, pb.TERMINATION_NORMAL)
@@ -107,9 +124,12 @@ def test_R_9_the_bot_policy_plays_silent_seats_to_the_normal_end(stub: Stub, gam
 def test_R_7_an_abort_before_anyone_decided_has_no_result(stub: Stub, game: str) -> None:
     match_id, tokens = timed_match(stub, game, limit_ms=600_000)  # no timeout in the way
     watcher = Watcher(stub, match_id, tokens[1])
-    answer = stub.EndMatch(pb.EndMatchRequest(match_id=match_id, reason=pb.END_REASON_ABORT,
-                                              command_id=uuid.uuid4().hex),
-                           metadata=auth(tokens[1]))
+    answer = stub.EndMatch(
+        pb.EndMatchRequest(
+            match_id=match_id, reason=pb.END_REASON_ABORT, command_id=uuid.uuid4().hex
+        ),
+        metadata=auth(tokens[1]),
+    )
     assert answer.view.outcome.termination == pb.TERMINATION_ABORTED
     assert list(answer.view.outcome.winners) == [] and list(answer.view.outcome.seats) == [1]
     assert finished(watcher).outcome.termination == pb.TERMINATION_ABORTED
@@ -117,9 +137,13 @@ def test_R_7_an_abort_before_anyone_decided_has_no_result(stub: Stub, game: str)
 
 
 def test_R_7_a_claim_needs_an_abandoned_seat_and_then_wins(stub: Stub) -> None:
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-        abandon_grace_ms=100))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game="dix",
+            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+            abandon_grace_ms=100,
+        )
+    )
     match_id = response.match_id
     tokens = [t.token for t in sorted(response.tokens, key=lambda t: t.seat)]
     to_act = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.to_act
@@ -132,29 +156,40 @@ def test_R_7_a_claim_needs_an_abandoned_seat_and_then_wins(stub: Stub) -> None:
         time.sleep(0.01)
     time.sleep(0.15)  # past the grace: refused only because the seat is watched
     with pytest.raises(grpc.RpcError) as info:
-        stub.EndMatch(pb.EndMatchRequest(match_id=match_id, command_id="c1",
-                                         reason=pb.END_REASON_CLAIM_VICTORY),
-                      metadata=auth(tokens[other]))
+        stub.EndMatch(
+            pb.EndMatchRequest(
+                match_id=match_id, command_id="c1", reason=pb.END_REASON_CLAIM_VICTORY
+            ),
+            metadata=auth(tokens[other]),
+        )
     assert reason(info.value) == "NOT_ABANDONED"
     with pytest.raises(grpc.RpcError) as info:
-        stub.EndMatch(pb.EndMatchRequest(match_id=match_id, command_id="c2",
-                                         reason=pb.END_REASON_CLAIM_VICTORY),
-                      metadata=auth(tokens[to_act]))
+        stub.EndMatch(
+            pb.EndMatchRequest(
+                match_id=match_id, command_id="c2", reason=pb.END_REASON_CLAIM_VICTORY
+            ),
+            metadata=auth(tokens[to_act]),
+        )
     assert reason(info.value) == "NOTHING_TO_CLAIM"
     assert request.reason == pb.END_REASON_CLAIM_VICTORY
     ended = Watcher(stub, match_id, None)
     # Without any watcher of the absent seat the claim succeeds (its watcher is closed by
     # the end of the test's own stream: a fresh match shows the success path).
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-        abandon_grace_ms=1))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game="dix",
+            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+            abandon_grace_ms=1,
+        )
+    )
     second = response.match_id
     toks = [t.token for t in sorted(response.tokens, key=lambda t: t.seat)]
     absent = stub.GetMatch(pb.GetMatchRequest(match_id=second)).view.to_act
     time.sleep(0.01)
-    answer = stub.EndMatch(pb.EndMatchRequest(match_id=second, command_id="c3",
-                                              reason=pb.END_REASON_CLAIM_VICTORY),
-                           metadata=auth(toks[1 - absent]))
+    answer = stub.EndMatch(
+        pb.EndMatchRequest(match_id=second, command_id="c3", reason=pb.END_REASON_CLAIM_VICTORY),
+        metadata=auth(toks[1 - absent]),
+    )
     outcome = answer.view.outcome
     assert outcome.termination == pb.TERMINATION_ABANDONED
     assert list(outcome.seats) == [absent] and list(outcome.winners) == [1 - absent]
@@ -163,9 +198,13 @@ def test_R_7_a_claim_needs_an_abandoned_seat_and_then_wins(stub: Stub) -> None:
 
 
 def test_R_7_an_open_match_expires_and_its_watchers_see_it(stub: Stub) -> None:
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game="six-dozens", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(),
-                                  pb.SeatRequest()], expire_ms=100))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game="six-dozens",
+            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(), pb.SeatRequest()],
+            expire_ms=100,
+        )
+    )
     watcher = Watcher(stub, response.match_id, None)
     view = finished(watcher)
     assert view.outcome.termination == pb.TERMINATION_EXPIRED
@@ -180,14 +219,17 @@ def test_a_late_move_is_refused_out_of_time_or_after_the_forfeit(stub: Stub) -> 
     view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     # A card of the leader's hand (any card leads): read from its view, not ListLegalMoves,
     # which is empty once the 150 ms limit has passed, as it may on a loaded machine.
-    hand = stub.GetMatch(pb.GetMatchRequest(match_id=match_id),
-                         metadata=auth(tokens[view.to_act])).view.dix.hand
+    hand = stub.GetMatch(
+        pb.GetMatchRequest(match_id=match_id), metadata=auth(tokens[view.to_act])
+    ).view.dix.hand
     move = pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=hand[0])))
     watcher = Watcher(stub, match_id, None)
     finished(watcher)
     with pytest.raises(grpc.RpcError) as info:
-        stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=move, command_id="late"),
-                        metadata=auth(tokens[view.to_act]))
+        stub.SubmitMove(
+            pb.SubmitMoveRequest(match_id=match_id, move=move, command_id="late"),
+            metadata=auth(tokens[view.to_act]),
+        )
     assert reason(info.value) in ("MATCH_OVER", "OUT_OF_TIME")
 
 

@@ -37,13 +37,15 @@ from tests.conftest import ARBITER, ServerThread
 
 
 def test_one_command_sent_five_times_concurrently_appends_once(
-        server: ServerThread, redis_client: redis.Redis) -> None:
+    server: ServerThread, redis_client: redis.Redis
+) -> None:
     stub = server.stub()
     match_id, tokens = create(stub, "dix")
     view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     seat = view.to_act
-    move = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                               metadata=auth(tokens[seat])).moves[0]
+    move = stub.ListLegalMoves(
+        pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[seat])
+    ).moves[0]
     request = pb.SubmitMoveRequest(match_id=match_id, move=move, command_id="same-command")
     stubs = [server.stub() for _ in range(5)]
     barrier = threading.Barrier(5)
@@ -64,12 +66,19 @@ def test_one_command_sent_five_times_concurrently_appends_once(
 
 def test_create_match_with_a_request_id_is_idempotent(server: ServerThread) -> None:
     stub = server.stub()
-    request = pb.CreateMatchRequest(game="durak-dice", request_id=uuid.uuid4().hex,
-                                    seats=[pb.SeatRequest(name=n) for n in "abc"])
+    request = pb.CreateMatchRequest(
+        game="durak-dice",
+        request_id=uuid.uuid4().hex,
+        seats=[pb.SeatRequest(name=n) for n in "abc"],
+    )
     first, second = stub.CreateMatch(request), stub.CreateMatch(request)
     assert first == second and len(first.tokens) == 3
-    assert stub.GetMatch(pb.GetMatchRequest(match_id=first.match_id),
-                         metadata=auth(first.tokens[1].token)).view.seat == 1
+    assert (
+        stub.GetMatch(
+            pb.GetMatchRequest(match_id=first.match_id), metadata=auth(first.tokens[1].token)
+        ).view.seat
+        == 1
+    )
 
 
 def verify_chain(client: redis.Redis, match_id: str) -> list[Entry]:
@@ -109,9 +118,24 @@ def two_processes(redis_url: str, tmp_path: Path) -> Iterator[Processes]:
     for n in range(2):
         metrics = ["--metrics-port", str(out.metrics_port)] if n == 0 else []
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-             "--redis-url", redis_url, "--json-logs", "--log-level", "debug", *metrics],
-            stderr=subprocess.PIPE, text=True, env=env)
+            [
+                sys.executable,
+                "-m",
+                "kozyr.cli",
+                "serve",
+                "--address",
+                "127.0.0.1:0",
+                "--redis-url",
+                redis_url,
+                "--json-logs",
+                "--log-level",
+                "debug",
+                *metrics,
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         procs.append(proc)
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -137,13 +161,17 @@ def two_processes(redis_url: str, tmp_path: Path) -> Iterator[Processes]:
 
 @pytest.mark.slow
 def test_two_server_processes_sixteen_clients_same_matches(
-        two_processes: Processes, redis_client: redis.Redis) -> None:
-    stubs = [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a))
-             for a in two_processes.addresses]
-    matches = [create(stubs[0], "dix", options={"single_hand": "true"}),
-               create(stubs[1], "six-dozens", players=2),
-               create(stubs[0], "durak-dice", players=3),
-               create(stubs[1], "dix", options={"single_hand": "true"})]
+    two_processes: Processes, redis_client: redis.Redis
+) -> None:
+    stubs = [
+        kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(a)) for a in two_processes.addresses
+    ]
+    matches = [
+        create(stubs[0], "dix", options={"single_hand": "true"}),
+        create(stubs[1], "six-dozens", players=2),
+        create(stubs[0], "durak-dice", players=3),
+        create(stubs[1], "dix", options={"single_hand": "true"}),
+    ]
     refused: list[str] = []
 
     def client(n: int) -> None:
@@ -156,8 +184,9 @@ def test_two_server_processes_sixteen_clients_same_matches(
                     return
             except grpc.RpcError as e:
                 # Racing clients of one seat: the loser sees the move already made.
-                assert e.code() in (grpc.StatusCode.FAILED_PRECONDITION,
-                                    grpc.StatusCode.ABORTED), e.details()
+                assert e.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED), (
+                    e.details()
+                )
                 refused.append(reason(e))
         raise AssertionError("a match did not end")
 
@@ -174,24 +203,31 @@ def test_two_server_processes_sixteen_clients_same_matches(
     assert refused, "16 clients on 4 matches should have raced at least once"
 
     # Metrics: moves by game and result, refusals by reason, latency, watchers.
-    metrics = urllib.request.urlopen(
-        f"http://127.0.0.1:{two_processes.metrics_port}/metrics", timeout=10).read().decode()
-    for family in ("kozyr_moves_total", "kozyr_errors_total", "kozyr_move_seconds_bucket",
-                   "kozyr_open_watchers"):
+    metrics = (
+        urllib.request.urlopen(f"http://127.0.0.1:{two_processes.metrics_port}/metrics", timeout=10)
+        .read()
+        .decode()
+    )
+    for family in (
+        "kozyr_moves_total",
+        "kozyr_errors_total",
+        "kozyr_move_seconds_bucket",
+        "kozyr_open_watchers",
+    ):
         assert family in metrics
     assert 'result="OK"' in metrics
 
 
 @pytest.mark.slow
-def test_logs_say_one_line_per_command_and_never_a_card_or_seed(
-        two_processes: Processes) -> None:
+def test_logs_say_one_line_per_command_and_never_a_card_or_seed(two_processes: Processes) -> None:
     stub = kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(two_processes.addresses[0]))
     match_id, tokens = create(stub, "six-dozens", players=2)
     moves = play_out(stub, match_id, tokens)
     log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
     secrets = [json.loads(e.canonical_json) for e in log]
-    revealed = [ev["server_seed"] for e in secrets for ev in e["events"]
-                if ev["type"] == "SeedRevealed"]
+    revealed = [
+        ev["server_seed"] for e in secrets for ev in e["events"] if ev["type"] == "SeedRevealed"
+    ]
     assert not [ev for e in secrets for ev in e["events"] if ev.get("seed")]  # withheld (§1)
     started = next(e for e in secrets if e["version"] == 1)
     contributions = [bytes.fromhex(c) for c in started["events"][0]["contributions"]]
@@ -206,8 +242,16 @@ def test_logs_say_one_line_per_command_and_never_a_card_or_seed(
     move_lines = [r for r in lines if r.get("event") == "move"]
     assert len(move_lines) == moves, "one log line per command"
     for r in move_lines:
-        assert {"match_id", "seat", "command_id", "version", "result", "latency_ms",
-                "timestamp", "level"} <= set(r)
+        assert {
+            "match_id",
+            "seat",
+            "command_id",
+            "version",
+            "result",
+            "latency_ms",
+            "timestamp",
+            "level",
+        } <= set(r)
     cards = {c.code for c in deck(53)}
     text = "\n".join(json.dumps(r) for r in two_processes.logs)
     for r in two_processes.logs:
@@ -223,27 +267,34 @@ def test_server_restart_mid_match_continues_from_the_same_state(redis_url: str) 
     rng = random.Random(3)
     for _ in range(10):
         play_one(stub, match_id, tokens, rng)
-    before = [stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(t)).view
-              for t in tokens]
+    before = [
+        stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(t)).view for t in tokens
+    ]
     first.stop()
     second = ServerThread(redis_url)
     try:
         stub = second.stub()
-        after = [stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(t)).view
-                 for t in tokens]
+        after = [
+            stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(t)).view
+            for t in tokens
+        ]
         assert after == before
         play_out(stub, match_id, tokens)
-        assert stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.status == \
-            pb.MATCH_STATUS_FINISHED
+        assert (
+            stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.status
+            == pb.MATCH_STATUS_FINISHED
+        )
     finally:
         second.stop()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("fsync", "how"), [("everysec", signal.SIGTERM),
-                                            ("always", signal.SIGKILL)])
+@pytest.mark.parametrize(
+    ("fsync", "how"), [("everysec", signal.SIGTERM), ("always", signal.SIGKILL)]
+)
 def test_redis_restart_loses_no_acknowledged_move(
-        tmp_path: Path, fsync: str, how: signal.Signals) -> None:
+    tmp_path: Path, fsync: str, how: signal.Signals
+) -> None:
     """A clean stop flushes the append-only file; with `always`, even a kill loses nothing."""
     embedded = EmbeddedRedis(tmp_path / "data", appendfsync=fsync).start()
     server = ServerThread(embedded.url)
@@ -274,7 +325,8 @@ def test_redis_restart_loses_no_acknowledged_move(
 
 
 def test_a_stream_behind_the_cache_is_never_written_over(
-        server: ServerThread, redis_client: redis.Redis, redis_url: str) -> None:
+    server: ServerThread, redis_client: redis.Redis, redis_url: str
+) -> None:
     """A failover that loses the stream's tail: refuse (again and again) until an operator
     repairs the log, then go on from what Redis holds."""
     stub = server.stub()
@@ -316,7 +368,8 @@ def test_a_stream_behind_the_cache_is_never_written_over(
 
 
 def test_a_stream_with_deleted_entries_is_refused_not_repaired(
-        server: ServerThread, redis_client: redis.Redis) -> None:
+    server: ServerThread, redis_client: redis.Redis
+) -> None:
     stub = server.stub()
     match_id, tokens = create(stub, "dix")
     rng = random.Random(12)

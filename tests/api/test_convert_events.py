@@ -44,8 +44,9 @@ def test_events_made_once_for_all_viewers_are_each_viewers_own(name: str) -> Non
             for order in (viewers, viewers[::-1]):  # the first to ask must not matter
                 shown: dict[int, Any] = {}
                 for viewer in order:
-                    assert events_for(game, version, events, viewer, shown=shown) == alone[
-                        viewer], (name, version, viewer)
+                    assert (
+                        events_for(game, version, events, viewer, shown=shown) == alone[viewer]
+                    ), (name, version, viewer)
                 shared += len(shown)
     assert shared  # some events are public, and made once
 

@@ -31,15 +31,21 @@ EXPECTED = ["match.created", "seat.joined", "seat.joined", "match.started", "mat
 MATCHES = 50
 
 
-def consume(servers: list[PlatformServer], until: threading.Event, seen: list[pb.TenantEvent],
-            rng: random.Random, deadline: float) -> int:
+def consume(
+    servers: list[PlatformServer],
+    until: threading.Event,
+    seen: list[pb.TenantEvent],
+    rng: random.Random,
+    deadline: float,
+) -> int:
     """Read the feed from the start, dropping the stream at random and resuming from the last
     cursor on any replica; how many times it reconnected."""
     cursor, reconnects = "", 0
     while time.monotonic() < deadline:
         stub = rng.choice(servers).stub()
-        stream = stub.WatchEvents(pb.WatchEventsRequest(from_cursor=cursor),
-                                  metadata=key(ACME_KEY), timeout=5)
+        stream = stub.WatchEvents(
+            pb.WatchEventsRequest(from_cursor=cursor), metadata=key(ACME_KEY), timeout=5
+        )
         take = rng.randint(1, 12)
         try:
             for event in stream:
@@ -61,14 +67,16 @@ def play(servers: list[PlatformServer], matches: list[str], rng: random.Random) 
         server = servers[i % len(servers)]
         stub = server.stub()
         for seat in (0, 1):
-            stub.JoinMatch(pb.JoinMatchRequest(match_id=match_id, name=f"n{seat}"),
-                           metadata=bearer(ticket("acme", match_id, user=f"{match_id}-{seat}",
-                                                  seat=seat)))
+            stub.JoinMatch(
+                pb.JoinMatchRequest(match_id=match_id, name=f"n{seat}"),
+                metadata=bearer(ticket("acme", match_id, user=f"{match_id}-{seat}", seat=seat)),
+            )
         server.play_out(match_id, seed=rng.randrange(1000))
 
 
 def test_a_consumer_that_disconnects_at_random_gets_every_event_once(
-        redis_url: str, tmp_path: Path, redis_client: object) -> None:
+    redis_url: str, tmp_path: Path, redis_client: object
+) -> None:
     redis_client.delete("kozyr:{t:acme}:feed")  # type: ignore[attr-defined]
     tenancy = tenancy_of(tmp_path)
     servers = [PlatformServer(redis_url, tenancy), PlatformServer(redis_url, tenancy)]
@@ -79,8 +87,11 @@ def test_a_consumer_that_disconnects_at_random_gets_every_event_once(
         seen: list[pb.TenantEvent] = []
         done = threading.Event()
         reconnects: list[int] = []
-        reader = threading.Thread(target=lambda: reconnects.append(consume(
-            servers, done, seen, random.Random(5), time.monotonic() + 240)))
+        reader = threading.Thread(
+            target=lambda: reconnects.append(
+                consume(servers, done, seen, random.Random(5), time.monotonic() + 240)
+            )
+        )
         reader.start()
         play(servers, matches[:25], rng)
         servers[1].stop()  # a replica restarts mid-way; the consumer may have been on it
@@ -105,18 +116,22 @@ def test_a_consumer_that_disconnects_at_random_gets_every_event_once(
         assert [e.type for e in events] == EXPECTED, match_id
         assert [e.version for e in events] == sorted(e.version for e in events)
         assert [e.user for e in events if e.type == "seat.joined"] == [
-            f"{match_id}-0", f"{match_id}-1"]
+            f"{match_id}-0",
+            f"{match_id}-1",
+        ]
         ended = events[-1]
         assert ended.head_hash and list(ended.outcome.scores)
 
 
 def test_a_process_that_died_before_the_feed_commit_is_caught_up(
-        redis_url: str, tmp_path: Path) -> None:
+    redis_url: str, tmp_path: Path
+) -> None:
     tenancy = tenancy_of(tmp_path)
     server = PlatformServer(redis_url, tenancy, config=ServerConfig(feed_sweep_interval_s=60))
     try:
         stub = server.stub()
         match_id = open_match(stub, ACME_KEY, named=1)
+
         async def crash_join() -> None:  # an engine with no feed writer: the append alone
             engine = Engine(RedisStore.from_url(redis_url))
             await engine.join(match_id, "late", user="u-late")
@@ -142,8 +157,9 @@ def feed_of(server: PlatformServer, match_id: str, wanted: int = 3) -> list[pb.T
     """The match's events in the feed (read until `wanted` of them, or a bounded time)."""
     out: list[pb.TenantEvent] = []
     try:
-        for event in server.stub().WatchEvents(pb.WatchEventsRequest(), metadata=key(ACME_KEY),
-                                               timeout=10):
+        for event in server.stub().WatchEvents(
+            pb.WatchEventsRequest(), metadata=key(ACME_KEY), timeout=10
+        ):
             if event.match_id == match_id:
                 out.append(event)
                 if len(out) == wanted:
@@ -171,7 +187,18 @@ def test_feed_bytes_carry_no_card_and_no_seed(redis_url: str, tmp_path: Path) ->
             raw = event.SerializeToString()
             assert seed.encode() not in raw and not CARD.search(event.json)
             assert set(json.loads(event.json)) <= {
-                "id", "type", "match_id", "version", "game", "time_ms", "seat", "user", "name",
-                "outcome", "termination", "head_hash"}
+                "id",
+                "type",
+                "match_id",
+                "version",
+                "game",
+                "time_ms",
+                "seat",
+                "user",
+                "name",
+                "outcome",
+                "termination",
+                "head_hash",
+            }
     finally:
         server.stop()

@@ -45,13 +45,17 @@ def test_at_info_a_move_has_no_line_and_a_new_level_counts_from_the_next_summary
     saved = structlog.get_config()
     captured = LogCapture()
     try:
-        structlog.configure(processors=[captured], cache_logger_on_first_use=False,
-                            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
+        structlog.configure(
+            processors=[captured],
+            cache_logger_on_first_use=False,
+            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        )
         moves = MoveLog(interval_s=1.0, clock=lambda: now[0])
         moves.record("OK", 1.0, match_id="m0", seat=0, version=1)
         moves.record("NOT_YOUR_TURN", 1.0, match_id="m0", seat=1, version=1)
         assert [e["result"] for e in captured.entries if e["event"] == "move"] == [
-            "NOT_YOUR_TURN"]  # a refusal always has its line
+            "NOT_YOUR_TURN"
+        ]  # a refusal always has its line
         structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
         moves.record("OK", 1.0, match_id="m0", seat=0, version=2)  # still the old level
         now[0] += 1.0

@@ -51,8 +51,9 @@ def _clear_signatures(message: Message) -> None:
 def play_and_record(server: ServerThread, game: str, seed: int) -> tuple[str, Sent, list[str]]:
     stub = server.stub()
     match_id, tokens = create(stub, game)
-    watchers = {s: Watcher(server.stub(), match_id, t)
-                for s, t in [*enumerate(tokens), (None, None)]}
+    watchers = {
+        s: Watcher(server.stub(), match_id, t) for s, t in [*enumerate(tokens), (None, None)]
+    }
     sent: Sent = defaultdict(list)
     rng = random.Random(seed)
     while True:
@@ -62,13 +63,15 @@ def play_and_record(server: ServerThread, game: str, seed: int) -> tuple[str, Se
         if view.view.status == pb.MATCH_STATUS_FINISHED:
             break
         mover = view.view.to_act
-        legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                    metadata=auth(tokens[mover]))
+        legal = stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[mover])
+        )
         sent[mover].append((legal.version, scanned(legal)))
         move = legal.moves[rng.randrange(len(legal.moves))]
-        answer = stub.SubmitMove(pb.SubmitMoveRequest(
-            match_id=match_id, move=move, command_id=uuid.uuid4().hex),
-            metadata=auth(tokens[mover]))
+        answer = stub.SubmitMove(
+            pb.SubmitMoveRequest(match_id=match_id, move=move, command_id=uuid.uuid4().hex),
+            metadata=auth(tokens[mover]),
+        )
         sent[mover].append((answer.version, scanned(answer)))
     for seat, w in watchers.items():
         w.join(30)

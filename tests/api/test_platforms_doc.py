@@ -40,13 +40,14 @@ def test_the_platform_guide_runs(redis_url: str, tmp_path: Path) -> None:
         (tmp_path / "acme-webhook.secret").write_text(names["webhook_secret"])
         [toml] = blocks("toml")
         url = f"http://127.0.0.1:{receiver.port}/kozyr"
-        (tmp_path / "kozyr.toml").write_text(toml.replace("https://hooks.acme.example/kozyr",
-                                                          url))
+        (tmp_path / "kozyr.toml").write_text(toml.replace("https://hooks.acme.example/kozyr", url))
         tenancy = load_tenancy(tmp_path / "kozyr.toml")
         assert tenancy.require_auth and tenancy.ids() == ["acme"]
-        server = PlatformServer(redis_url, tenancy,
-                                config=ServerConfig(webhook_backoff_s=0.05,
-                                                    feed_sweep_interval_s=0.2))
+        server = PlatformServer(
+            redis_url,
+            tenancy,
+            config=ServerConfig(webhook_backoff_s=0.05, feed_sweep_interval_s=0.2),
+        )
         try:
             names["play_to_the_end"] = server.play_out
             for i, block in enumerate(python[1:], start=2):
@@ -60,8 +61,7 @@ def test_the_platform_guide_runs(redis_url: str, tmp_path: Path) -> None:
                 time.sleep(0.05)
             events = []
             for headers, body in receiver.received.values():
-                event = names["verify_webhook"](body, {k.lower(): v for k, v in
-                                                       headers.items()})
+                event = names["verify_webhook"](body, {k.lower(): v for k, v in headers.items()})
                 assert event is not None
                 events.append(event)
                 assert names["verify_webhook"](body + b" ", dict(headers)) is None

@@ -16,7 +16,11 @@ def test_list_games_describes_every_game_and_option(stub: object) -> None:
     assert (dix.min_players, dix.max_players) == (2, 2)
     target = next(o for o in dix.options if o.name == "target")
     assert (target.kind, target.default_value, target.minimum, target.maximum) == (
-        "int", "50", 1, 10_000)
+        "int",
+        "50",
+        1,
+        10_000,
+    )
     assert [o.name for o in games["durak-dice"].options][:1] == ["deck"]
 
 

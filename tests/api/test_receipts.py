@@ -71,8 +71,9 @@ def played(redis_url: str) -> Iterator[tuple[Lines, SeatClient, SeatClient, str]
 
 
 @pytest.fixture
-def served(played: tuple[Lines, SeatClient, SeatClient, str]
-           ) -> tuple[Lines, SeatClient, SeatClient, str]:
+def served(
+    played: tuple[Lines, SeatClient, SeatClient, str],
+) -> tuple[Lines, SeatClient, SeatClient, str]:
     """The module's match, its lines a copy of the test's own (rehash edits in place)."""
     lines, ann, bob, key = played
     return copy.deepcopy(lines), ann, bob, key
@@ -88,14 +89,18 @@ def run_verify(tmp: Path, lines: Lines, *args: str) -> tuple[int, str]:
 
 
 def test_a_served_matchs_receipts_verify_against_its_export(
-        served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path) -> None:
+    served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path
+) -> None:
     lines, ann, bob, key = served
     n = len(entries(lines))
     keys = KeyRing([bytes.fromhex(key)])
     assert len(ann.receipts) == n and all(keys.problem(r) is None for r in ann.receipts.all())
     assert ann.receipts.commitment == lines[0]["commitment"]
-    report = verify(archive.parse(archive.dumps(lines)), keys=keys,
-                    receipts=ann.receipts.all() + bob.receipts.all())
+    report = verify(
+        archive.parse(archive.dumps(lines)),
+        keys=keys,
+        receipts=ann.receipts.all() + bob.receipts.all(),
+    )
     assert report.verified and report.signatures == n and report.receipts == 2 * n
     held = tmp_path / "ann.receipts"
     ann.receipts.save(held)
@@ -105,7 +110,8 @@ def test_a_served_matchs_receipts_verify_against_its_export(
 
 
 def test_without_a_key_the_report_says_it_checked_only_the_files_consistency(
-        served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path) -> None:
+    served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path
+) -> None:
     lines, _, _, _ = served
     forged = copy.deepcopy(lines)
     entries(forged)[4]["time_ms"] += 1  # an edit the rules cannot see, re-hashed
@@ -115,7 +121,8 @@ def test_without_a_key_the_report_says_it_checked_only_the_files_consistency(
 
 @pytest.mark.parametrize("strip", [False, True])
 def test_a_log_edited_and_rehashed_without_the_key_fails_at_the_first_edited_entry(
-        served: tuple[Lines, SeatClient, SeatClient, str], strip: bool, tmp_path: Path) -> None:
+    served: tuple[Lines, SeatClient, SeatClient, str], strip: bool, tmp_path: Path
+) -> None:
     lines, _, _, key = served
     forged = copy.deepcopy(lines)
     entries(forged)[4]["time_ms"] += 1
@@ -128,10 +135,11 @@ def test_a_log_edited_and_rehashed_without_the_key_fails_at_the_first_edited_ent
 
 
 def test_a_dropped_entry_a_player_holds_a_receipt_for_is_proved(
-        served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path) -> None:
+    served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path
+) -> None:
     lines, ann, _, key = served
     n = len(entries(lines))
-    cut = [*lines[:n - 2], lines[-1]]  # header, entries 1..n-3, footer: the end is gone
+    cut = [*lines[: n - 2], lines[-1]]  # header, entries 1..n-3, footer: the end is gone
     held = tmp_path / "ann.receipts"
     held.write_text(dumps_receipts(ann.receipts.all()))
     code, text = run_verify(tmp_path, rehash(cut), "--key", key, "--receipts", str(held))
@@ -142,7 +150,8 @@ def test_a_dropped_entry_a_player_holds_a_receipt_for_is_proved(
 
 
 def test_a_rewritten_entry_a_player_holds_a_receipt_for_is_proved(
-        served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path) -> None:
+    served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path
+) -> None:
     lines, _, bob, key = served
     forged = copy.deepcopy(lines)
     entries(forged)[6]["command_id"] = "rewritten"
@@ -154,7 +163,8 @@ def test_a_rewritten_entry_a_player_holds_a_receipt_for_is_proved(
 
 
 def test_receipts_without_a_key_are_refused(
-        served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path) -> None:
+    served: tuple[Lines, SeatClient, SeatClient, str], tmp_path: Path
+) -> None:
     lines, ann, _, _ = served
     held = tmp_path / "ann.receipts"
     ann.receipts.save(held)

@@ -30,8 +30,7 @@ def replicas(redis_url: str) -> Iterator[list[ServerThread]]:
         srv.stop()
 
 
-def test_moves_through_three_replicas_make_one_consistent_log(
-        replicas: list[ServerThread]) -> None:
+def test_moves_through_three_replicas_make_one_consistent_log(replicas: list[ServerThread]) -> None:
     stubs = [r.stub() for r in replicas]
     matches = [create(stubs[i % 3], "dix") for i in range(6)]  # spread over the replicas
     watchers = [Watcher(stubs[(i + 1) % 3], m, None) for i, (m, _) in enumerate(matches)]
@@ -47,14 +46,21 @@ def test_moves_through_three_replicas_make_one_consistent_log(
         views = [s.GetMatch(pb.GetMatchRequest(match_id=match_id)).view for s in stubs]
         assert {v.version for v in views} == {last[match_id]}, "every replica sees the top"
         assert len({v.SerializeToString() for v in views}) == 1, "the same spectator view"
-        entries = stubs[2].GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                                       metadata=auth(ARBITER)).entries
+        entries = (
+            stubs[2]
+            .GetMatchLog(pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER))
+            .entries
+        )
         assert [e.version for e in entries] == list(range(1, last[match_id] + 1))
         for a, b in itertools.pairwise(entries):
             assert json.loads(b.canonical_json)["prev"] == a.hash
-        assert wait_for(lambda w=watcher, m=match_id: bool(w.updates)  # type: ignore[misc]
-                        and w.updates[-1].version >= last[m], 20), \
-            "a watcher on another replica hears every move"
+        assert wait_for(
+            lambda w=watcher, m=match_id: (
+                bool(w.updates)  # type: ignore[misc]
+                and w.updates[-1].version >= last[m]
+            ),
+            20,
+        ), "a watcher on another replica hears every move"
         versions = [u.version for u in watcher.updates]
         assert versions == sorted(set(versions)), "consecutive, no duplicate"
 
@@ -64,17 +70,29 @@ def race(stubs: list[Stub], match_id: str, tokens: list[str]) -> tuple[int, list
     expecting the current version; that version and what each got back."""
     view = stubs[0].GetMatch(pb.GetMatchRequest(match_id=match_id)).view
     seat = view.to_act
-    legal = stubs[0].ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                    metadata=auth(tokens[seat])).moves
+    legal = (
+        stubs[0]
+        .ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[seat]))
+        .moves
+    )
     outcomes: list[object] = []
     gate = threading.Barrier(3)
 
     def submit(k: int) -> None:
         gate.wait(10)
         try:
-            outcomes.append(stubs[k].SubmitMove(pb.SubmitMoveRequest(
-                match_id=match_id, move=legal[k % len(legal)], command_id=uuid.uuid4().hex,
-                expected_version=view.version), metadata=auth(tokens[seat]), timeout=10))
+            outcomes.append(
+                stubs[k].SubmitMove(
+                    pb.SubmitMoveRequest(
+                        match_id=match_id,
+                        move=legal[k % len(legal)],
+                        command_id=uuid.uuid4().hex,
+                        expected_version=view.version,
+                    ),
+                    metadata=auth(tokens[seat]),
+                    timeout=10,
+                )
+            )
         except grpc.RpcError as e:
             outcomes.append(reason(e))
 
@@ -87,7 +105,8 @@ def race(stubs: list[Stub], match_id: str, tokens: list[str]) -> tuple[int, list
 
 
 def test_racing_moves_of_one_seat_through_three_replicas_have_one_winner(
-        replicas: list[ServerThread]) -> None:
+    replicas: list[ServerThread],
+) -> None:
     stubs = [r.stub() for r in replicas]
     for _ in range(5):  # several races, each on a fresh match
         match_id, tokens = create(stubs[0], "dix")
@@ -95,5 +114,6 @@ def test_racing_moves_of_one_seat_through_three_replicas_have_one_winner(
         won = [o for o in outcomes if isinstance(o, pb.SubmitMoveResponse)]
         assert len(won) == 1, f"exactly one of the racing moves wins: {outcomes}"
         assert won[0].version == version + 1
-        assert all(o in ("STALE_VERSION", "NOT_YOUR_TURN") for o in outcomes if o not in won), \
+        assert all(o in ("STALE_VERSION", "NOT_YOUR_TURN") for o in outcomes if o not in won), (
             outcomes
+        )

@@ -19,8 +19,12 @@ from tests.conftest import ServerThread
 
 
 def dix(request_id: str, target: str = "50") -> pb.CreateMatchRequest:
-    return pb.CreateMatchRequest(game="dix", request_id=request_id, options={"target": target},
-                                 seats=[pb.SeatRequest(name="ann"), pb.SeatRequest(name="bob")])
+    return pb.CreateMatchRequest(
+        game="dix",
+        request_id=request_id,
+        options={"target": target},
+        seats=[pb.SeatRequest(name="ann"), pb.SeatRequest(name="bob")],
+    )
 
 
 def test_another_body_under_a_used_request_id_gets_no_token(server: ServerThread) -> None:
@@ -30,9 +34,12 @@ def test_another_body_under_a_used_request_id_gets_no_token(server: ServerThread
     assert len(first.tokens) == 2
     again = stub.CreateMatch(dix(request_id))
     assert again == first  # the same request: the same match and tokens
-    for other in (dix(request_id, target="60"),
-                  pb.CreateMatchRequest(game="six-dozens", request_id=request_id,
-                                        seats=[pb.SeatRequest(name=n) for n in "abc"])):
+    for other in (
+        dix(request_id, target="60"),
+        pb.CreateMatchRequest(
+            game="six-dozens", request_id=request_id, seats=[pb.SeatRequest(name=n) for n in "abc"]
+        ),
+    ):
         with pytest.raises(grpc.RpcError) as refused:
             stub.CreateMatch(other)
         assert refused.value.code() == grpc.StatusCode.ALREADY_EXISTS
@@ -49,8 +56,9 @@ def test_request_ids_are_scoped_and_expire() -> None:
         mine = await engine.create("dix", {}, seats, request_id="r1", scope="tenant-a")
         theirs = await engine.create("dix", {}, seats, request_id="r1", scope="tenant-b")
         assert mine.match_id != theirs.match_id  # another caller's id space is separate
-        assert (await engine.create("dix", {}, seats, request_id="r1", scope="tenant-a")
-                ).tokens == mine.tokens
+        assert (
+            await engine.create("dix", {}, seats, request_id="r1", scope="tenant-a")
+        ).tokens == mine.tokens
         for _ in range(200):  # let the clock pass the record's time to live
             next(clock)
         with pytest.raises(MatchError) as expired:
@@ -60,8 +68,9 @@ def test_request_ids_are_scoped_and_expire() -> None:
     asyncio.run(body())
 
 
-def test_a_refused_creation_leaves_no_request_record(server: ServerThread,
-                                                     redis_client: redis.Redis) -> None:
+def test_a_refused_creation_leaves_no_request_record(
+    server: ServerThread, redis_client: redis.Redis
+) -> None:
     stub = server.stub()
     request_id = f"full-{uuid.uuid4().hex[:8]}"
     policy = redis_client.config_get("maxmemory-policy")["maxmemory-policy"]

@@ -17,9 +17,12 @@ from tests.api.helpers import PLAYERS, Stub, Watcher, auth, reason
 
 def bot_match(stub: Stub, game: str, bots: list[str]) -> tuple[str, dict[int, str]]:
     """A match whose seats are bots where `bots` names one; its id and the people's tokens."""
-    response = stub.CreateMatch(pb.CreateMatchRequest(
-        game=game, seats=[pb.SeatRequest(name="" if b else f"p{i}", bot=b)
-                          for i, b in enumerate(bots)]))
+    response = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game=game,
+            seats=[pb.SeatRequest(name="" if b else f"p{i}", bot=b) for i, b in enumerate(bots)],
+        )
+    )
     return response.match_id, {t.seat: t.token for t in response.tokens}
 
 
@@ -35,13 +38,19 @@ def play_people(stub: Stub, match_id: str, tokens: dict[int, str], seed: int = 0
             time.sleep(0.005)
             continue
         token = tokens[view.to_act]
-        legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                    metadata=auth(token)).moves
+        legal = stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(token)
+        ).moves
         if legal:
-            stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=rng.choice(legal),
-                                                 command_id=uuid.uuid4().hex,
-                                                 expected_version=view.version),
-                            metadata=auth(token))
+            stub.SubmitMove(
+                pb.SubmitMoveRequest(
+                    match_id=match_id,
+                    move=rng.choice(legal),
+                    command_id=uuid.uuid4().hex,
+                    expected_version=view.version,
+                ),
+                metadata=auth(token),
+            )
     raise AssertionError("the match did not end")
 
 
@@ -65,12 +74,16 @@ def test_a_bot_that_acts_first_plays_at_once(stub: Stub) -> None:
     assert view.status == pb.MATCH_STATUS_FINISHED
 
 
-@pytest.mark.parametrize(("bots", "code"), [
-    (["", "nonsense"], "BAD_BOT"),
-    (["", "ismcts"], "BAD_BOT"),
-])
-def test_a_bad_bot_request_is_refused_with_its_reason(stub: Stub, bots: list[str],
-                                                     code: str) -> None:
+@pytest.mark.parametrize(
+    ("bots", "code"),
+    [
+        (["", "nonsense"], "BAD_BOT"),
+        (["", "ismcts"], "BAD_BOT"),
+    ],
+)
+def test_a_bad_bot_request_is_refused_with_its_reason(
+    stub: Stub, bots: list[str], code: str
+) -> None:
     with pytest.raises(grpc.RpcError) as info:
         bot_match(stub, "dix", bots)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -92,5 +105,6 @@ def test_a_match_of_bots_alone_is_played_to_the_end_entry_by_entry(stub: Stub, g
     assert final.status == pb.MATCH_STATUS_FINISHED and final.outcome.reason
     log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
     assert [e.version for e in log] == list(range(1, versions[-1] + 1))
-    assert all(json.loads(e.canonical_json)["prev"] == before.hash
-               for before, e in itertools.pairwise(log))
+    assert all(
+        json.loads(e.canonical_json)["prev"] == before.hash for before, e in itertools.pairwise(log)
+    )

@@ -46,9 +46,12 @@ class Served:
     """A `kozyr serve` process, started and waited for until it logs "serving"."""
 
     def __init__(self, data_dir: Path, address: str = "127.0.0.1:0", *flags: str) -> None:
-        self.proc = subprocess.Popen([*SERVE, "--data-dir", str(data_dir), "--address", address,
-                                      *flags],
-                                     stderr=subprocess.PIPE, text=True, env=env())
+        self.proc = subprocess.Popen(
+            [*SERVE, "--data-dir", str(data_dir), "--address", address, *flags],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+        )
         self.lines: list[str] = []
         self.address = ""
         assert self.proc.stderr is not None
@@ -68,7 +71,8 @@ class Served:
     def health(self) -> int:
         with grpc.insecure_channel(self.address) as channel:
             answer = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=""), timeout=30)
+                health_pb2.HealthCheckRequest(service=""), timeout=30
+            )
         return int(answer.status)
 
     def stub(self) -> kozyr_pb2_grpc.KozyrServiceStub:
@@ -93,8 +97,14 @@ def served(tmp_path: Path) -> Iterator[list[Served]]:
 def refused(args: list[str]) -> tuple[int, list[str], float]:
     """Run a `kozyr serve` that must give up: its status, stderr lines and seconds taken."""
     began = time.monotonic()
-    done = subprocess.run([*SERVE, *args], capture_output=True, text=True, env=env(),
-                          timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*SERVE, *args],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     return done.returncode, done.stderr.splitlines(), time.monotonic() - began
 
 
@@ -102,41 +112,51 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 
 
 def test_a_server_runs_the_cycle_collector_it_is_configured_for(
-        tmp_path: Path, served: list[Served]) -> None:
+    tmp_path: Path, served: list[Served]
+) -> None:
     config = tmp_path / "kozyr.toml"
     config.write_text("gc_young_threshold = 4321\n")
     server = Served(tmp_path / "data", "127.0.0.1:0", "--config", str(config))
     served.append(server)
-    line = next(json.loads(x) for x in server.lines
-                if x.startswith("{") and json.loads(x).get("event") == "serving")
+    line = next(
+        json.loads(x)
+        for x in server.lines
+        if x.startswith("{") and json.loads(x).get("event") == "serving"
+    )
     assert line["gc"] == [4321, 20, 10]  # the process's own gc.get_threshold()
     assert server.health() == SERVING
 
 
 def test_a_second_server_on_the_same_data_folder_exits_with_one_line(
-        tmp_path: Path, served: list[Served]) -> None:
+    tmp_path: Path, served: list[Served]
+) -> None:
     first = Served(tmp_path / "data")
     served.append(first)
-    code, lines, seconds = refused(["--data-dir", str(tmp_path / "data"),
-                                    "--address", "127.0.0.1:0"])
+    code, lines, seconds = refused(
+        ["--data-dir", str(tmp_path / "data"), "--address", "127.0.0.1:0"]
+    )
     assert code == 1
     assert len(lines) == 1, lines
-    assert lines[0] == (f"kozyr serve: data folder {tmp_path / 'data'} is in use by pid "
-                        f"{first.proc.pid} serving {first.address}")
+    assert lines[0] == (
+        f"kozyr serve: data folder {tmp_path / 'data'} is in use by pid "
+        f"{first.proc.pid} serving {first.address}"
+    )
     assert seconds < 5, "the second server must give up at once, not wait"
     assert first.health() == SERVING
     create(first.stub(), "dix")  # and its Redis is still its own: it stores matches
 
 
 def test_a_second_server_on_a_port_in_use_exits_with_one_line(
-        tmp_path: Path, served: list[Served]) -> None:
+    tmp_path: Path, served: list[Served]
+) -> None:
     address = f"127.0.0.1:{free_port()}"
     first = Served(tmp_path / "one", address)
     served.append(first)
     code, lines, seconds = refused(["--data-dir", str(tmp_path / "two"), "--address", address])
     assert code == 1
-    assert lines == [f"kozyr serve: cannot listen on {address}: the port is in use by pid "
-                     f"{first.proc.pid}"]
+    assert lines == [
+        f"kozyr serve: cannot listen on {address}: the port is in use by pid {first.proc.pid}"
+    ]
     assert seconds < 5, "the second server must give up at once, not wait"
     assert not (tmp_path / "two" / "redis.sock").exists(), "no Redis was started for it"
     assert not (tmp_path / "two" / "appendonly.aof").exists()
@@ -156,7 +176,8 @@ def gone(pid: int) -> bool:
 
 
 def test_a_killed_server_takes_its_redis_along_and_restarts_on_its_data(
-        tmp_path: Path, served: list[Served]) -> None:
+    tmp_path: Path, served: list[Served]
+) -> None:
     data = tmp_path / "data"
     first = Served(data)
     match_id, _ = create(first.stub(), "dix")
@@ -177,7 +198,8 @@ def test_a_killed_server_takes_its_redis_along_and_restarts_on_its_data(
 
 
 def test_a_killed_embedded_redis_is_restarted_and_health_follows_it(
-        tmp_path: Path, served: list[Served]) -> None:
+    tmp_path: Path, served: list[Served]
+) -> None:
     data = tmp_path / "data"
     first = Served(data)
     served.append(first)
@@ -203,7 +225,8 @@ def watch_to_the_end_then_hang_up(address: str, match_id: str) -> bool:
     """Watch like kozyr_client does: cancel the call as soon as the final update arrives."""
     with grpc.insecure_channel(address) as channel:
         call = kozyr_pb2_grpc.KozyrServiceStub(channel).WatchMatch(
-            pb.WatchMatchRequest(match_id=match_id), timeout=60)
+            pb.WatchMatchRequest(match_id=match_id), timeout=60
+        )
         for update in call:
             if update.view.status == pb.MATCH_STATUS_FINISHED:
                 call.cancel()
@@ -212,7 +235,8 @@ def watch_to_the_end_then_hang_up(address: str, match_id: str) -> bool:
 
 
 def test_watched_matches_that_end_print_nothing_but_log_lines(
-        tmp_path: Path, served: list[Served]) -> None:
+    tmp_path: Path, served: list[Served]
+) -> None:
     """The cancel that follows the last update used to leave the server's next-entry task
     holding an unread StopAsyncIteration: "Task exception was never retrieved" on stderr."""
     server = Served(tmp_path / "data")
@@ -220,8 +244,10 @@ def test_watched_matches_that_end_print_nothing_but_log_lines(
     for n in range(4):  # each of 4 watchers hit it in most of the matches before the fix
         match_id, tokens = create(stub, "dix", options={"single_hand": "true"})
         with ThreadPoolExecutor(4) as pool:
-            watching = [pool.submit(watch_to_the_end_then_hang_up, server.address, match_id)
-                        for _ in range(4)]
+            watching = [
+                pool.submit(watch_to_the_end_then_hang_up, server.address, match_id)
+                for _ in range(4)
+            ]
             play_out(stub, match_id, tokens, seed=n)
             assert [w.result(60) for w in watching] == [True] * 4
     assert server.stop() == 0
@@ -236,20 +262,27 @@ def test_watched_matches_that_end_print_nothing_but_log_lines(
 
 @pytest.mark.parametrize("bad", ["a file", "an address"])
 def test_an_unusable_folder_or_address_is_one_line_and_status_1(
-        bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from kozyr.cli import main
 
     (tmp_path / "file").write_text("")
-    args = (["--data-dir", str(tmp_path / "file" / "data")] if bad == "a file"
-            else ["--data-dir", str(tmp_path / "data"), "--address", "127.0.0.1:port"])
+    args = (
+        ["--data-dir", str(tmp_path / "file" / "data")]
+        if bad == "a file"
+        else ["--data-dir", str(tmp_path / "data"), "--address", "127.0.0.1:port"]
+    )
     assert main(["serve", *args]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1, err
-    assert err[0] == {
-        "a file": f"kozyr serve: cannot use data folder {tmp_path / 'file' / 'data'}: "
-                  "Not a directory",
-        "an address": "kozyr serve: cannot listen on '127.0.0.1:port': write host:port",
-    }[bad]
+    assert (
+        err[0]
+        == {
+            "a file": f"kozyr serve: cannot use data folder {tmp_path / 'file' / 'data'}: "
+            "Not a directory",
+            "an address": "kozyr serve: cannot listen on '127.0.0.1:port': write host:port",
+        }[bad]
+    )
 
 
 def test_two_embedded_redis_on_one_folder_are_refused(tmp_path: Path) -> None:
@@ -263,8 +296,11 @@ def a_redis_left_behind(folder: Path) -> subprocess.Popen[bytes]:
     """A redis-server on `folder` whose owner is gone (as one killed where no death signal
     is armed leaves it): running on the folder's config, holding its socket, unlocked."""
     EmbeddedRedis(folder).start().stop()  # writes the folder's config
-    orphan = subprocess.Popen([redis_server_binary(), str(folder / "redis.conf")],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    orphan = subprocess.Popen(
+        [redis_server_binary(), str(folder / "redis.conf")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     client = redis.Redis(unix_socket_path=str(folder / "redis.sock"))
     for _ in range(200):
         try:
@@ -288,8 +324,7 @@ def test_a_start_stops_a_redis_a_dead_owner_left_and_keeps_its_data(tmp_path: Pa
         orphan.wait()
 
 
-def test_a_redis_of_unknown_origin_on_the_socket_is_refused_not_unlinked(
-        tmp_path: Path) -> None:
+def test_a_redis_of_unknown_origin_on_the_socket_is_refused_not_unlinked(tmp_path: Path) -> None:
     orphan = a_redis_left_behind(tmp_path)
     try:
         (tmp_path / "redis.pid").unlink()  # nothing says whose it is

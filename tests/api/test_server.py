@@ -27,9 +27,10 @@ def test_health_check_reports_serving(server: ServerThread) -> None:
 
 def test_reflection_lists_the_service_and_describes_it(server: ServerThread) -> None:
     stub = reflection_pb2_grpc.ServerReflectionStub(grpc.insecure_channel(server.address))
-    requests = [reflection_pb2.ServerReflectionRequest(list_services=""),
-                reflection_pb2.ServerReflectionRequest(
-                    file_containing_symbol="kozyr.v1.KozyrService")]
+    requests = [
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="kozyr.v1.KozyrService"),
+    ]
     answers = list(stub.ServerReflectionInfo(iter(requests)))
     names = {s.name for s in answers[0].list_services_response.service}
     assert {"kozyr.v1.KozyrService", "grpc.health.v1.Health"} <= names
@@ -55,15 +56,16 @@ def test_graceful_stop_ends_open_watchers(redis_url: str) -> None:
 def watch_error(server: ServerThread, match_id: str, from_version: int = 0) -> grpc.RpcError:
     """Read a whole WatchMatch stream that must fail; its error."""
     with pytest.raises(grpc.RpcError) as info:
-        for _ in server.stub().WatchMatch(pb.WatchMatchRequest(match_id=match_id,
-                                                               from_version=from_version),
-                                          timeout=30):
+        for _ in server.stub().WatchMatch(
+            pb.WatchMatchRequest(match_id=match_id, from_version=from_version), timeout=30
+        ):
             pass
     return info.value
 
 
 def test_a_stream_refuses_with_the_same_status_and_error_info_as_unary_calls(
-        server: ServerThread) -> None:
+    server: ServerThread,
+) -> None:
     stub = server.stub()
     unknown = uuid.uuid4().hex
     with pytest.raises(grpc.RpcError) as unary:
@@ -78,14 +80,16 @@ def test_a_stream_refuses_with_the_same_status_and_error_info_as_unary_calls(
 
 
 def test_an_unexpected_failure_in_a_stream_is_internal_with_error_info_never_unknown(
-        server: ServerThread, redis_client: redis.Redis) -> None:
+    server: ServerThread, redis_client: redis.Redis
+) -> None:
     """A damaged entry (not JSON) after the first: the stream fails as INTERNAL with an
     ErrorInfo and a generic message, not UNKNOWN with the exception's text."""
     match_id, _ = create(server.stub(), "dix")
     version = server.stub().GetMatch(pb.GetMatchRequest(match_id=match_id)).view.version
     damaged = "{not json"
-    redis_client.xadd(log_key(match_id), {"e": damaged, "h": entry_hash(damaged)},
-                      id=f"{version + 1}-0")
+    redis_client.xadd(
+        log_key(match_id), {"e": damaged, "h": entry_hash(damaged)}, id=f"{version + 1}-0"
+    )
     error = watch_error(server, match_id)
     assert error.code() == grpc.StatusCode.INTERNAL, error.details()
     assert reason(error) == "INTERNAL"

@@ -46,20 +46,30 @@ def refused(call: object, *args: object, **kwargs: object) -> tuple[grpc.StatusC
 
 
 def dix(request_id: str, target: str = "50") -> pb.CreateMatchRequest:
-    return pb.CreateMatchRequest(game="dix", request_id=request_id, options={"target": target},
-                                 seats=[pb.SeatRequest(name="ann"), pb.SeatRequest(name="bob")])
+    return pb.CreateMatchRequest(
+        game="dix",
+        request_id=request_id,
+        options={"target": target},
+        seats=[pb.SeatRequest(name="ann"), pb.SeatRequest(name="bob")],
+    )
 
 
 def test_the_request_id_attack_fails_and_each_tenant_has_its_own_ids(
-        strict: PlatformServer) -> None:
+    strict: PlatformServer,
+) -> None:
     stub = strict.stub()
     request_id = "req-42"  # a platform's row id: every tenant has a row 42
     first = stub.CreateMatch(dix(request_id), metadata=key(ACME_KEY))
     assert stub.CreateMatch(dix(request_id), metadata=key(ACME_KEY)) == first  # same body
     with pytest.raises(grpc.RpcError) as other:
-        stub.CreateMatch(pb.CreateMatchRequest(game="six-dozens", request_id=request_id,
-                                               seats=[pb.SeatRequest(name=n) for n in "abc"]),
-                         metadata=key(ACME_KEY))
+        stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="six-dozens",
+                request_id=request_id,
+                seats=[pb.SeatRequest(name=n) for n in "abc"],
+            ),
+            metadata=key(ACME_KEY),
+        )
     assert other.value.code() == grpc.StatusCode.ALREADY_EXISTS
     assert all(t.token not in str(other.value) for t in first.tokens)
     theirs = stub.CreateMatch(dix(request_id), metadata=key(GLOBEX_KEY))
@@ -78,8 +88,10 @@ def test_every_rpc_without_a_key_or_ticket_is_unauthenticated(strict: PlatformSe
             request = iter([request])
         code, reason = refused(getattr(stub, method.name), request)
         assert (code, reason) == (grpc.StatusCode.UNAUTHENTICATED, "AUTH_REQUIRED"), method.name
-    assert refused(stub.ListGames, pb.ListGamesRequest(), metadata=key("not-a-key-at-all"))[1] \
+    assert (
+        refused(stub.ListGames, pb.ListGamesRequest(), metadata=key("not-a-key-at-all"))[1]
         == "BAD_API_KEY"
+    )
 
 
 def test_bad_tickets_are_refused_and_a_spectator_cannot_move(strict: PlatformServer) -> None:
@@ -91,16 +103,16 @@ def test_bad_tickets_are_refused_and_a_spectator_cannot_move(strict: PlatformSer
     forged = ed25519.Ed25519PrivateKey.generate()
     cases = {
         "TICKET_EXPIRED": (ticket("acme", match_id, expires_in=-3600), get),
-        "BAD_TICKET_SIGNATURE": (ticket("acme", match_id, key="another-secret-" + "0" * 32),
-                                 get),
+        "BAD_TICKET_SIGNATURE": (ticket("acme", match_id, key="another-secret-" + "0" * 32), get),
         "UNKNOWN_TENANT": (ticket("initech", match_id), get),
         "TICKET_FOR_ANOTHER_MATCH": (ticket("acme", other_match), get),
-        "OTHER_TENANT": (ticket("acme", globex_match), pb.GetMatchRequest(
-            match_id=globex_match)),
+        "OTHER_TENANT": (ticket("acme", globex_match), pb.GetMatchRequest(match_id=globex_match)),
         "MALFORMED_TICKET": ("a.b.c", get),
     }
-    cases["BAD_TICKET_SIGNATURE "] = (ticket("globex", globex_match, key=forged),
-                                      pb.GetMatchRequest(match_id=globex_match))
+    cases["BAD_TICKET_SIGNATURE "] = (
+        ticket("globex", globex_match, key=forged),
+        pb.GetMatchRequest(match_id=globex_match),
+    )
     for want, (token, request) in cases.items():
         code, reason = refused(stub.GetMatch, request, metadata=bearer(token))
         assert reason == want.strip(), want
@@ -111,8 +123,10 @@ def test_bad_tickets_are_refused_and_a_spectator_cannot_move(strict: PlatformSer
             assert code == grpc.StatusCode.UNAUTHENTICATED
     # Two users join with play tickets; a spectate ticket sees the table but cannot move.
     for seat in (0, 1):
-        stub.JoinMatch(pb.JoinMatchRequest(match_id=match_id, name=f"user {seat}"),
-                       metadata=bearer(ticket("acme", match_id, user=f"u{seat}", seat=seat)))
+        stub.JoinMatch(
+            pb.JoinMatchRequest(match_id=match_id, name=f"user {seat}"),
+            metadata=bearer(ticket("acme", match_id, user=f"u{seat}", seat=seat)),
+        )
     watcher = ticket("acme", match_id, user="fan", seat=None, scope="spectate")
     view = stub.GetMatch(get, metadata=bearer(watcher)).view
     assert view.status == pb.MATCH_STATUS_PLAYING and not view.HasField("seat")
@@ -121,22 +135,28 @@ def test_bad_tickets_are_refused_and_a_spectator_cannot_move(strict: PlatformSer
     move = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id), metadata=mine).moves[0]
     submit = pb.SubmitMoveRequest(match_id=match_id, move=move, command_id="c1")
     assert refused(stub.SubmitMove, submit, metadata=bearer(watcher)) == (
-        grpc.StatusCode.PERMISSION_DENIED, "TICKET_CANNOT_MOVE")
+        grpc.StatusCode.PERMISSION_DENIED,
+        "TICKET_CANNOT_MOVE",
+    )
     intruder = bearer(ticket("acme", match_id, user="mallory", seat=seat))
     assert refused(stub.SubmitMove, submit, metadata=intruder) == (
-        grpc.StatusCode.PERMISSION_DENIED, "SEAT_OF_ANOTHER_USER")
+        grpc.StatusCode.PERMISSION_DENIED,
+        "SEAT_OF_ANOTHER_USER",
+    )
     assert stub.SubmitMove(submit, metadata=mine).version == 4
     # The log names who did what: the joins' users, and the move's actor.
-    entries = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                               metadata=bearer(ticket("acme", match_id, user="ref", seat=None,
-                                                      scope="arbitrate"))).entries
+    entries = stub.GetMatchLog(
+        pb.GetMatchLogRequest(match_id=match_id),
+        metadata=bearer(ticket("acme", match_id, user="ref", seat=None, scope="arbitrate")),
+    ).entries
     texts = [json.loads(e.canonical_json) for e in entries]
     assert [t["events"][0].get("user") for t in texts[1:3]] == ["u0", "u1"]
     assert texts[3]["actor"] == f"u{seat}" and "actor" not in texts[0]
 
 
-def test_open_mode_keeps_anonymous_play_and_tickets_still_work(redis_url: str,
-                                                               tmp_path: Path) -> None:
+def test_open_mode_keeps_anonymous_play_and_tickets_still_work(
+    redis_url: str, tmp_path: Path
+) -> None:
     server = PlatformServer(redis_url, tenancy_of(tmp_path))
     try:
         stub = server.stub()
@@ -144,11 +164,14 @@ def test_open_mode_keeps_anonymous_play_and_tickets_still_work(redis_url: str,
         assert len(created.tokens) == 2
         match_id = open_match(stub, ACME_KEY)
         link = f"https://play.acme.example/join/{match_id}"
-        joined = stub.JoinMatch(pb.JoinMatchRequest(link=link, name="by link"),
-                                metadata=bearer(ticket("acme", match_id, seat=1)))
+        joined = stub.JoinMatch(
+            pb.JoinMatchRequest(link=link, name="by link"),
+            metadata=bearer(ticket("acme", match_id, seat=1)),
+        )
         assert joined.seat == 1
-        assert refused(stub.JoinMatch, pb.JoinMatchRequest(link="https://x.example/", name="n")
-                       ) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_LINK")
+        assert refused(
+            stub.JoinMatch, pb.JoinMatchRequest(link="https://x.example/", name="n")
+        ) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_LINK")
     finally:
         server.stop()
     assert Tenancy({}).ids() == ["local"]
@@ -165,15 +188,19 @@ def test_a_log_with_users_and_actors_verifies_offline(redis_url: str, tmp_path: 
         match_id = open_match(stub, ACME_KEY)
         tickets = [bearer(ticket("acme", match_id, user=f"u{s}", seat=s)) for s in (0, 1)]
         for seat in (0, 1):
-            stub.JoinMatch(pb.JoinMatchRequest(match_id=match_id, name=f"p{seat}"),
-                           metadata=tickets[seat])
+            stub.JoinMatch(
+                pb.JoinMatchRequest(match_id=match_id, name=f"p{seat}"), metadata=tickets[seat]
+            )
         for n in range(4):  # a few moves sent with tickets: entries with an actor
             view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
             mine = tickets[view.to_act]
-            move = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                       metadata=mine).moves[0]
-            stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=move,
-                                                 command_id=f"m{n}"), metadata=mine)
+            move = stub.ListLegalMoves(
+                pb.ListLegalMovesRequest(match_id=match_id), metadata=mine
+            ).moves[0]
+            stub.SubmitMove(
+                pb.SubmitMoveRequest(match_id=match_id, move=move, command_id=f"m{n}"),
+                metadata=mine,
+            )
         server.play_out(match_id)
         exported = export(server.address, match_id, None)
     finally:

@@ -106,9 +106,13 @@ def fresh_deliveries(redis_url: str) -> None:
 
 
 def config(retry_for_s: float) -> ServerConfig:
-    return ServerConfig(webhook_timeout_s=0.3, webhook_backoff_s=0.05,
-                        webhook_backoff_max_s=0.4, webhook_retry_for_s=retry_for_s,
-                        feed_sweep_interval_s=0.2)
+    return ServerConfig(
+        webhook_timeout_s=0.3,
+        webhook_backoff_s=0.05,
+        webhook_backoff_max_s=0.4,
+        webhook_retry_for_s=retry_for_s,
+        feed_sweep_interval_s=0.2,
+    )
 
 
 def feed_ids(server: PlatformServer, matches: list[str]) -> set[str]:
@@ -117,8 +121,7 @@ def feed_ids(server: PlatformServer, matches: list[str]) -> set[str]:
     from tests.api.platforms import key
 
     wanted: set[str] = set()
-    stream = server.stub().WatchEvents(pb.WatchEventsRequest(), metadata=key(ACME_KEY),
-                                       timeout=3)
+    stream = server.stub().WatchEvents(pb.WatchEventsRequest(), metadata=key(ACME_KEY), timeout=3)
     try:
         for event in stream:
             if event.match_id in matches:
@@ -138,10 +141,12 @@ def verify(receiver: Receiver, ids: set[str]) -> None:
 
 
 def test_every_event_arrives_through_500s_timeouts_and_an_outage(
-        redis_url: str, tmp_path: Path, receiver: Receiver) -> None:
+    redis_url: str, tmp_path: Path, receiver: Receiver
+) -> None:
     fresh_deliveries(redis_url)
-    tenancy = load_tenancy(write_config(tmp_path, webhook_url=f"http://127.0.0.1:"
-                                                               f"{receiver.port}/hook"))
+    tenancy = load_tenancy(
+        write_config(tmp_path, webhook_url=f"http://127.0.0.1:{receiver.port}/hook")
+    )
     server = PlatformServer(redis_url, tenancy, config=config(retry_for_s=600))
     try:
         stub = server.stub()
@@ -167,11 +172,11 @@ def test_every_event_arrives_through_500s_timeouts_and_an_outage(
         server.stop()
 
 
-def test_dead_letters_are_redelivered(redis_url: str, tmp_path: Path,
-                                      receiver: Receiver) -> None:
+def test_dead_letters_are_redelivered(redis_url: str, tmp_path: Path, receiver: Receiver) -> None:
     fresh_deliveries(redis_url)
-    tenancy = load_tenancy(write_config(tmp_path, webhook_url=f"http://127.0.0.1:"
-                                                               f"{receiver.port}/hook"))
+    tenancy = load_tenancy(
+        write_config(tmp_path, webhook_url=f"http://127.0.0.1:{receiver.port}/hook")
+    )
     server = PlatformServer(redis_url, tenancy, config=config(retry_for_s=0.3))
     try:
         receiver.mode = "500"

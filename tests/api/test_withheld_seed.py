@@ -23,51 +23,85 @@ from tests.conftest import ARBITER, ServerThread
 
 
 def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later_deal(
-        server: ServerThread, redis_client: redis.Redis) -> None:
+    server: ServerThread, redis_client: redis.Redis
+) -> None:
     stub = server.stub()
-    created = stub.CreateMatch(pb.CreateMatchRequest(
-        game="durak-dice", options={"games": "3"},
-        seats=[pb.SeatRequest(name=n, seed_contribution=c)
-               for n, c in (("ann", b"\x01"), ("bob", b""), ("cid", b"xyz"))]))
+    created = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game="durak-dice",
+            options={"games": "3"},
+            seats=[
+                pb.SeatRequest(name=n, seed_contribution=c)
+                for n, c in (("ann", b"\x01"), ("bob", b""), ("cid", b"xyz"))
+            ],
+        )
+    )
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.tokens}
     rng = random.Random(3)
     for _ in range(12):  # into game 1, far from its end
         view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view
-        legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                    metadata=auth(tokens[view.to_act])).moves
-        stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, command_id=uuid.uuid4().hex,
-                                             move=legal[rng.randrange(len(legal))]),
-                        metadata=auth(tokens[view.to_act]))
+        legal = stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[view.to_act])
+        ).moves
+        stub.SubmitMove(
+            pb.SubmitMoveRequest(
+                match_id=match_id,
+                command_id=uuid.uuid4().hex,
+                move=legal[rng.randrange(len(legal))],
+            ),
+            metadata=auth(tokens[view.to_act]),
+        )
     log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER))
-    replay = stub.ReplayMatch(pb.ReplayMatchRequest(match_id=match_id, version=2),
-                              metadata=auth(ARBITER))
-    exported = archive.dumps(archive.build(
-        [archive.RawEntry(e.version, e.canonical_json, e.hash) for e in log.entries]))
+    replay = stub.ReplayMatch(
+        pb.ReplayMatchRequest(match_id=match_id, version=2), metadata=auth(ARBITER)
+    )
+    exported = archive.dumps(
+        archive.build([archive.RawEntry(e.version, e.canonical_json, e.hash) for e in log.entries])
+    )
     assert not any("SeedRevealed" in e.canonical_json for e in log.entries)  # still running
-    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth(ARBITER),
-                             timeout=30)
+    stream = stub.WatchMatch(
+        pb.WatchMatchRequest(match_id=match_id), metadata=auth(ARBITER), timeout=30
+    )
     watched = [next(stream).SerializeToString() for _ in log.entries]
     stream.cancel()
 
-    server_seed = bytes.fromhex(str(redis_client.hget(f"kozyr:{{{match_id}}}:meta",
-                                                      "server_seed")))
+    server_seed = bytes.fromhex(str(redis_client.hget(f"kozyr:{{{match_id}}}:meta", "server_seed")))
     seed = match_seed(server_seed, [b"\x01", b"", b"xyz"])
     game2 = RandomStream(seed, deal_label(2)).shuffle(deck(36))
-    secrets = [server_seed, server_seed.hex().encode(), seed, seed.hex().encode(),
-               ",".join(f'"{c.code}"' for c in game2[:8]).encode(),
-               "".join(f"{len(c.code):c}{c.code}" for c in game2[:8]).encode()]
-    arbiter_bytes = [log.SerializeToString(), replay.SerializeToString(),
-                     exported.encode(), *watched]
+    secrets = [
+        server_seed,
+        server_seed.hex().encode(),
+        seed,
+        seed.hex().encode(),
+        ",".join(f'"{c.code}"' for c in game2[:8]).encode(),
+        "".join(f"{len(c.code):c}{c.code}" for c in game2[:8]).encode(),
+    ]
+    arbiter_bytes = [
+        log.SerializeToString(),
+        replay.SerializeToString(),
+        exported.encode(),
+        *watched,
+    ]
     for blob in arbiter_bytes:
         for secret in secrets:
             assert secret not in blob
     # What the arbiter does see: game 1's deal (deck and rolls), and no other deal.
-    dealt = [ev for e in log.entries for ev in archive.entry_line(
-        archive.RawEntry(e.version, e.canonical_json, e.hash))["events"]
-        if ev["type"] == "Dealt"]
+    dealt = [
+        ev
+        for e in log.entries
+        for ev in archive.entry_line(archive.RawEntry(e.version, e.canonical_json, e.hash))[
+            "events"
+        ]
+        if ev["type"] == "Dealt"
+    ]
     assert [d["number"] for d in dealt] == [1] and dealt[0]["deck"]
-    started = [ev for e in log.entries for ev in archive.entry_line(
-        archive.RawEntry(e.version, e.canonical_json, e.hash))["events"]
-        if ev["type"] == "MatchStarted"]
+    started = [
+        ev
+        for e in log.entries
+        for ev in archive.entry_line(archive.RawEntry(e.version, e.canonical_json, e.hash))[
+            "events"
+        ]
+        if ev["type"] == "MatchStarted"
+    ]
     assert started[0]["seed"] == ""

@@ -34,10 +34,23 @@ class Workers:
         self.log = folder / "serve.log"
         with self.log.open("wb") as err:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "kozyr.cli", "serve", "--workers", "2", "--address",
-                 "127.0.0.1:0", "--data-dir", str(folder / "data"), "--json-logs"],
-                stdout=subprocess.DEVNULL, stderr=err,
-                env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER})
+                [
+                    sys.executable,
+                    "-m",
+                    "kozyr.cli",
+                    "serve",
+                    "--workers",
+                    "2",
+                    "--address",
+                    "127.0.0.1:0",
+                    "--data-dir",
+                    str(folder / "data"),
+                    "--json-logs",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER},
+            )
         if not wait_for(lambda: self.serving() >= 2, 60):
             self.process.kill()  # a start that failed leaves nothing running
             self.process.wait(10)
@@ -63,7 +76,8 @@ class Workers:
     def stub(self) -> kozyr_pb2_grpc.KozyrServiceStub:
         """A stub on a new connection (the kernel picks its worker)."""
         channel = grpc.insecure_channel(
-            self.address, options=[("grpc.use_local_subchannel_pool", 1)])
+            self.address, options=[("grpc.use_local_subchannel_pool", 1)]
+        )
         return kozyr_pb2_grpc.KozyrServiceStub(channel)
 
 
@@ -117,12 +131,12 @@ def test_two_workers_share_one_port_and_no_state(workers: Workers) -> None:
             break
         assert done.version > last, "versions only grow, whichever worker decided"
         last = done.version
-    assert wait_for(lambda: any(u.version >= last for u in watcher.updates), 20), \
+    assert wait_for(lambda: any(u.version >= last for u in watcher.updates), 20), (
         "a watcher hears moves made through the other worker"
+    )
 
 
-def test_a_killed_worker_is_started_again_and_sigterm_stops_everything(
-        workers: Workers) -> None:
+def test_a_killed_worker_is_started_again_and_sigterm_stops_everything(workers: Workers) -> None:
     first = workers.workers()
     os.kill(first[0], signal.SIGKILL)
     assert wait_for(lambda: workers.serving() >= 3, 60), "the supervisor started it again"
@@ -132,14 +146,15 @@ def test_a_killed_worker_is_started_again_and_sigterm_stops_everything(
     workers.process.send_signal(signal.SIGTERM)
     assert workers.process.wait(40) == 0
     assert wait_for(lambda: not redis_servers_on(workers.folder / "data"), 20)
-    assert not [p for p in first if Path(f"/proc/{p}").exists()
-                and b"kozyr" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert not [
+        p
+        for p in first
+        if Path(f"/proc/{p}").exists() and b"kozyr" in Path(f"/proc/{p}/cmdline").read_bytes()
+    ]
 
 
-def test_a_tournament_worker_spreads_its_connections_over_both_workers(
-        workers: Workers) -> None:
-    tags = {workers.stub().ListGames(pb.ListGamesRequest(), timeout=10).process
-            for _ in range(12)}
+def test_a_tournament_worker_spreads_its_connections_over_both_workers(workers: Workers) -> None:
+    tags = {workers.stub().ListGames(pb.ListGamesRequest(), timeout=10).process for _ in range(12)}
     assert len(tags) == 2 and all(tags), "each worker process answers with a tag of its own"
     kept = spread_connections(workers.address, 4, 16)
     try:

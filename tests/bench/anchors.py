@@ -47,25 +47,39 @@ def kozyr_rate(name: str, seconds: float, run: int) -> float:
 
 def openspiel_rate(seconds: float) -> float:
     """Hearts actions/s in OpenSpiel (its C++ core through pyspiel)."""
-    out = subprocess.run([str(ANCHORS / "venv" / "bin" / "python"),
-                          str(HERE / "openspiel_playout.py"), str(seconds)],
-                         capture_output=True, text=True, check=True, timeout=seconds * 10 + 60)
+    out = subprocess.run(
+        [
+            str(ANCHORS / "venv" / "bin" / "python"),
+            str(HERE / "openspiel_playout.py"),
+            str(seconds),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=seconds * 10 + 60,
+    )
     return float(json.loads(out.stdout.splitlines()[-1])["actions_per_s"])
 
 
 def bgio_rate(which: str, seconds: float) -> float:
     """Actions/s of a boardgame.io port (its game reducer, as its master runs it)."""
     env = {**os.environ, "BGIO_DIR": str(ANCHORS / "bgio"), "NODE_ENV": "production"}
-    out = subprocess.run(["node", str(HERE / "bgio_playout.mjs"), which, str(seconds)],
-                         capture_output=True, text=True, check=True, env=env,
-                         timeout=seconds * 10 + 60)
+    out = subprocess.run(
+        ["node", str(HERE / "bgio_playout.mjs"), which, str(seconds)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=seconds * 10 + 60,
+    )
     return float(json.loads(out.stdout.splitlines()[-1])["actions_per_s"])
 
 
 def main() -> int:
     """Run the interleaved rounds and print medians and ratios."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -79,13 +93,17 @@ def main() -> int:
             samples.setdefault(f"boardgame.io {which}", []).append(bgio_rate(which, args.seconds))
         print(f"  round {run + 1}/{args.runs} done", flush=True)
     medians = {k: statistics.median(v) for k, v in samples.items()}
-    result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                              "runs": args.runs, "seconds": args.seconds,
-                              "actions_per_s": {k: round(v) for k, v in medians.items()}}
+    result: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "runs": args.runs,
+        "seconds": args.seconds,
+        "actions_per_s": {k: round(v) for k, v in medians.items()},
+    }
     ratios = {"dix_to_openspiel_hearts": medians["kozyr dix"] / medians["openspiel hearts"]}
     for name, which in BGIO_OF.items():
-        ratios[f"{name}_to_boardgame.io_{which}"] = (medians[f"kozyr {name}"]
-                                                     / medians[f"boardgame.io {which}"])
+        ratios[f"{name}_to_boardgame.io_{which}"] = (
+            medians[f"kozyr {name}"] / medians[f"boardgame.io {which}"]
+        )
     result["ratios"] = {k: round(v, 2) for k, v in ratios.items()}
     for k, v in result["actions_per_s"].items():
         print(f"  {k:26} {v:>10,} actions/s (median of {args.runs})")

@@ -87,8 +87,12 @@ def playout(game: Game, players: int, seed: bytes) -> tuple[int, list[Any]]:
     state = fold(game, events)
     choose = random.Random(seed).randrange
     moves = 0
-    to_act, legal_commands, decide, evolve = (game.to_act, game.legal_commands, game.decide,
-                                              game.evolve)
+    to_act, legal_commands, decide, evolve = (
+        game.to_act,
+        game.legal_commands,
+        game.decide,
+        game.evolve,
+    )
     while (seat := to_act(state)) is not None:
         legal = legal_commands(state, seat)
         new = decide(state, seat, legal[choose(len(legal))])
@@ -117,8 +121,7 @@ def bench_games(seconds: float) -> dict[str, Any]:
         logs = [playout(game, players, f"fold-{i}".encode())[1] for i in range(20)]
         total = sum(len(log) for log in logs)
 
-        def fold_rate(logs: list[list[Any]] = logs, total: int = total, game: Game = game
-                      ) -> float:
+        def fold_rate(logs: list[list[Any]] = logs, total: int = total, game: Game = game) -> float:
             start = time.perf_counter()
             for log in logs:
                 fold(game, log)
@@ -130,9 +133,12 @@ def bench_games(seconds: float) -> dict[str, Any]:
             "moves_per_s": round(statistics.median(s[1] for s in samples)),
             "events_folded_per_s": round(median_of(RUNS, fold_rate)),
         }
-        print(f"  {name:11} {players}p  {out[name]['matches_per_s']:>9,.1f} matches/s "
-              f"{out[name]['moves_per_s']:>10,} moves/s "
-              f"{out[name]['events_folded_per_s']:>11,} events folded/s", flush=True)
+        print(
+            f"  {name:11} {players}p  {out[name]['matches_per_s']:>9,.1f} matches/s "
+            f"{out[name]['moves_per_s']:>10,} moves/s "
+            f"{out[name]['events_folded_per_s']:>11,} events folded/s",
+            flush=True,
+        )
     return out
 
 
@@ -164,9 +170,22 @@ def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], st
     """`kozyr serve` (`workers` processes on one port) with an embedded Redis in its own
     process; its address."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-         "--data-dir", tmp, "--json-logs", "--workers", str(workers)],
-        stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "kozyr.cli",
+            "serve",
+            "--address",
+            "127.0.0.1:0",
+            "--data-dir",
+            tmp,
+            "--json-logs",
+            "--workers",
+            str(workers),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     # Every worker says "serving" itself: wait for all of them, or the first connections
     # (remote.spread_connections) all reach the one that is up and the figures measure one.
@@ -181,6 +200,7 @@ def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], st
         raise RuntimeError("the service did not start")
     # Keep draining the log so the server never blocks on a full pipe.
     import threading
+
     threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
     return proc, address
 
@@ -198,27 +218,37 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
     health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
 
     async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
-        r = await stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", options={"target": "10000", "max_hands": str(len(decks))},
-            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
-            prearranged_decks=decks))
+        r = await stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix",
+                options={"target": "10000", "max_hands": str(len(decks))},
+                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+                first_dealer=0,
+                prearranged_decks=decks,
+            )
+        )
         return r.match_id, [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
 
     def move(match_id: str, card: str) -> pb.SubmitMoveRequest:
-        return pb.SubmitMoveRequest(match_id=match_id, command_id=uuid.uuid4().hex,
-                                    move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))))
+        return pb.SubmitMoveRequest(
+            match_id=match_id,
+            command_id=uuid.uuid4().hex,
+            move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
+        )
 
     async def moves_rate() -> float:
         scripts = [dix_script(f"m{i}".encode(), 1) for i in range(matches)]
-        created = await asyncio.gather(*(new_match(stubs[i % 4], s[0])
-                                         for i, s in enumerate(scripts)))
+        created = await asyncio.gather(
+            *(new_match(stubs[i % 4], s[0]) for i, s in enumerate(scripts))
+        )
 
         async def play(i: int) -> int:
             match_id, tokens = created[i]
             stub = stubs[i % 4]
             for seat, card in scripts[i][1]:
-                await stub.SubmitMove(move(match_id, card),
-                                      metadata=[("authorization", f"Bearer {tokens[seat]}")])
+                await stub.SubmitMove(
+                    move(match_id, card), metadata=[("authorization", f"Bearer {tokens[seat]}")]
+                )
             return len(scripts[i][1])
 
         start = time.perf_counter()
@@ -239,8 +269,9 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
 
     async def session_moves_rate() -> float:
         scripts = [dix_script(f"s{i}-{uuid.uuid4().hex}".encode(), 1) for i in range(matches)]
-        created = await asyncio.gather(*(new_match(stubs[i % 4], s[0])
-                                         for i, s in enumerate(scripts)))
+        created = await asyncio.gather(
+            *(new_match(stubs[i % 4], s[0]) for i, s in enumerate(scripts))
+        )
         return await speed.session_rate(stubs[0], list(created), scripts)
 
     moves_samples, health_samples, session_samples = [], [], []
@@ -252,8 +283,9 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
     bands = await speed.alternating_latency(stubs[0], new_match, dix_script, move, hands)
     for c in channels:
         await c.close()
-    moves_per_s, checks_per_s, session_per_s = (statistics.median(x) for x in (
-        moves_samples, health_samples, session_samples))
+    moves_per_s, checks_per_s, session_per_s = (
+        statistics.median(x) for x in (moves_samples, health_samples, session_samples)
+    )
     return {
         "concurrent_matches": matches,
         "moves_per_s": round(moves_per_s),
@@ -295,10 +327,13 @@ def build_archive(matches: int) -> list[str]:
     texts = []
     for i in range(matches):
         name, players = VERIFY_MIX[i % len(VERIFY_MIX)]
-        raw = record_match(GAMES[name], [f"p{j}" for j in range(players)],
-                           f"archive-{i}".encode(),
-                           contributions=[f"c{i}/{j}".encode() for j in range(players)],
-                           match_id=f"bench-{i}")
+        raw = record_match(
+            GAMES[name],
+            [f"p{j}" for j in range(players)],
+            f"archive-{i}".encode(),
+            contributions=[f"c{i}/{j}".encode() for j in range(players)],
+            match_id=f"bench-{i}",
+        )
         texts.append(archive.dumps(archive.build(raw)))
     return texts
 
@@ -345,8 +380,9 @@ def bench_verify(matches: int) -> dict[str, Any]:
         verify_samples.append(verify_rate())
         chain_samples.append(chain_rate())
         fold_samples.append(fold_rate())
-    verified, chain, folded = (statistics.median(s) for s in
-                               (verify_samples, chain_samples, fold_samples))
+    verified, chain, folded = (
+        statistics.median(s) for s in (verify_samples, chain_samples, fold_samples)
+    )
     result = {
         "matches": matches,
         "entries": entries,
@@ -371,12 +407,20 @@ def bench_tournament(matches: int) -> dict[str, Any]:
     from kozyr.tournament import Tournament, run
 
     def dix(matches: int, server_bots: bool = False) -> Tournament:
-        return Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),),
-                          "duplicate", matches, 1, server_bots=server_bots)
+        return Tournament(
+            "dix",
+            ("heuristic", "random"),
+            (("single_hand", "true"),),
+            "duplicate",
+            matches,
+            1,
+            server_bots=server_bots,
+        )
 
     t_local, t_bots = dix(matches), dix(matches, True)
-    figures: dict[str, list[float]] = {k: [] for k in (
-        "one", "two", "served", "moves", "bots", "served_1", "bots_1")}
+    figures: dict[str, list[float]] = {
+        k: [] for k in ("one", "two", "served", "moves", "bots", "served_1", "bots_1")
+    }
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_1:
         proc, address = start_service(tmp, workers=SERVER_PROCESSES)
         proc_1, address_1 = start_service(tmp_1, workers=1)
@@ -389,9 +433,11 @@ def bench_tournament(matches: int) -> dict[str, Any]:
                 figures["moves"].append(sum(r.moves for r in result.results) / result.elapsed)
                 figures["bots"].append(run(t_bots, workers=2, server=address).matches_per_second)
                 figures["served_1"].append(
-                    run(t_local, workers=2, server=address_1).matches_per_second)
+                    run(t_local, workers=2, server=address_1).matches_per_second
+                )
                 figures["bots_1"].append(
-                    run(t_bots, workers=2, server=address_1).matches_per_second)
+                    run(t_bots, workers=2, server=address_1).matches_per_second
+                )
         finally:
             for p in (proc, proc_1):
                 p.terminate()
@@ -421,16 +467,21 @@ def scale_out(sections: list[str], matches: int, results: dict[str, Any]) -> Non
     from tests.bench import scale
 
     if "scale" in sections:
-        print("scale: moves/s by service processes, cluster against single Redis, median of "
-              f"{scale.RUNS} runs", flush=True)
+        print(
+            "scale: moves/s by service processes, cluster against single Redis, median of "
+            f"{scale.RUNS} runs",
+            flush=True,
+        )
         results["scale"] = scale.bench_scale(matches)
     if "replicas" in sections:
-        print("replicas: three kozyr serve on one Redis, a watcher on another replica",
-              flush=True)
+        print("replicas: three kozyr serve on one Redis, a watcher on another replica", flush=True)
         results["replicas"] = scale.bench_replicas()
     if "ray" in sections:
-        print(f"ray: tournament matches/s, local Ray against the local runner, median of "
-              f"{scale.RUNS} runs", flush=True)
+        print(
+            f"ray: tournament matches/s, local Ray against the local runner, median of "
+            f"{scale.RUNS} runs",
+            flush=True,
+        )
         results["ray"] = scale.bench_ray(400)
 
 
@@ -452,12 +503,22 @@ def bench_receipts(matches: int) -> dict[str, Any]:
 
     async def rate(signed: bool) -> float:
         engine = Engine(MemoryStore(), signer=signer if signed else None)
-        ids = [(await engine.create("dix", {"target": "10000", "max_hands": "1"},
-                                    [("a", b""), ("b", b"")], first_dealer=0,
-                                    decks=[parse_cards(d) for d in decks])).match_id
-               for decks, _ in scripts]
-        commands = [[(seat, registry.decode({"type": "Play", "card": card}))
-                     for seat, card in script] for _, script in scripts]
+        ids = [
+            (
+                await engine.create(
+                    "dix",
+                    {"target": "10000", "max_hands": "1"},
+                    [("a", b""), ("b", b"")],
+                    first_dealer=0,
+                    decks=[parse_cards(d) for d in decks],
+                )
+            ).match_id
+            for decks, _ in scripts
+        ]
+        commands = [
+            [(seat, registry.decode({"type": "Play", "card": card})) for seat, card in script]
+            for _, script in scripts
+        ]
         start = time.perf_counter()
         total = 0
         for match_id, moves in zip(ids, commands, strict=True):
@@ -480,8 +541,9 @@ def bench_receipts(matches: int) -> dict[str, Any]:
             action()
         return n / (time.perf_counter() - start)
 
-    signs = median_of(RUNS, lambda: per_second(lambda: signer.receipt("m", 1, "00" * 32,
-                                                                       "11" * 32)))
+    signs = median_of(
+        RUNS, lambda: per_second(lambda: signer.receipt("m", 1, "00" * 32, "11" * 32))
+    )
     checks = median_of(RUNS, lambda: per_second(lambda: ring.problem(receipt)))
     a, b = statistics.median(with_r), statistics.median(without)
     result = {
@@ -499,20 +561,48 @@ def bench_receipts(matches: int) -> dict[str, Any]:
 
 def main() -> int:
     """Run the chosen sections and print (and optionally save) the figures."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", action="append",
-                        choices=["games", "service", "verify", "receipts", "tournament",
-                                 "scale", "replicas", "ray", "web", "cold", "lane", "clocks"],
-                        help="run only these sections")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=[
+            "games",
+            "service",
+            "verify",
+            "receipts",
+            "tournament",
+            "scale",
+            "replicas",
+            "ray",
+            "web",
+            "cold",
+            "lane",
+            "clocks",
+        ],
+        help="run only these sections",
+    )
     parser.add_argument("--seconds", type=float, default=2.0, help="per game-playout run")
     parser.add_argument("--matches", type=int, default=64, help="concurrent service matches")
-    parser.add_argument("--archive", type=int, default=1000,
-                        help="matches in the verify section's archive")
+    parser.add_argument(
+        "--archive", type=int, default=1000, help="matches in the verify section's archive"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    sections = args.only or ["games", "service", "verify", "receipts", "tournament", "scale",
-                             "replicas", "ray", "cold", "lane", "clocks"]
+    sections = args.only or [
+        "games",
+        "service",
+        "verify",
+        "receipts",
+        "tournament",
+        "scale",
+        "replicas",
+        "ray",
+        "cold",
+        "lane",
+        "clocks",
+    ]
     results: dict[str, Any] = {}
     if "games" in sections:
         print(f"games: random playout, one process, median of {RUNS} runs", flush=True)
@@ -521,12 +611,16 @@ def main() -> int:
         print(f"service: kozyr serve + embedded Redis, median of {RUNS} runs", flush=True)
         results["service"] = bench_service(args.matches)
     if "verify" in sections:
-        print(f"verify: offline replay verification, {args.archive} matches, median of {RUNS} "
-              "runs", flush=True)
+        print(
+            f"verify: offline replay verification, {args.archive} matches, median of {RUNS} runs",
+            flush=True,
+        )
         results["verify"] = bench_verify(args.archive)
     if "receipts" in sections:
-        print(f"receipts: engine moves/s with and without signing, median of {RUNS} "
-              "interleaved runs", flush=True)
+        print(
+            f"receipts: engine moves/s with and without signing, median of {RUNS} interleaved runs",
+            flush=True,
+        )
         results["receipts"] = bench_receipts(args.matches)
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
@@ -535,18 +629,20 @@ def main() -> int:
     if "web" in sections:
         from tests.bench.bench_web import CALLS, bench_web
 
-        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}",
-              flush=True)
+        print(f"web: one call at a time over gRPC and the web port, median of {CALLS}", flush=True)
         results["web"] = bench_web()
     if "cold" in sections:
-        print(f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
-              flush=True)
+        print(
+            f"cold: a fresh engine's rebuild of a 1,000-entry match, median of {RUNS * 4}",
+            flush=True,
+        )
         results["cold"] = speed.bench_cold()
     if "lane" in sections:
         print(f"lane: event-loop CPU per append-script call, median of {RUNS}", flush=True)
         results["lane"] = speed.bench_lane()
     if "clocks" in sections:
         from tests.bench.bench_clocks import bench_clocks
+
         print("clocks: deadline lateness, kozyr serve + embedded Redis", flush=True)
         results["clocks"] = bench_clocks()
     if args.json:

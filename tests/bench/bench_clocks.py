@@ -28,9 +28,21 @@ LIMIT_MS = 3_000
 def start(tmp: str) -> tuple[subprocess.Popen[str], str]:
     """`kozyr serve` with an embedded Redis and an arbiter token; its address."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-         "--data-dir", tmp, "--json-logs"],
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER})
+        [
+            sys.executable,
+            "-m",
+            "kozyr.cli",
+            "serve",
+            "--address",
+            "127.0.0.1:0",
+            "--data-dir",
+            tmp,
+            "--json-logs",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER},
+    )
     assert proc.stderr is not None
     for line in proc.stderr:
         if line.startswith("{") and json.loads(line).get("event") == "serving":
@@ -76,9 +88,12 @@ async def lateness(address: str, clocks: int, seconds: float) -> list[int]:
 
     async def create(k: int) -> str:
         request = pb.CreateMatchRequest(
-            game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-            time_control=control, timeout_policy=pb.TIMEOUT_POLICY_AUTO_MOVE,
-            request_id=f"clock-bench-{k}")
+            game="dix",
+            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+            time_control=control,
+            timeout_policy=pb.TIMEOUT_POLICY_AUTO_MOVE,
+            request_id=f"clock-bench-{k}",
+        )
         async with gate:  # the request id makes a retry return the same match
             return str((await retried(lambda: stub.CreateMatch(request))).match_id)
 
@@ -87,14 +102,15 @@ async def lateness(address: str, clocks: int, seconds: float) -> list[int]:
     await asyncio.sleep(seconds)
     late: list[int] = []
     for match_id in ids:
-        log = await retried(lambda m=match_id: stub.GetMatchLog(  # type: ignore[misc]
-            pb.GetMatchLogRequest(match_id=m),
-            metadata=[("authorization", f"Bearer {ARBITER}")]))
+        log = await retried(
+            lambda m=match_id: stub.GetMatchLog(  # type: ignore[misc]
+                pb.GetMatchLogRequest(match_id=m), metadata=[("authorization", f"Bearer {ARBITER}")]
+            )
+        )
         for entry in log.entries:
             data = json.loads(entry.canonical_json)
             for event in data["events"]:
-                if event["type"] == "TimedOut" and \
-                        window[0] <= event["deadline_ms"] <= window[1]:
+                if event["type"] == "TimedOut" and window[0] <= event["deadline_ms"] <= window[1]:
                     late.append(int(data["time_ms"]) - int(event["deadline_ms"]))
     return late
 
@@ -112,13 +128,20 @@ def bench_clocks(seconds: float = 10.0) -> dict[str, Any]:
             finally:
                 proc.terminate()
                 proc.wait(30)
-        row = {"timeouts": len(late), "p50_ms": percentile(late, 50),
-               "p99_ms": percentile(late, 99), "max_ms": float(max(late)),
-               "median_ms": statistics.median(late), "seconds": round(elapsed, 1)}
+        row = {
+            "timeouts": len(late),
+            "p50_ms": percentile(late, 50),
+            "p99_ms": percentile(late, 99),
+            "max_ms": float(max(late)),
+            "median_ms": statistics.median(late),
+            "seconds": round(elapsed, 1),
+        }
         out[f"{clocks}_clocks"] = row
-        print(f"  {clocks:>5} clocks: {row['timeouts']:>6} timeouts, lateness p50 "
-              f"{row['p50_ms']:.0f} ms, p99 {row['p99_ms']:.0f} ms, max {row['max_ms']:.0f} ms",
-              flush=True)
+        print(
+            f"  {clocks:>5} clocks: {row['timeouts']:>6} timeouts, lateness p50 "
+            f"{row['p50_ms']:.0f} ms, p99 {row['p99_ms']:.0f} ms, max {row['max_ms']:.0f} ms",
+            flush=True,
+        )
     small, big = out["100_clocks"], out["1000_clocks"]
     out["p99_ratio_1000_to_100"] = round(big["p99_ms"] / max(1.0, small["p99_ms"]), 2)
     print(f"  p99 at 1,000 clocks / p99 at 100: {out['p99_ratio_1000_to_100']}", flush=True)

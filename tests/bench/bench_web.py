@@ -20,11 +20,30 @@ CALLS = 300
 
 def _start(tmp: str) -> tuple[subprocess.Popen[str], str, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0", "--data-dir",
-         tmp, "--json-logs", "--web-port", "0", "--rate-per-peer", "100000",
-         "--burst-per-peer", "100000", "--rate-per-token", "100000",
-         "--burst-per-token", "100000"],
-        stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "kozyr.cli",
+            "serve",
+            "--address",
+            "127.0.0.1:0",
+            "--data-dir",
+            tmp,
+            "--json-logs",
+            "--web-port",
+            "0",
+            "--rate-per-peer",
+            "100000",
+            "--burst-per-peer",
+            "100000",
+            "--rate-per-token",
+            "100000",
+            "--burst-per-token",
+            "100000",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     web = address = ""
     for line in proc.stderr:
@@ -66,8 +85,11 @@ def bench_web() -> dict[str, Any]:
         proc, address, web = _start(tmp)
         try:
             stub = kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(address))
-            created = stub.CreateMatch(pb.CreateMatchRequest(
-                game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]))
+            created = stub.CreateMatch(
+                pb.CreateMatchRequest(
+                    game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]
+                )
+            )
             token = created.tokens[0].token
             get = pb.GetMatchRequest(match_id=created.match_id)
             legal = pb.ListLegalMovesRequest(match_id=created.match_id)
@@ -75,10 +97,12 @@ def bench_web() -> dict[str, Any]:
             headers = {"authorization": f"Bearer {token}"}
             clients = {
                 "connect_binary": KozyrServiceClientSync(web, http_client=SyncClient()),
-                "connect_json": KozyrServiceClientSync(web, http_client=SyncClient(),
-                                                       codec=google_protobuf_json_codec()),
-                "grpc_web": KozyrServiceClientSync(web, http_client=SyncClient(),
-                                                   protocol=ProtocolType.GRPC_WEB),
+                "connect_json": KozyrServiceClientSync(
+                    web, http_client=SyncClient(), codec=google_protobuf_json_codec()
+                ),
+                "grpc_web": KozyrServiceClientSync(
+                    web, http_client=SyncClient(), protocol=ProtocolType.GRPC_WEB
+                ),
             }
             grpc_get = _median_ms(lambda: stub.GetMatch(get, metadata=meta))
             grpc_legal = _median_ms(lambda: stub.ListLegalMoves(legal, metadata=meta))

@@ -30,12 +30,25 @@ RUNS = 3
 CONNECTIONS = 8  # client connections: the kernel spreads them over the workers
 
 
-def serve(folder: str, workers: int, redis_url: str | None = None,
-          seed_key: str | None = None) -> tuple[Any, str]:
+def serve(
+    folder: str, workers: int, redis_url: str | None = None, seed_key: str | None = None
+) -> tuple[Any, str]:
     """`kozyr serve --workers N` (embedded Redis unless `redis_url`); the process, address."""
-    args = [sys.executable, "-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0",
-            "--data-dir", folder, "--json-logs", "--workers", str(workers),
-            "--seed-key-file", seed_key or str(Path(folder) / "seed.key")]
+    args = [
+        sys.executable,
+        "-m",
+        "kozyr.cli",
+        "serve",
+        "--address",
+        "127.0.0.1:0",
+        "--data-dir",
+        folder,
+        "--json-logs",
+        "--workers",
+        str(workers),
+        "--seed-key-file",
+        seed_key or str(Path(folder) / "seed.key"),
+    ]
     if redis_url:
         args += ["--redis-url", redis_url]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -71,17 +84,26 @@ async def moves_per_s(address: str, matches: int) -> float:
     async def play(i: int) -> int:
         stub = stubs[i % CONNECTIONS]
         decks, moves = scripts[i]
-        r = await stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", options={"target": "10000", "max_hands": "1"},
-            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
-            prearranged_decks=decks))
+        r = await stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix",
+                options={"target": "10000", "max_hands": "1"},
+                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+                first_dealer=0,
+                prearranged_decks=decks,
+            )
+        )
         tokens = [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
         await ready.wait()
         for seat, card in moves:
-            await stub.SubmitMove(pb.SubmitMoveRequest(
-                match_id=r.match_id, command_id=uuid.uuid4().hex,
-                move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card)))),
-                metadata=[("authorization", f"Bearer {tokens[seat]}")])
+            await stub.SubmitMove(
+                pb.SubmitMoveRequest(
+                    match_id=r.match_id,
+                    command_id=uuid.uuid4().hex,
+                    move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
+                ),
+                metadata=[("authorization", f"Bearer {tokens[seat]}")],
+            )
         return len(moves)
 
     ready = asyncio.Event()
@@ -114,36 +136,52 @@ def bench_scale(matches: int) -> dict[str, Any]:
         cluster = LocalCluster(Path(tmp) / "cluster").start()
         try:
             for workers in (1, 2, 4):
-                out[f"moves_per_s_{workers}_workers"] = round(_median_rate(
-                    Path(tmp) / f"w{workers}", workers, f"redis://127.0.0.1:{single.port}",
-                    matches))
+                out[f"moves_per_s_{workers}_workers"] = round(
+                    _median_rate(
+                        Path(tmp) / f"w{workers}",
+                        workers,
+                        f"redis://127.0.0.1:{single.port}",
+                        matches,
+                    )
+                )
             before = redis_cpu(single.port)
-            moves = _median_rate(Path(tmp) / "single1", 1, f"redis://127.0.0.1:{single.port}",
-                                 matches, runs=1, count=True)
-            out["redis_cpu_ms_per_move"] = round((redis_cpu(single.port) - before) * 1e3
-                                                 / moves, 4)
+            moves = _median_rate(
+                Path(tmp) / "single1",
+                1,
+                f"redis://127.0.0.1:{single.port}",
+                matches,
+                runs=1,
+                count=True,
+            )
+            out["redis_cpu_ms_per_move"] = round((redis_cpu(single.port) - before) * 1e3 / moves, 4)
             out["single_redis_moves_per_s_1_worker"] = out["moves_per_s_1_workers"]
-            out["cluster_moves_per_s_1_worker"] = round(_median_rate(
-                Path(tmp) / "c1", 1, cluster.url, matches))
-            out["cluster_moves_per_s_2_workers"] = round(_median_rate(
-                Path(tmp) / "c2", 2, cluster.url, matches))
+            out["cluster_moves_per_s_1_worker"] = round(
+                _median_rate(Path(tmp) / "c1", 1, cluster.url, matches)
+            )
+            out["cluster_moves_per_s_2_workers"] = round(
+                _median_rate(Path(tmp) / "c2", 2, cluster.url, matches)
+            )
             out["bytes_per_finished_dix_match"] = _match_bytes(single.port)
         finally:
             cluster.stop()
             single.process.kill()
-    out["speedup_2_to_1_workers"] = round(out["moves_per_s_2_workers"]
-                                          / out["moves_per_s_1_workers"], 2)
-    out["speedup_4_to_1_workers"] = round(out["moves_per_s_4_workers"]
-                                          / out["moves_per_s_1_workers"], 2)
-    out["cluster_to_single_ratio_1_worker"] = round(out["cluster_moves_per_s_1_worker"]
-                                                    / out["moves_per_s_1_workers"], 2)
+    out["speedup_2_to_1_workers"] = round(
+        out["moves_per_s_2_workers"] / out["moves_per_s_1_workers"], 2
+    )
+    out["speedup_4_to_1_workers"] = round(
+        out["moves_per_s_4_workers"] / out["moves_per_s_1_workers"], 2
+    )
+    out["cluster_to_single_ratio_1_worker"] = round(
+        out["cluster_moves_per_s_1_worker"] / out["moves_per_s_1_workers"], 2
+    )
     for k, v in out.items():
         print(f"  {k:36} {v}", flush=True)
     return out
 
 
-def _median_rate(folder: Path, workers: int, url: str, matches: int, runs: int = RUNS,
-                 count: bool = False) -> float:
+def _median_rate(
+    folder: Path, workers: int, url: str, matches: int, runs: int = RUNS, count: bool = False
+) -> float:
     """The median moves/s of `runs` runs on one service (with `count`: the moves played)."""
     folder.mkdir(parents=True, exist_ok=True)
     proc, address = serve(str(folder), workers, url)
@@ -152,8 +190,7 @@ def _median_rate(folder: Path, workers: int, url: str, matches: int, runs: int =
             start = time.perf_counter()
             rate = asyncio.run(moves_per_s(address, matches))
             return rate * (time.perf_counter() - start - 1.0)
-        return statistics.median(asyncio.run(moves_per_s(address, matches))
-                                 for _ in range(runs))
+        return statistics.median(asyncio.run(moves_per_s(address, matches)) for _ in range(runs))
     finally:
         proc.terminate()
         proc.wait(60)
@@ -164,11 +201,14 @@ def _match_bytes(port: int) -> int:
     import redis
 
     client = redis.Redis(port=port, decode_responses=True)
-    ids = {k.split("{", 1)[1].split("}", 1)[0] for k in client.scan_iter("kozyr:{*}:log",
-                                                                         count=1000)}
+    ids = {
+        k.split("{", 1)[1].split("}", 1)[0] for k in client.scan_iter("kozyr:{*}:log", count=1000)
+    }
     sample = sorted(ids)[:50]
-    sizes = [sum(int(client.memory_usage(k) or 0) for k in client.scan_iter(f"kozyr:{{{m}}}:*"))
-             for m in sample]
+    sizes = [
+        sum(int(client.memory_usage(k) or 0) for k in client.scan_iter(f"kozyr:{{{m}}}:*"))
+        for m in sample
+    ]
     return int(statistics.median(sizes)) if sizes else 0
 
 
@@ -183,10 +223,15 @@ async def watch_delays(mover: str, watcher_address: str, moves: int) -> list[flo
     a = kozyr_pb2_grpc.KozyrServiceStub(grpc.aio.insecure_channel(mover))
     w = kozyr_pb2_grpc.KozyrServiceStub(grpc.aio.insecure_channel(watcher_address))
     decks, script = dix_script(b"watch", 2)
-    r = await a.CreateMatch(pb.CreateMatchRequest(
-        game="dix", options={"target": "10000", "max_hands": "2"},
-        seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")], first_dealer=0,
-        prearranged_decks=decks))
+    r = await a.CreateMatch(
+        pb.CreateMatchRequest(
+            game="dix",
+            options={"target": "10000", "max_hands": "2"},
+            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+            first_dealer=0,
+            prearranged_decks=decks,
+        )
+    )
     tokens = [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
     seen: dict[int, float] = {}
 
@@ -198,10 +243,14 @@ async def watch_delays(mover: str, watcher_address: str, moves: int) -> list[flo
     await asyncio.sleep(0.5)
     delays = []
     for seat, card in script[:moves]:
-        done = await a.SubmitMove(pb.SubmitMoveRequest(
-            match_id=r.match_id, command_id=uuid.uuid4().hex,
-            move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card)))),
-            metadata=[("authorization", f"Bearer {tokens[seat]}")])
+        done = await a.SubmitMove(
+            pb.SubmitMoveRequest(
+                match_id=r.match_id,
+                command_id=uuid.uuid4().hex,
+                move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
+            ),
+            metadata=[("authorization", f"Bearer {tokens[seat]}")],
+        )
         answered = time.perf_counter()
         for _ in range(2000):  # bounded: 2 s at most
             if done.version in seen:
@@ -229,10 +278,13 @@ def bench_replicas() -> dict[str, Any]:
                 proc.wait(60)
             single.process.kill()
     ms = sorted(d * 1e3 for d in delays)
-    out = {"replicas": 3, "moves": len(ms),
-           "watch_delay_ms_median": round(statistics.median(ms), 2),
-           "watch_delay_ms_p90": round(ms[int(len(ms) * 0.9)], 2),
-           "watch_delay_ms_max": round(ms[-1], 2)}
+    out = {
+        "replicas": 3,
+        "moves": len(ms),
+        "watch_delay_ms_median": round(statistics.median(ms), 2),
+        "watch_delay_ms_p90": round(ms[int(len(ms) * 0.9)], 2),
+        "watch_delay_ms_max": round(ms[-1], 2),
+    }
     for k, v in out.items():
         print(f"  {k:36} {v}", flush=True)
     return out
@@ -245,11 +297,16 @@ def bench_ray(matches: int) -> dict[str, Any]:
     from kozyr.tournament import Tournament, run
     from kozyr.tournament.ray_runner import run_on_ray
 
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate",
-                   matches, 1)
+    t = Tournament(
+        "dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", matches, 1
+    )
     started = time.perf_counter()
-    ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False,
-             logging_level="WARNING")
+    ray.init(
+        num_cpus=os.cpu_count() or 2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="WARNING",
+    )
     startup = time.perf_counter() - started
     local, on_ray = [], []
     try:
@@ -258,11 +315,13 @@ def bench_ray(matches: int) -> dict[str, Any]:
             on_ray.append(run_on_ray(t, "auto").matches_per_second)
     finally:
         ray.shutdown()
-    out = {"tournament": f"dix single_hand, heuristic vs random, {matches} matches",
-           "local_runner_matches_per_s": round(statistics.median(local), 1),
-           "ray_matches_per_s": round(statistics.median(on_ray), 1),
-           "ray_to_local_ratio": round(statistics.median(on_ray) / statistics.median(local), 2),
-           "ray_startup_s": round(startup, 1)}
+    out = {
+        "tournament": f"dix single_hand, heuristic vs random, {matches} matches",
+        "local_runner_matches_per_s": round(statistics.median(local), 1),
+        "ray_matches_per_s": round(statistics.median(on_ray), 1),
+        "ray_to_local_ratio": round(statistics.median(on_ray) / statistics.median(local), 2),
+        "ray_startup_s": round(startup, 1),
+    }
     for k, v in out.items():
         print(f"  {k:36} {v}", flush=True)
     return out

@@ -14,14 +14,20 @@ from typing import Any
 RUNS = 5
 
 
-async def session_rate(stub: Any, created: list[tuple[str, list[str]]],
-                       scripts: list[tuple[list[str], list[tuple[int, str]]]]) -> float:
+async def session_rate(
+    stub: Any,
+    created: list[tuple[str, list[str]]],
+    scripts: list[tuple[list[str], list[tuple[int, str]]]],
+) -> float:
     """Moves/s of the scripted matches over PlaySession (one stream per stub, all seats)."""
     from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 
     outbox: asyncio.Queue[pb.SessionRequest | None] = asyncio.Queue()
-    seats = [pb.SessionSeat(match_id=m, seat=s, token=t, skip_events=True)
-             for m, tokens in created for s, t in enumerate(tokens)]
+    seats = [
+        pb.SessionSeat(match_id=m, seat=s, token=t, skip_events=True)
+        for m, tokens in created
+        for s, t in enumerate(tokens)
+    ]
     await outbox.put(pb.SessionRequest(seats=seats))
     script = {m: moves for (m, _), (_, moves) in zip(created, scripts, strict=True)}
     left = len(seats)
@@ -40,9 +46,15 @@ async def session_rate(stub: Any, created: list[tuple[str, list[str]]],
             if kind == "decision":
                 d = push.decision
                 _, card = script[d.match_id][d.version - 1]  # version 1 is the creation
-                moves.append(pb.SessionMove(
-                    match_id=d.match_id, seat=d.seat, command_id=f"v{d.version}",
-                    version=d.version, move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card)))))
+                moves.append(
+                    pb.SessionMove(
+                        match_id=d.match_id,
+                        seat=d.seat,
+                        command_id=f"v{d.version}",
+                        version=d.version,
+                        move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
+                    )
+                )
                 total += 1
             elif kind == "finished":
                 left -= 1
@@ -58,8 +70,9 @@ async def session_rate(stub: Any, created: list[tuple[str, list[str]]],
     return total / elapsed
 
 
-async def alternating_latency(stub: Any, new_match: Any, script_of: Any, move: Any,
-                              hands: int) -> dict[str, float]:
+async def alternating_latency(
+    stub: Any, new_match: Any, script_of: Any, move: Any, hands: int
+) -> dict[str, float]:
     """Median SubmitMove latency at versions ~10 and ~1,000, the two bands timed alternately
     (one move on a fresh match, one on a long one), so both see the same machine load."""
     decks, long_script = script_of(b"long", hands)
@@ -83,8 +96,11 @@ async def alternating_latency(stub: Any, new_match: Any, script_of: Any, move: A
             await stub.SubmitMove(move(long_id, card), metadata=_auth(long_tokens[seat]))
             late.append(time.perf_counter() - start)
             version += 1
-    return {"early": statistics.median(early), "late": statistics.median(late),
-            "late_version": version}
+    return {
+        "early": statistics.median(early),
+        "late": statistics.median(late),
+        "late_version": version,
+    }
 
 
 def _auth(token: str) -> list[tuple[str, str]]:
@@ -119,11 +135,14 @@ def bench_cold(entries: int = 1000) -> dict[str, Any]:
             bare.append(await timed(Engine(store).record(bare_id)))
         await store.close()
         xr, snap, full = (statistics.median(x) for x in (raw, warm, bare))
-        return {"entries": entries, "raw_xrange_ms": round(xr * 1e3, 2),
-                "cold_rebuild_with_snapshot_ms": round(snap * 1e3, 2),
-                "cold_rebuild_full_fold_ms": round(full * 1e3, 2),
-                "snapshot_rebuild_to_xrange_ratio": round(snap / xr, 2),
-                "full_fold_rebuild_to_xrange_ratio": round(full / xr, 2)}
+        return {
+            "entries": entries,
+            "raw_xrange_ms": round(xr * 1e3, 2),
+            "cold_rebuild_with_snapshot_ms": round(snap * 1e3, 2),
+            "cold_rebuild_full_fold_ms": round(full * 1e3, 2),
+            "snapshot_rebuild_to_xrange_ratio": round(snap / xr, 2),
+            "full_fold_rebuild_to_xrange_ratio": round(full / xr, 2),
+        }
 
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as redis:
         out = asyncio.run(main(redis.url))
@@ -137,8 +156,9 @@ async def _long_match(engine: Any, entries: int) -> str:
     import random
 
     rng = random.Random(entries)
-    created = await engine.create("dix", {"target": "10000", "max_hands": "100"},
-                                  [("a", b""), ("b", b"")])
+    created = await engine.create(
+        "dix", {"target": "10000", "max_hands": "100"}, [("a", b""), ("b", b"")]
+    )
     match_id = created.match_id
     for n in range(entries - 1):
         record = await engine.record(match_id)
@@ -165,8 +185,10 @@ def bench_lane(calls: int = 4000) -> dict[str, Any]:
         script = client.register_script("return {'OK', ARGV[1]}")
         lane = ScriptLane.for_client(client, script)
         assert lane is not None
-        paths = {"redis_py": lambda: script(keys=["k"], args=["1"]),
-                 "lane": lambda: lane(["k"], ["1"])}
+        paths = {
+            "redis_py": lambda: script(keys=["k"], args=["1"]),
+            "lane": lambda: lane(["k"], ["1"]),
+        }
         await paths["redis_py"]()
         samples: dict[str, list[float]] = {f"{p}_{c}": [] for p in paths for c in (1, 16)}
 
@@ -174,6 +196,7 @@ def bench_lane(calls: int = 4000) -> dict[str, Any]:
             async def loop() -> None:
                 for _ in range(calls // at_once):
                     await call()
+
             start = time.process_time()
             await asyncio.gather(*(loop() for _ in range(at_once)))
             return (time.process_time() - start) / calls
@@ -185,11 +208,13 @@ def bench_lane(calls: int = 4000) -> dict[str, Any]:
         lane.close()
         await client.aclose()
         m = {k: statistics.median(v) for k, v in samples.items()}
-        return {"redis_py_us_alone": round(m["redis_py_1"] * 1e6),
-                "lane_us_alone": round(m["lane_1"] * 1e6),
-                "redis_py_us_16_at_once": round(m["redis_py_16"] * 1e6),
-                "lane_us_16_at_once": round(m["lane_16"] * 1e6),
-                "lane_to_redis_py_16_at_once": round(m["lane_16"] / m["redis_py_16"], 2)}
+        return {
+            "redis_py_us_alone": round(m["redis_py_1"] * 1e6),
+            "lane_us_alone": round(m["lane_1"] * 1e6),
+            "redis_py_us_16_at_once": round(m["redis_py_16"] * 1e6),
+            "lane_us_16_at_once": round(m["lane_16"] * 1e6),
+            "lane_to_redis_py_16_at_once": round(m["lane_16"] / m["redis_py_16"], 2),
+        }
 
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as redis:
         out = asyncio.run(main(redis.url))

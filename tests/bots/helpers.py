@@ -21,8 +21,14 @@ class Table:
     histories: list[list[Any]] = field(default_factory=list)
 
     @classmethod
-    def start(cls, game: Game, players: int, seed: bytes,
-              options: Mapping[str, object] | None = None, setup: Setup | None = None) -> Table:
+    def start(
+        cls,
+        game: Game,
+        players: int,
+        seed: bytes,
+        options: Mapping[str, object] | None = None,
+        setup: Setup | None = None,
+    ) -> Table:
         """A started match."""
         config = game.make_config(options or {}, players)
         events = game.start(config, [f"p{i}" for i in range(players)], seed, setup or Setup())
@@ -41,8 +47,13 @@ class Table:
     def observe(self, seat: int, state: Any = None) -> Seat:
         """The seat's observation (of `state`, by default the true one)."""
         s = self.state if state is None else state
-        return Seat(self.game, seat, self.game.view(s, seat), tuple(self.histories[seat]),
-                    self.game.legal_commands(s, seat))
+        return Seat(
+            self.game,
+            seat,
+            self.game.view(s, seat),
+            tuple(self.histories[seat]),
+            self.game.legal_commands(s, seat),
+        )
 
     def play(self, command: Any) -> None:
         """The seat to act plays `command`."""
@@ -58,10 +69,13 @@ class Table:
         return self.game.to_act(self.state)
 
 
-def random_decisions(game: Game, players: int, seed: int,
-                     options: Mapping[str, object] | None = None,
-                     chooser: Callable[[Table, int], Any] | None = None,
-                     ) -> Iterator[tuple[Table, int]]:
+def random_decisions(
+    game: Game,
+    players: int,
+    seed: int,
+    options: Mapping[str, object] | None = None,
+    chooser: Callable[[Table, int], Any] | None = None,
+) -> Iterator[tuple[Table, int]]:
     """Play a match with random legal moves (or `chooser`), yielding (table, seat) before each
     decision."""
     rng = random.Random(seed)

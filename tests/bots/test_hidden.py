@@ -19,7 +19,8 @@ GAME_PLAYERS = [("dix", 2), ("six-dozens", 3), ("durak-dice", 3)]
 @pytest.mark.parametrize(("name", "players"), GAME_PLAYERS)
 @pytest.mark.parametrize("spec", SPECS)
 def test_choice_is_unchanged_when_hidden_cards_are_swapped(
-        name: str, players: int, spec: str) -> None:
+    name: str, players: int, spec: str
+) -> None:
     game = GAMES[name]
     rng = random.Random(5)
     checked = 0
@@ -47,14 +48,18 @@ def test_the_observation_holds_no_state() -> None:
     table, seat = next(random_decisions(game, 3, 2))
     obs = table.observe(seat)
     state_type = type(table.state)
-    assert [f.name for f in dataclasses.fields(Seat)] == ["game", "seat", "view", "history",
-                                                          "legal"]
+    assert [f.name for f in dataclasses.fields(Seat)] == [
+        "game",
+        "seat",
+        "view",
+        "history",
+        "legal",
+    ]
     assert isinstance(obs.view, game.View)  # type: ignore[attr-defined]
     for value in (obs.view, *obs.history, *obs.legal):
         assert not isinstance(value, state_type)
     # The other seats' cards appear nowhere in the observation.
-    hidden = {c for z in game.hidden_zones(table.state, seat)
-              for c in game.zones(table.state)[z]}
+    hidden = {c for z in game.hidden_zones(table.state, seat) for c in game.zones(table.state)[z]}
     assert hidden
     assert not hidden & set(obs.view.hand)
     for event in obs.history:

@@ -42,13 +42,13 @@ def _facts_hold(info: SeatInfo, game: Game, state: Any) -> None:
             if p != info.seat:
                 assert not any(info.forbidden[p] >> c.index & 1 for c in cards)
         if info.required:  # SIX-7: the first mover still holds a card nearer the 6
-            assert any(info.required >> c.index & 1
-                       for c in zones[f"hand/{info.first_mover}"])
+            assert any(info.required >> c.index & 1 for c in zones[f"hand/{info.first_mover}"])
     elif isinstance(info, DurakDiceInfo):
         for p in range(info.n):
             unseen = zones[f"hand/{p}"]
             assert {c.code for c in zones[f"known/{p}"]} == {
-                c.code for c in game.view(state, info.seat).known[p]}
+                c.code for c in game.view(state, info.seat).known[p]
+            }
             if p != info.seat:
                 assert len(unseen) == info.hidden_count[p]
                 assert not any(info.forbidden[p] >> c.index & 1 for c in unseen)
@@ -56,7 +56,8 @@ def _facts_hold(info: SeatInfo, game: Game, state: Any) -> None:
 
 @pytest.mark.parametrize(("name", "players", "options"), CASES)
 def test_seat_knowledge_matches_the_truth_at_every_decision(
-        name: str, players: int, options: dict[str, str]) -> None:
+    name: str, players: int, options: dict[str, str]
+) -> None:
     game = GAMES[name]
     rng = random.Random(7)
     for seed in range(3):
@@ -82,7 +83,8 @@ def test_seat_knowledge_matches_the_truth_at_every_decision(
                 if zone not in hidden:
                     assert sorted(drawn[zone]) == sorted(cards), zone
             assert sorted(c for z in drawn.values() for c in z) == sorted(
-                c for z in real.values() for c in z)
+                c for z in real.values() for c in z
+            )
 
 
 def test_samples_respect_what_the_opponent_revealed() -> None:
@@ -100,8 +102,7 @@ def test_samples_respect_what_the_opponent_revealed() -> None:
                 for _ in range(20):
                     zones = game.zones(info.sample(rng))
                     for p in (1, 2):
-                        assert not any(info.forbidden[p] >> c.index & 1
-                                       for c in zones[f"hand/{p}"])
+                        assert not any(info.forbidden[p] >> c.index & 1 for c in zones[f"hand/{p}"])
                 return
     pytest.fail("no pass in 20 matches")
 
@@ -138,7 +139,8 @@ def test_history_must_belong_to_one_match() -> None:
 
 @pytest.mark.parametrize(("name", "players", "options"), CASES)
 def test_a_quick_view_goes_on_from_the_last_and_an_exact_one_is_always_true(
-        name: str, players: int, options: dict[str, str]) -> None:
+    name: str, players: int, options: dict[str, str]
+) -> None:
     # `quick` folds only the new events on the last skeleton: exact in Dix (exact_steps), and
     # in the others an exact view asked after a quick one is folded from the deal again.
     game = GAMES[name]

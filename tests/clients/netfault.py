@@ -96,8 +96,8 @@ class Proxy:
                         self.cuts += 1
                         self._close(pair)
                         return
-                    client.sendall(buffer[:FRAME_HEADER + length])
-                    buffer = buffer[FRAME_HEADER + length:]
+                    client.sendall(buffer[: FRAME_HEADER + length])
+                    buffer = buffer[FRAME_HEADER + length :]
         except OSError:
             pass
         self._close(pair)

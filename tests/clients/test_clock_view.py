@@ -8,15 +8,26 @@ from kozyr_client.clock import clock_line, seconds, time_left
 
 
 def view() -> pb.MatchView:
-    v = pb.MatchView(match_id="m", game="dix", version=3, status=pb.MATCH_STATUS_PLAYING,
-                     players=[pb.Player(seat=0, name="ann", joined=True),
-                              pb.Player(seat=1, name="bob", joined=True, botted=True)],
-                     to_act=1, remaining_ms=[30_000, 20_000], deadline_ms=1_000_020_000,
-                     clock_since_ms=1_000_000_000,
-                     time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION,
-                                                 limit_ms=30_000))
-    v.dix.CopyFrom(pb.DixView(hand_sizes=[3, 3], totals=[0, 0], tricks=[0, 0], tens=[0, 0],
-                              target=50, hand_number=1))
+    v = pb.MatchView(
+        match_id="m",
+        game="dix",
+        version=3,
+        status=pb.MATCH_STATUS_PLAYING,
+        players=[
+            pb.Player(seat=0, name="ann", joined=True),
+            pb.Player(seat=1, name="bob", joined=True, botted=True),
+        ],
+        to_act=1,
+        remaining_ms=[30_000, 20_000],
+        deadline_ms=1_000_020_000,
+        clock_since_ms=1_000_000_000,
+        time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=30_000),
+    )
+    v.dix.CopyFrom(
+        pb.DixView(
+            hand_sizes=[3, 3], totals=[0, 0], tricks=[0, 0], tens=[0, 0], target=50, hand_number=1
+        )
+    )
     return v
 
 

@@ -34,8 +34,15 @@ class Tty:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        self.process = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                        close_fds=True, start_new_session=True)
+        self.process = subprocess.Popen(
+            args,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            close_fds=True,
+            start_new_session=True,
+        )
         os.close(slave)
         self.output = ""
 
@@ -80,8 +87,7 @@ def frames(output: str) -> list[list[str]]:
     screens = [visible(f).replace("\r", "").split("\n") for f in output.split(CLEAR)[1:]]
     if screens:
         last = screens[-1]
-        cut = next((i for i, line in enumerate(last) if line.startswith("kozyr play: ")),
-                   len(last))
+        cut = next((i for i, line in enumerate(last) if line.startswith("kozyr play: ")), len(last))
         screens[-1] = last[:cut] + ([""] if cut < len(last) else [])
     # The newline after the last line (or after the typed answer) starts no line of the screen.
     return [s[:-1] if s and s[-1] == "" else s for s in screens]
@@ -97,8 +103,13 @@ def epilogue(output: str) -> list[str]:
 def kozyr_play(*args: str, no_color: bool = False, data: str | None = None) -> Tty:
     """Start `kozyr play` on a pty (what it keeps goes to `data`, a fresh folder if None)."""
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    env.update(TERM="xterm-256color", COLUMNS="80", LINES="24", USER="tester",
-               XDG_DATA_HOME=data or tempfile.mkdtemp(prefix="kozyr-play-test-"))
+    env.update(
+        TERM="xterm-256color",
+        COLUMNS="80",
+        LINES="24",
+        USER="tester",
+        XDG_DATA_HOME=data or tempfile.mkdtemp(prefix="kozyr-play-test-"),
+    )
     if no_color:
         env["NO_COLOR"] = "1"
     return Tty([sys.executable, "-m", "kozyr.cli", "play", *args], env)
@@ -127,7 +138,8 @@ GAMES = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "extra"), GAMES, ids=[g for g, _ in GAMES])
 def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
-        server: ServerThread, game: str, extra: list[str]) -> None:
+    server: ServerThread, game: str, extra: list[str]
+) -> None:
     tty = kozyr_play(game, "--server", server.address, "--seed", "3", *extra)
     prompts = drive(tty, random.Random(len(game)))
     code = tty.close()
@@ -138,8 +150,11 @@ def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
     for screen in screens:
         # The typed answer aside, and the closing report (paths and a verify command to copy,
         # which no width can bound).
-        lines = [line for line in screen[:-1]
-                 if "\x00" not in line and not line.startswith("kozyr play:")]
+        lines = [
+            line
+            for line in screen[:-1]
+            if "\x00" not in line and not line.startswith("kozyr play:")
+        ]
         assert len(screen) <= 24, "\n".join(screen)
         assert all(len(line) <= 80 for line in lines), "\n".join(lines)
     last = "\n".join(screens[-1])
@@ -155,13 +170,16 @@ def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
     with KozyrClient(server.address) as client:
         view = client.spectate(match_id).view()
     assert view.status == pb.MATCH_STATUS_FINISHED
-    assert view.players[int(extra[extra.index("--seat") + 1]) if "--seat" in extra else 0
-                        ].name == "tester"
+    assert (
+        view.players[int(extra[extra.index("--seat") + 1]) if "--seat" in extra else 0].name
+        == "tester"
+    )
 
 
 def test_no_color_and_quitting_leave_the_match_unfinished(server: ServerThread) -> None:
-    tty = kozyr_play("durak-dice", "--server", server.address, "--vs", "heuristic,random",
-                     no_color=True)
+    tty = kozyr_play(
+        "durak-dice", "--server", server.address, "--vs", "heuristic,random", no_color=True
+    )
     assert tty.read_until_prompt() is not None
     tty.type("q")
     assert tty.read_until_prompt() is None
@@ -179,8 +197,18 @@ def test_an_unknown_bot_is_refused_before_anything_starts(server: ServerThread) 
 
 @pytest.mark.slow
 def test_kozyr_play_starts_its_own_server_when_none_is_given(tmp_path: Path) -> None:
-    tty = kozyr_play("dix", "--vs", "random", "--option", "target=3", "--seed", "1",
-                     "--contribution", "my own luck", data=str(tmp_path))
+    tty = kozyr_play(
+        "dix",
+        "--vs",
+        "random",
+        "--option",
+        "target=3",
+        "--seed",
+        "1",
+        "--contribution",
+        "my own luck",
+        data=str(tmp_path),
+    )
     prompts = drive(tty, random.Random(0))
     assert tty.close() == 0, tty.output[-3000:]
     last = "\n".join(frames(tty.output)[-1])
@@ -193,16 +221,34 @@ def test_kozyr_play_starts_its_own_server_when_none_is_given(tmp_path: Path) -> 
     key = replay.with_suffix(".key").read_text().strip()
     assert b"my own luck".hex() in replay.read_text()  # the seat's contribution
     verified = subprocess.run(
-        [sys.executable, "-m", "kozyr.cli", "replay", "verify", str(replay), "--key", key,
-         "--receipts", str(receipts)], capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "kozyr.cli",
+            "replay",
+            "verify",
+            str(replay),
+            "--key",
+            key,
+            "--receipts",
+            str(receipts),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "signatures: all" in verified.stdout and "receipts: " in verified.stdout
 
 
 def test_the_screen_of_every_game_fits_80_by_24_even_with_big_hands() -> None:
-    view = pb.MatchView(game="durak-dice", status=pb.MATCH_STATUS_PLAYING, seat=0, to_act=0,
-                        players=[pb.Player(seat=i, name="a-very-long-player-name-indeed")
-                                 for i in range(6)])
+    view = pb.MatchView(
+        game="durak-dice",
+        status=pb.MATCH_STATUS_PLAYING,
+        seat=0,
+        to_act=0,
+        players=[pb.Player(seat=i, name="a-very-long-player-name-indeed") for i in range(6)],
+    )
     d = view.durak_dice
     d.hand.extend(["10H", "10S", "10D", "10C"] * 9)
     d.hand_sizes.extend([36, 0, 0, 0, 0, 0])
@@ -264,19 +310,23 @@ def test_a_refusal_names_its_rule_only_when_the_server_gives_one() -> None:
 # diamonds 2-7, seat 0 clubs 9-A and hearts 2-8; the turn-up is 2S (DIX-2).
 _SEAT1 = [f"{r}C" for r in "2345678"] + [f"{r}D" for r in "234567"]
 _SEAT0 = [f"{r}C" for r in ("9", "10", "J", "Q", "K", "A")] + [f"{r}H" for r in "2345678"]
-_STOCK = ([f"{r}H" for r in ("9", "10", "J", "Q", "K", "A")]
-          + [f"{r}D" for r in ("8", "9", "10", "J", "Q", "K", "A")]
-          + [f"{r}S" for r in ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")]
-          + ["JK"])
-MUST_FOLLOW_DECK = " ".join([c for pair in zip(_SEAT1, _SEAT0, strict=True) for c in pair]
-                            + ["2S", *_STOCK])
+_STOCK = (
+    [f"{r}H" for r in ("9", "10", "J", "Q", "K", "A")]
+    + [f"{r}D" for r in ("8", "9", "10", "J", "Q", "K", "A")]
+    + [f"{r}S" for r in ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")]
+    + ["JK"]
+)
+MUST_FOLLOW_DECK = " ".join(
+    [c for pair in zip(_SEAT1, _SEAT0, strict=True) for c in pair] + ["2S", *_STOCK]
+)
 
 
 def _must_follow_refusal(address: str) -> KozyrError:
     """The server's own refusal of a discard while holding the led suit (for the pty test)."""
     with KozyrClient(address) as client:
-        created = client.create_match("dix", ["ann", "bob"], first_dealer=0,
-                                      prearranged_decks=[MUST_FOLLOW_DECK])
+        created = client.create_match(
+            "dix", ["ann", "bob"], first_dealer=0, prearranged_decks=[MUST_FOLLOW_DECK]
+        )
         client.seat(created.match_id, created.tokens[1]).move(moves.play("dix", "2C"))
         with pytest.raises(KozyrError) as refused:
             client.seat(created.match_id, created.tokens[0]).move(moves.play("dix", "2H"))
@@ -298,7 +348,7 @@ def _discard_while_holding_the_led_suit(screen: list[str]) -> str | None:
     start = next((i for i, line in enumerate(screen) if line.startswith("Your hand:")), None)
     if len(led) != 1 or start is None or "JK" in trick:
         return None  # not following, or the joker's suit would need the trump to be read
-    hand_lines = [screen[start]] + [x for x in screen[start + 1:] if x.startswith(" ")]
+    hand_lines = [screen[start]] + [x for x in screen[start + 1 :] if x.startswith(" ")]
     hand = _codes(" ".join(hand_lines))
     suit = led[0][-1]
     others = [c for c in hand if c[-1] != suit]
@@ -308,8 +358,18 @@ def _discard_while_holding_the_led_suit(screen: list[str]) -> str | None:
 def test_a_refused_move_shows_the_servers_reason_and_rule(server: ServerThread) -> None:
     expected = _must_follow_refusal(server.address)
     assert expected.reason == "MUST_FOLLOW_SUIT"
-    tty = kozyr_play("dix", "--server", server.address, "--vs", "random", "--seed", "5",
-                     "--option", "target=20", no_color=True)
+    tty = kozyr_play(
+        "dix",
+        "--server",
+        server.address,
+        "--vs",
+        "random",
+        "--seed",
+        "5",
+        "--option",
+        "target=20",
+        no_color=True,
+    )
     rng, shown, tried = random.Random(1), "", None
     while (match := tty.read_until_prompt()) is not None:
         screen = frames(tty.output)[-1]
@@ -344,8 +404,9 @@ def _embedded_redis(pid: int) -> list[tuple[int, str]]:
     """The redis-server child of `pid`, waiting (up to a minute) for it to be started."""
     for _ in range(600):
         # Its title names the socket once it runs (before that it shows the exec's arguments).
-        redis = [(p, cmd) for p, cmd in _children(pid) if "redis-server" in cmd
-                 and "unixsocket:" in cmd]
+        redis = [
+            (p, cmd) for p, cmd in _children(pid) if "redis-server" in cmd and "unixsocket:" in cmd
+        ]
         if redis:
             return redis
         time.sleep(0.1)

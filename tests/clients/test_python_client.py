@@ -27,12 +27,14 @@ Code = grpc.StatusCode
 def seats_of(client: KozyrClient, game: str) -> tuple[str, list[SeatClient]]:
     """A match of `game` with every seat named; its id and one SeatClient per seat."""
     created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])])
-    return created.match_id, [client.seat(created.match_id, created.tokens[i])
-                              for i in range(PLAYERS[game])]
+    return created.match_id, [
+        client.seat(created.match_id, created.tokens[i]) for i in range(PLAYERS[game])
+    ]
 
 
-def play(seats: list[SeatClient], rng: random.Random,
-         stop: Callable[[int], bool] = lambda version: False) -> pb.MatchView:
+def play(
+    seats: list[SeatClient], rng: random.Random, stop: Callable[[int], bool] = lambda version: False
+) -> pb.MatchView:
     """Random legal moves until the match ends (or `stop(version)`); the last view."""
     view = seats[0].view()
     while view.status != pb.MATCH_STATUS_FINISHED and not stop(view.version):
@@ -115,8 +117,10 @@ def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> N
         assert (info.value.code, info.value.reason) == (Code.UNAUTHENTICATED, "NO_TOKEN")
         with pytest.raises(KozyrError) as info:
             client.seat(match_id, ARBITER).move(mover.legal_moves()[0])
-        assert (info.value.code, info.value.reason) == (Code.PERMISSION_DENIED,
-                                                         "SPECTATOR_CANNOT_MOVE")
+        assert (info.value.code, info.value.reason) == (
+            Code.PERMISSION_DENIED,
+            "SPECTATOR_CANNOT_MOVE",
+        )
         with pytest.raises(KozyrError) as info:
             client.seat(match_id, "x" * 40).view()
         assert (info.value.code, info.value.reason) == (Code.UNAUTHENTICATED, "BAD_TOKEN")
@@ -128,8 +132,10 @@ def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> N
         assert (info.value.code, info.value.reason) == (Code.FAILED_PRECONDITION, "SEAT_TAKEN")
         with pytest.raises(KozyrError) as info:  # a version the match can never be at
             mover.move(mover.legal_moves()[0], expected_version=view.version - 1)
-        assert (info.value.code, info.value.reason) == (Code.INVALID_ARGUMENT,
-                                                        "BAD_EXPECTED_VERSION")
+        assert (info.value.code, info.value.reason) == (
+            Code.INVALID_ARGUMENT,
+            "BAD_EXPECTED_VERSION",
+        )
         with pytest.raises(KozyrError) as info:
             client.create_match("chess", ["a", "b"])
         assert info.value.code == Code.INVALID_ARGUMENT
@@ -159,7 +165,8 @@ def test_the_same_command_id_moves_once(server: ServerThread) -> None:
 
 
 def test_a_move_whose_answer_was_lost_is_retried_with_the_same_command_id(
-        server: ServerThread, proxy: Proxy) -> None:
+    server: ServerThread, proxy: Proxy
+) -> None:
     with KozyrClient(server.address) as direct, KozyrClient(proxy.address) as client:
         _, seats = seats_of(direct, "durak-dice")
         view = seats[0].view()
@@ -293,7 +300,7 @@ def _play_durak_watching_bouts(client: KozyrClient, rng: random.Random) -> tuple
         if after.bout_number != before.bout_number and view.status == pb.MATCH_STATUS_PLAYING:
             # The bout just ended: its cards are the last bout, public to everyone.
             attacks = [p.attack for p in after.last_bout]
-            assert attacks[:len(before.table)] == [p.attack for p in before.table]
+            assert attacks[: len(before.table)] == [p.attack for p in before.table]
             assert spectator.view().durak_dice.last_bout == after.last_bout
             if after.HasField("last_bout_taken_by"):
                 assert after.last_bout_taken_by == before.defender
@@ -304,7 +311,8 @@ def _play_durak_watching_bouts(client: KozyrClient, rng: random.Random) -> tuple
 
 
 def test_a_watch_the_client_closes_leaves_nothing_waiting_on_the_server(
-        server: ServerThread) -> None:
+    server: ServerThread,
+) -> None:
     from kozyr.api.metrics import METRICS
 
     def open_watchers() -> float:
@@ -312,9 +320,15 @@ def test_a_watch_the_client_closes_leaves_nothing_waiting_on_the_server(
 
     def waiting(match_id: str) -> list[object]:
         """The server's tasks still waiting for an entry of this match."""
+
         async def tasks() -> list[object]:
-            return [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and (
-                "Engine._wait" in repr(t.get_coro()) or "asend" in repr(t.get_coro()))]
+            return [
+                t
+                for t in asyncio.all_tasks()
+                if t is not asyncio.current_task()
+                and ("Engine._wait" in repr(t.get_coro()) or "asend" in repr(t.get_coro()))
+            ]
+
         return server.run(tasks())  # type: ignore[no-any-return]
 
     with KozyrClient(server.address) as client:

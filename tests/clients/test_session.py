@@ -26,8 +26,11 @@ from tests.clients.netfault import Proxy
 from tests.conftest import ARBITER, ServerThread
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
-SHORT = {"dix": {"single_hand": "true"}, "six-dozens": {"max_hands": "2"},
-         "durak-dice": {"games": "1"}}
+SHORT = {
+    "dix": {"single_hand": "true"},
+    "six-dozens": {"max_hands": "2"},
+    "durak-dice": {"games": "1"},
+}
 
 
 def chooser(seed: int) -> object:
@@ -35,8 +38,9 @@ def chooser(seed: int) -> object:
     return lambda decision: rng.choice(list(decision.moves))
 
 
-def bounded_run(session: PlaySession, timeout: float = 120.0
-                ) -> dict[tuple[str, int], pb.SeatFinished]:
+def bounded_run(
+    session: PlaySession, timeout: float = 120.0
+) -> dict[tuple[str, int], pb.SeatFinished]:
     """run() with a watchdog: a session that cannot finish is closed, and the test fails."""
     timer = threading.Timer(timeout, session.close)
     timer.start()
@@ -63,22 +67,22 @@ def assert_each_move_once(client: KozyrClient, match_id: str) -> None:
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
-def test_one_session_plays_every_seat_of_a_match_to_the_end(server: ServerThread,
-                                                             game: str) -> None:
+def test_one_session_plays_every_seat_of_a_match_to_the_end(
+    server: ServerThread, game: str
+) -> None:
     with KozyrClient(server.address) as client:
-        created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])],
-                                      SHORT[game])
+        created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])], SHORT[game])
         session = PlaySession(client, chooser(1))
         for seat, token in created.tokens.items():
             session.add(created.match_id, seat, token)
         finished = bounded_run(session)
         assert len(finished) == PLAYERS[game]
         views = [f.view for f in finished.values()]
-        assert all(v.status == pb.MATCH_STATUS_FINISHED and v.revealed_server_seed
-                   for v in views)
+        assert all(v.status == pb.MATCH_STATUS_FINISHED and v.revealed_server_seed for v in views)
         assert len({v.version for v in views}) == 1
         assert sum(s.moves for s in session.seats.values()) == len(
-            [e for e in entries(client, created.match_id) if e["command_id"]])
+            [e for e in entries(client, created.match_id) if e["command_id"]]
+        )
         assert_each_move_once(client, created.match_id)
         # Each seat's pushes carried every event it may see, once: as many as a watcher gets.
         watched = Counter[int]()
@@ -88,8 +92,9 @@ def test_one_session_plays_every_seat_of_a_match_to_the_end(server: ServerThread
 
 
 @pytest.mark.parametrize("receipts", [True, False])
-def test_decisions_carry_receipts_unless_the_seat_asks_for_none(server: ServerThread,
-                                                                 receipts: bool) -> None:
+def test_decisions_carry_receipts_unless_the_seat_asks_for_none(
+    server: ServerThread, receipts: bool
+) -> None:
     with KozyrClient(server.address) as client:
         created = client.create_match("dix", ["a", "b"], SHORT["dix"])
         pushed: list[pb.Decision | pb.SeatFinished] = []
@@ -108,10 +113,10 @@ def test_decisions_carry_receipts_unless_the_seat_asks_for_none(server: ServerTh
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_game_views_are_the_rules_view_of_the_seat_in_place_of_the_table(
-        server: ServerThread, game: str) -> None:
+    server: ServerThread, game: str
+) -> None:
     with KozyrClient(server.address) as client:
-        created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])],
-                                      SHORT[game])
+        created = client.create_match(game, [f"p{i}" for i in range(PLAYERS[game])], SHORT[game])
         pushed: list[pb.Decision | pb.SeatFinished] = []
         session = PlaySession(client, chooser(3), on_event=pushed.append, game_views=True)
         for seat, token in created.tokens.items():
@@ -124,12 +129,16 @@ def test_game_views_are_the_rules_view_of_the_seat_in_place_of_the_table(
         records[record.version] = record
     rules = get_game(game)
     decisions = [p for p in pushed if isinstance(p, pb.Decision)]
-    assert len(decisions) == len(log) - len([e for e in log if '"command_id":""' in
-                                             e.canonical_json])
+    assert len(decisions) == len(log) - len(
+        [e for e in log if '"command_id":""' in e.canonical_json]
+    )
     for d in decisions:
         assert d.view.WhichOneof("table") is None  # no table: the game view stands for it
         assert (d.view.status, d.view.to_act, d.view.version) == (
-            pb.MATCH_STATUS_PLAYING, d.seat, d.version)
+            pb.MATCH_STATUS_PLAYING,
+            d.seat,
+            d.version,
+        )
         # Exactly what a bot inside the server is given: the rules' view of that seat alone.
         expected = rules.view(records[d.version].state, d.seat)
         assert json.loads(d.game_view_json) == json.loads(jsontext.dumps(encode(expected)))
@@ -139,26 +148,28 @@ def test_game_views_are_the_rules_view_of_the_seat_in_place_of_the_table(
 
 
 def test_seats_added_while_the_session_runs_are_played_until_it_is_closed(
-        server: ServerThread) -> None:
+    server: ServerThread,
+) -> None:
     # run(until_closed=True) stays open while no seat is open; seats added from another
     # thread meanwhile are played on the same stream.
     with KozyrClient(server.address) as client:
         ended: queue.SimpleQueue[pb.SeatFinished] = queue.SimpleQueue()
-        session = PlaySession(client, chooser(4), on_event=lambda p: isinstance(
-            p, pb.SeatFinished) and ended.put(p))
+        session = PlaySession(
+            client, chooser(4), on_event=lambda p: isinstance(p, pb.SeatFinished) and ended.put(p)
+        )
         finished: list[dict[tuple[str, int], pb.SeatFinished]] = []
-        runner = threading.Thread(target=lambda: finished.append(
-            session.run(until_closed=True)))
+        runner = threading.Thread(target=lambda: finished.append(session.run(until_closed=True)))
         runner.start()
         try:
             for _ in range(3):
                 created = client.create_match("dix", ["a", "b"], SHORT["dix"])
-                session.add_many([(created.match_id, s, t, 0)
-                                  for s, t in created.tokens.items()])
+                session.add_many([(created.match_id, s, t, 0) for s, t in created.tokens.items()])
                 # Both seats end before the next match is added: nothing is open between.
                 done = [ended.get(timeout=60) for _ in range(2)]
-                assert {(d.match_id, d.seat) for d in done} == {(created.match_id, 0),
-                                                                  (created.match_id, 1)}
+                assert {(d.match_id, d.seat) for d in done} == {
+                    (created.match_id, 0),
+                    (created.match_id, 1),
+                }
                 assert_each_move_once(client, created.match_id)
         finally:
             session.close()
@@ -244,10 +255,17 @@ def test_refusals_are_pushes_with_the_reason(server: ServerThread) -> None:
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
 
         stub = server.stub()
-        seats = [pb.SessionSeat(match_id=created.match_id, seat=s, token=created.tokens[s])
-                 for s in (0, 1)]
-        bad = pb.SessionMove(match_id="0" * 16, seat=1, command_id="x", version=1,
-                             move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card="2C"))))
+        seats = [
+            pb.SessionSeat(match_id=created.match_id, seat=s, token=created.tokens[s])
+            for s in (0, 1)
+        ]
+        bad = pb.SessionMove(
+            match_id="0" * 16,
+            seat=1,
+            command_id="x",
+            version=1,
+            move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card="2C"))),
+        )
         done = threading.Event()
 
         def requests() -> Iterator[pb.SessionRequest]:
@@ -270,15 +288,21 @@ def test_refusals_are_pushes_with_the_reason(server: ServerThread) -> None:
 
 def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: str) -> None:
     # A bucket of two moves that refills once in a thousand seconds: the third is refused.
-    server = ServerThread(redis_url, config=ServerConfig(session_moves_per_s=0.001,
-                                                         session_moves_burst=2))
+    server = ServerThread(
+        redis_url, config=ServerConfig(session_moves_per_s=0.001, session_moves_burst=2)
+    )
     try:
         with KozyrClient(server.address) as client:
-            created = client.create_match("dix", ["a", "b"], SHORT["dix"],
-                                          time_control=pb.TimeControl(
-                                              kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=600_000))
-            seats = [pb.SessionSeat(match_id=created.match_id, seat=s, token=t)
-                     for s, t in created.tokens.items()]
+            created = client.create_match(
+                "dix",
+                ["a", "b"],
+                SHORT["dix"],
+                time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=600_000),
+            )
+            seats = [
+                pb.SessionSeat(match_id=created.match_id, seat=s, token=t)
+                for s, t in created.tokens.items()
+            ]
             outbox: list[pb.SessionRequest] = [pb.SessionRequest(seats=seats)]
             ready = threading.Condition()
             closed = threading.Event()
@@ -301,9 +325,19 @@ def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: 
                         d = push.decision
                         assert d.view.deadline_ms > 0  # the decision's deadline is pushed
                         with ready:
-                            outbox.append(pb.SessionRequest(moves=[pb.SessionMove(
-                                match_id=d.match_id, seat=d.seat, version=d.version,
-                                command_id=f"v{d.version}", move=d.moves[0])]))
+                            outbox.append(
+                                pb.SessionRequest(
+                                    moves=[
+                                        pb.SessionMove(
+                                            match_id=d.match_id,
+                                            seat=d.seat,
+                                            version=d.version,
+                                            command_id=f"v{d.version}",
+                                            move=d.moves[0],
+                                        )
+                                    ]
+                                )
+                            )
                             ready.notify()
                         moved += 1
                 if refusal is not None:
@@ -313,8 +347,10 @@ def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: 
                 ready.notify()
             call.cancel()
             assert refusal is not None and moved == 3
-            assert (refusal.reason, refusal.code) == ("RATE_LIMITED",
-                                                      grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+            assert (refusal.reason, refusal.code) == (
+                "RATE_LIMITED",
+                grpc.StatusCode.RESOURCE_EXHAUSTED.value[0],
+            )
             assert "wait" in refusal.message
             # Two moves landed, the third changed nothing.
             assert client.spectate(created.match_id).view().version == 3

@@ -29,9 +29,13 @@ TS = repo_root() / "clients" / "typescript"
 BOT = TS / "dist" / "examples" / "bot.js"
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("node") is None,
-                                 reason="node is not installed: the TypeScript client is not run")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("node") is None,
+        reason="node is not installed: the TypeScript client is not run",
+    ),
+]
 
 
 def _digest(paths: Iterable[Path]) -> str:
@@ -42,11 +46,13 @@ def _digest(paths: Iterable[Path]) -> str:
 
 
 def _run(args: list[str], what: str, timeout: float = 300) -> None:
-    result = subprocess.run(args, cwd=TS, capture_output=True, text=True, timeout=timeout,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        args, cwd=TS, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
     if result.returncode != 0:
-        pytest.fail(f"{what} failed ({' '.join(args)}):\n{result.stdout[-3000:]}\n"
-                    f"{result.stderr[-3000:]}")
+        pytest.fail(
+            f"{what} failed ({' '.join(args)}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +60,10 @@ def ts_bot() -> Path:
     """The compiled example bot, installing and building only what changed."""
     npm = shutil.which("npm")
     if npm is None:
-        pytest.fail("node is installed but npm is not: install npm (Debian: `apt-get install "
-                    "npm`) to build clients/typescript, or remove node to skip this test")
+        pytest.fail(
+            "node is installed but npm is not: install npm (Debian: `apt-get install "
+            "npm`) to build clients/typescript, or remove node to skip this test"
+        )
     # Two modules use it (tests/test_docs.py too), so two xdist workers may build at once:
     # one at a time, or one `npm ci` deletes node_modules under the other's compiler.
     lock = Path(tempfile.gettempdir()) / f"kozyr-ts-{hashlib.sha256(bytes(TS)).hexdigest()[:16]}"
@@ -73,10 +81,16 @@ def _build(npm: str) -> None:
     if not installed.exists() or installed.read_text() != want:
         _run([npm, "ci", "--prefer-offline", "--no-audit", "--no-fund"], "npm ci")
         installed.write_text(want)
-    inputs = [*(repo_root() / "protos").rglob("*.proto"), *(TS / "vendor").rglob("*.proto"),
-              *(TS / "src").glob("*.ts"), *(TS / "examples").glob("*.ts"),
-              *(TS / "test").glob("*.ts"),
-              TS / "buf.gen.yaml", TS / "tsconfig.json", lock]
+    inputs = [
+        *(repo_root() / "protos").rglob("*.proto"),
+        *(TS / "vendor").rglob("*.proto"),
+        *(TS / "src").glob("*.ts"),
+        *(TS / "examples").glob("*.ts"),
+        *(TS / "test").glob("*.ts"),
+        TS / "buf.gen.yaml",
+        TS / "tsconfig.json",
+        lock,
+    ]
     built = TS / "dist" / ".kozyr-build.sha256"
     want = _digest(inputs)
     if not BOT.exists() or not built.exists() or built.read_text() != want:
@@ -88,9 +102,14 @@ def bot(ts_bot: Path, server: ServerThread, *args: str) -> subprocess.Popen[str]
     """Start the TypeScript bot process."""
     node = shutil.which("node")
     assert node is not None
-    return subprocess.Popen([node, str(ts_bot), "--server", server.address, "--quiet", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, cwd=TS)
+    return subprocess.Popen(
+        [node, str(ts_bot), "--server", server.address, "--quiet", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd=TS,
+    )
 
 
 def finish(process: subprocess.Popen[str]) -> tuple[int, dict[str, object], str]:
@@ -120,15 +139,18 @@ class PythonBot(threading.Thread):
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_the_typescript_bot_joins_and_plays_each_game_to_the_end(
-        ts_bot: Path, server: ServerThread, game: str) -> None:
+    ts_bot: Path, server: ServerThread, game: str
+) -> None:
     n = PLAYERS[game]
     ts_seat = n - 1  # the last seat is open; the TypeScript bot's join starts the match
     with KozyrClient(server.address) as client:
         created = client.create_match(game, [f"py{i}" for i in range(n - 1)] + [""])
-        python = [PythonBot(client.seat(created.match_id, created.tokens[i]), i)
-                  for i in range(n - 1)]
-        code, summary, err = finish(bot(ts_bot, server, "--match", created.match_id,
-                                        "--name", "ts", "--seed", str(n)))
+        python = [
+            PythonBot(client.seat(created.match_id, created.tokens[i]), i) for i in range(n - 1)
+        ]
+        code, summary, err = finish(
+            bot(ts_bot, server, "--match", created.match_id, "--name", "ts", "--seed", str(n))
+        )
         for p in python:
             p.join(60)
             assert p.error is None, p.error
@@ -143,11 +165,23 @@ def test_the_typescript_bot_joins_and_plays_each_game_to_the_end(
 
 
 def test_typescript_bots_in_every_seat_finish_a_durak_match(
-        ts_bot: Path, server: ServerThread) -> None:
+    ts_bot: Path, server: ServerThread
+) -> None:
     with KozyrClient(server.address) as client:
         created = client.create_match("durak-dice", [f"ts{i}" for i in range(4)])
-        bots = [bot(ts_bot, server, "--match", created.match_id, "--token", created.tokens[i],
-                    "--seed", str(i)) for i in range(4)]
+        bots = [
+            bot(
+                ts_bot,
+                server,
+                "--match",
+                created.match_id,
+                "--token",
+                created.tokens[i],
+                "--seed",
+                str(i),
+            )
+            for i in range(4)
+        ]
         results = [finish(b) for b in bots]
         final = client.spectate(created.match_id).view()
     assert final.status == pb.MATCH_STATUS_FINISHED
@@ -158,13 +192,27 @@ def test_typescript_bots_in_every_seat_finish_a_durak_match(
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_typescript_bots_in_every_seat_play_over_play_sessions(
-        ts_bot: Path, server: ServerThread, game: str) -> None:
+    ts_bot: Path, server: ServerThread, game: str
+) -> None:
     n = PLAYERS[game]
     with KozyrClient(server.address) as client:
-        created = client.create_match(game, [f"ts{i}" for i in range(n)],
-                                      {"single_hand": "true"} if game == "dix" else {})
-        bots = [bot(ts_bot, server, "--match", created.match_id, "--token", created.tokens[i],
-                    "--seed", str(i), "--session") for i in range(n)]
+        created = client.create_match(
+            game, [f"ts{i}" for i in range(n)], {"single_hand": "true"} if game == "dix" else {}
+        )
+        bots = [
+            bot(
+                ts_bot,
+                server,
+                "--match",
+                created.match_id,
+                "--token",
+                created.tokens[i],
+                "--seed",
+                str(i),
+                "--session",
+            )
+            for i in range(n)
+        ]
         results = [finish(b) for b in bots]
         final = client.spectate(created.match_id).view()
         log = client.seat(created.match_id, ARBITER).log()
@@ -191,7 +239,8 @@ def test_typescript_errors_carry_the_reason_code(ts_bot: Path, server: ServerThr
 def test_the_typescript_unit_tests_pass(ts_bot: Path) -> None:
     npm = shutil.which("npm")
     assert npm is not None
-    result = subprocess.run([npm, "test"], cwd=TS, capture_output=True, text=True, timeout=120,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [npm, "test"], cwd=TS, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "# fail 0" in result.stdout and "# pass 6" in result.stdout  # receipts 2, clock 1

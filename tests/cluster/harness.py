@@ -66,8 +66,13 @@ class Node:
 
     def client(self) -> redis.Redis:
         """A plain client on this node alone (no retries: a drill asks "now?")."""
-        return redis.Redis(port=self.port, decode_responses=True, socket_timeout=3,
-                           socket_connect_timeout=3, retry=Retry(NoBackoff(), 0))
+        return redis.Redis(
+            port=self.port,
+            decode_responses=True,
+            socket_timeout=3,
+            socket_connect_timeout=3,
+            retry=Retry(NoBackoff(), 0),
+        )
 
     def node_id(self) -> str:
         """The node's cluster id."""
@@ -100,17 +105,40 @@ class LocalCluster:
         port = free_cluster_port()
         home = self.folder / str(port)
         home.mkdir(parents=True, exist_ok=True)
-        args = [self.binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(home),
-                "--appendonly", "no", "--save", "", "--daemonize", "no",
-                "--logfile", str(home / "redis.log")]
+        args = [
+            self.binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(home),
+            "--appendonly",
+            "no",
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--logfile",
+            str(home / "redis.log"),
+        ]
         if clustered:
-            args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                     "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-                     # A replica may be elected however long it was cut off (drills want it).
-                     "--cluster-replica-validity-factor", "0"]
-        process = subprocess.Popen([sys.executable, "-I", "-S", "-c", LAUNCHER,
-                                    str(os.getpid()), *args],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            args += [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                str(NODE_TIMEOUT_MS),
+                # A replica may be elected however long it was cut off (drills want it).
+                "--cluster-replica-validity-factor",
+                "0",
+            ]
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", LAUNCHER, str(os.getpid()), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         node = Node(port, process)
         if not wait_for(lambda: bool(node.client().ping()), 20):
             raise RuntimeError(f"redis-server on {port} did not start")
@@ -129,14 +157,15 @@ class LocalCluster:
         for node in self.nodes[1:]:
             with contextlib.closing(node.client()) as c:
                 c.execute_command("CLUSTER", "MEET", "127.0.0.1", str(first.port))
-        for i, node in enumerate(self.nodes[:self.masters]):
+        for i, node in enumerate(self.nodes[: self.masters]):
             low, high = i * SLOTS // self.masters, (i + 1) * SLOTS // self.masters
             with contextlib.closing(node.client()) as c:
                 c.execute_command("CLUSTER", "ADDSLOTS", *range(low, high))
         if not wait_for(lambda: all(self._known(n) == len(self.nodes) for n in self.nodes), 30):
             raise RuntimeError("the cluster nodes did not meet")
-        for master, replica in zip(self.nodes[:self.masters], self.nodes[self.masters:],
-                                   strict=True):
+        for master, replica in zip(
+            self.nodes[: self.masters], self.nodes[self.masters :], strict=True
+        ):
             master_id = master.node_id()
             with contextlib.closing(replica.client()) as c:
                 c.execute_command("CLUSTER", "REPLICATE", master_id)
@@ -151,6 +180,7 @@ class LocalCluster:
     def wait_healthy(self, seconds: float = 60.0) -> None:
         """Until every live node says cluster_state:ok and every master has a synced replica
         (a master without a live replica is left out: after a SIGKILL there is none)."""
+
         def healthy() -> bool:
             for node in self.live():
                 with contextlib.closing(node.client()) as c:

@@ -23,9 +23,13 @@ def slot(name: str) -> int:
 
 def test_every_key_and_channel_of_a_match_shares_its_slot() -> None:
     # Every name made from one match id alone (cross-match names take a shard or a name).
-    match_keys = [f for _, f in inspect.getmembers(keys, inspect.isfunction)
-                  if f.__name__.endswith(("_key", "_channel")) and f.__name__ != "match_key"
-                  and list(inspect.signature(f).parameters) == ["match_id"]]
+    match_keys = [
+        f
+        for _, f in inspect.getmembers(keys, inspect.isfunction)
+        if f.__name__.endswith(("_key", "_channel"))
+        and f.__name__ != "match_key"
+        and list(inspect.signature(f).parameters) == ["match_id"]
+    ]
     assert len(match_keys) >= 5, "log, meta, cmds, fence, tick at least"
     for match_id in ("0123456789abcdef", "m", "{odd}"):
         slots = {slot(f(match_id)) for f in match_keys}

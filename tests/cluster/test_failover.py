@@ -50,8 +50,10 @@ def services(cluster: LocalCluster, tmp_path: Path) -> Iterator[list[Serve]]:
     started: list[Serve] = []
     try:
         for n in range(2):
-            serve = Serve(tmp_path / f"serve{n}", extra=(
-                "--redis-url", cluster.url, "--seed-key-file", str(key)))
+            serve = Serve(
+                tmp_path / f"serve{n}",
+                extra=("--redis-url", cluster.url, "--seed-key-file", str(key)),
+            )
             started.append(serve.start())
         yield started
     finally:
@@ -74,9 +76,12 @@ class Spectator(threading.Thread):
     def run(self) -> None:
         for _ in range(100):
             try:
-                for update in self.stub.WatchMatch(pb.WatchMatchRequest(
+                for update in self.stub.WatchMatch(
+                    pb.WatchMatchRequest(
                         match_id=self.match_id,
-                        from_version=self.versions[-1] if self.versions else 0)):
+                        from_version=self.versions[-1] if self.versions else 0,
+                    )
+                ):
                     self.versions.append(update.version)
                 return
             except grpc.RpcError as e:
@@ -88,12 +93,12 @@ class Spectator(threading.Thread):
 
 
 def stubs(services: list[Serve]) -> list[kozyr_pb2_grpc.KozyrServiceStub]:
-    return [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(s.address))
-            for s in services]
+    return [kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(s.address)) for s in services]
 
 
-def move(stubs: list[kozyr_pb2_grpc.KozyrServiceStub], m: Played, first: int,
-         rng: random.Random) -> None:
+def move(
+    stubs: list[kozyr_pb2_grpc.KozyrServiceStub], m: Played, first: int, rng: random.Random
+) -> None:
     """One move of the seat to act, through stub `first` (the other one on a retryable error;
     the same command id, so a retry that was applied is answered, not applied twice)."""
     command_id = uuid.uuid4().hex
@@ -108,12 +113,17 @@ def move(stubs: list[kozyr_pb2_grpc.KozyrServiceStub], m: Played, first: int,
                     m.finished = True
                     return
                 seat = view.to_act
-                legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=m.match_id),
-                                            metadata=auth(m.tokens[seat]), timeout=5).moves
+                legal = stub.ListLegalMoves(
+                    pb.ListLegalMovesRequest(match_id=m.match_id),
+                    metadata=auth(m.tokens[seat]),
+                    timeout=5,
+                ).moves
                 chosen = legal[rng.randrange(len(legal))]
-            done = stub.SubmitMove(pb.SubmitMoveRequest(
-                match_id=m.match_id, move=chosen, command_id=command_id),
-                metadata=auth(m.tokens[seat]), timeout=5)
+            done = stub.SubmitMove(
+                pb.SubmitMoveRequest(match_id=m.match_id, move=chosen, command_id=command_id),
+                metadata=auth(m.tokens[seat]),
+                timeout=5,
+            )
             m.acked[done.version] = command_id
             return
         except grpc.RpcError as e:
@@ -127,8 +137,12 @@ def move(stubs: list[kozyr_pb2_grpc.KozyrServiceStub], m: Played, first: int,
     raise AssertionError(f"match {m.match_id}: no move within the failover's bound")
 
 
-def play_round(stubs: list[kozyr_pb2_grpc.KozyrServiceStub], played: list[Played],
-               rounds: int, rng: random.Random) -> None:
+def play_round(
+    stubs: list[kozyr_pb2_grpc.KozyrServiceStub],
+    played: list[Played],
+    rounds: int,
+    rng: random.Random,
+) -> None:
     for r in range(rounds):
         for i, m in enumerate(played):
             if not (m.fenced or m.finished):
@@ -155,12 +169,16 @@ def during(fault: Callable[[], object], play: Callable[[], None]) -> None:
 
 
 def log_of(stub: kozyr_pb2_grpc.KozyrServiceStub, match_id: str) -> list[pb.LogEntry]:
-    return list(stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                                 metadata=auth(ARBITER), timeout=10).entries)
+    return list(
+        stub.GetMatchLog(
+            pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER), timeout=10
+        ).entries
+    )
 
 
 def test_play_goes_on_through_a_failover_and_a_killed_master(
-        cluster: LocalCluster, services: list[Serve]) -> None:
+    cluster: LocalCluster, services: list[Serve]
+) -> None:
     both = stubs(services)
     rng = random.Random(14)
     played: list[Played] = []
@@ -178,34 +196,38 @@ def test_play_goes_on_through_a_failover_and_a_killed_master(
 
     play_round(both, played, 3, rng)
     # Each loss happens while moves are in flight: the drill plays on in this thread.
-    during(lambda: cluster.failover(cluster.replicated_masters()[0]),
-           lambda: play_round(both, played, 4, rng))
+    during(
+        lambda: cluster.failover(cluster.replicated_masters()[0]),
+        lambda: play_round(both, played, 4, rng),
+    )
     killed = cluster.replicated_masters()[-1]
     during(lambda: cluster.kill(killed), lambda: play_round(both, played, 4, rng))
     assert not killed.alive
     play_round(both, played, 1, rng)
 
-    assert all(m.fenced or m.finished or len(m.acked) >= 12 for m in played), \
+    assert all(m.fenced or m.finished or len(m.acked) >= 12 for m in played), (
         "play went on after the failovers"
+    )
     for m in played:
         entries = log_of(both[0], m.match_id)
         by_version = {e.version: json.loads(e.canonical_json) for e in entries}
         for prev, entry in itertools.pairwise(entries):
             assert json.loads(entry.canonical_json)["prev"] == prev.hash, "the chain holds"
-        lost = [v for v, c in m.acked.items()
-                if by_version.get(v, {}).get("command_id") != c]
+        lost = [v for v, c in m.acked.items() if by_version.get(v, {}).get("command_id") != c]
         # Acknowledged and gone is allowed only where the service said so (the fencing).
         assert not lost or m.fenced, f"match {m.match_id} lost acknowledged versions {lost}"
     final = max(watched.acked) if watched.acked else 0
-    assert wait_for(lambda: any(v >= final for v in watcher.versions), 40), \
-        (f"the watcher on the other server saw the last move {final}: "
-         f"{watcher.versions[-5:]}, {watcher.reconnects} reconnects, {watcher.error!r}")
+    assert wait_for(lambda: any(v >= final for v in watcher.versions), 40), (
+        f"the watcher on the other server saw the last move {final}: "
+        f"{watcher.versions[-5:]}, {watcher.reconnects} reconnects, {watcher.error!r}"
+    )
     assert watcher.versions == sorted(set(watcher.versions)), "no gap, no duplicate"
     assert watcher.versions[0] == 1 and watcher.versions[-1] - 1 == len(watcher.versions) - 1
 
 
 def test_a_lost_tail_is_reported_never_written_over_and_repair_lets_play_go_on(
-        cluster: LocalCluster, services: list[Serve], tmp_path: Path) -> None:
+    cluster: LocalCluster, services: list[Serve], tmp_path: Path
+) -> None:
     """The master acknowledges moves its (paused) replica never receives, then dies: the
     replica is elected without them. The service answers STREAM_BEHIND for that match (both
     processes saw the lost versions) and appends nothing; `kozyr repair` accepts the log."""
@@ -235,7 +257,10 @@ def test_a_lost_tail_is_reported_never_written_over_and_repair_lets_play_go_on(
 
     done = subprocess.run(
         [sys.executable, "-m", "kozyr.cli", "repair", m.match_id, "--redis-url", cluster.url],
-        capture_output=True, text=True, timeout=60)
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     # The fence key was lost with the tail (same slot, same replication): only the servers
     # knew, and said so (STREAM_BEHIND, and their `stream_behind` log lines).
@@ -248,23 +273,40 @@ def test_a_lost_tail_is_reported_never_written_over_and_repair_lets_play_go_on(
 
 
 def test_a_token_revoked_on_the_cluster_is_refused_by_both_servers(
-        cluster: LocalCluster, services: list[Serve]) -> None:
+    cluster: LocalCluster, services: list[Serve]
+) -> None:
     """`kozyr tokens revoke` with a cluster URL: the announcement (classic pub/sub, which a
     cluster forwards to every node) reaches both servers, which had the token cached."""
     both = stubs(services)
     match_id, tokens = create(both[0], "dix")
     for stub in both:  # both servers cache the seat's token
-        stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                            metadata=auth(tokens[0]), timeout=5)
+        stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[0]), timeout=5
+        )
     done = subprocess.run(
-        [sys.executable, "-m", "kozyr.cli", "tokens", "revoke", match_id, "--seat", "0",
-         "--redis-url", cluster.url], capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "kozyr.cli",
+            "tokens",
+            "revoke",
+            match_id,
+            "--seat",
+            "0",
+            "--redis-url",
+            cluster.url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
     def refused(stub: kozyr_pb2_grpc.KozyrServiceStub) -> bool:
         try:
-            stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                metadata=auth(tokens[0]), timeout=5)
+            stub.ListLegalMoves(
+                pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(tokens[0]), timeout=5
+            )
         except grpc.RpcError as e:
             return e.code() == grpc.StatusCode.UNAUTHENTICATED
         return False

@@ -42,8 +42,14 @@ def test_every_manifest_validates_against_the_pinned_kubernetes() -> None:
     for doc in docs:
         k8s.validate(doc, KUBERNETES, strict=True)  # raises ValidationError with the path
     kinds = {d["kind"] for d in docs}
-    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget",
-            "ConfigMap", "Secret"} <= kinds
+    assert {
+        "Deployment",
+        "Service",
+        "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
+        "ConfigMap",
+        "Secret",
+    } <= kinds
 
 
 def test_the_deployment_probes_grpc_health_and_runs_as_non_root() -> None:
@@ -64,8 +70,11 @@ def test_the_deployment_probes_grpc_health_and_runs_as_non_root() -> None:
 
 def dockerfile() -> list[str]:
     text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", " ")
-    return [line.strip() for line in text.splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def entrypoint() -> list[str]:
@@ -104,20 +113,40 @@ def test_compose_runs_three_replicas_behind_a_grpc_balancer_on_a_durable_redis()
 
 @pytest.mark.slow
 def test_the_package_the_image_installs_builds(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "--quiet", "--wheel-dir", str(tmp_path), str(repo_root())],
-                   check=True, timeout=300, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--wheel-dir",
+            str(tmp_path),
+            str(repo_root()),
+        ],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     wheel = next(tmp_path.glob("kozyr-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("kozyr/cli.py", "kozyr/_proto/kozyr/v1/kozyr_pb2.py", "kozyr/docs/rules.md",
-                   "kozyr/api/health_cli.py", "kozyr/py.typed"):
+    for needed in (
+        "kozyr/cli.py",
+        "kozyr/_proto/kozyr/v1/kozyr_pb2.py",
+        "kozyr/docs/rules.md",
+        "kozyr/api/health_cli.py",
+        "kozyr/py.typed",
+    ):
         assert needed in names, needed
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "kozyr = kozyr.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
-def test_kozyr_health_says_serving_or_not(server: ServerThread,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_kozyr_health_says_serving_or_not(
+    server: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["health", "--address", server.address]) == 0
     assert "SERVING" in capsys.readouterr().out
     assert main(["health", "--address", "127.0.0.1:1", "--timeout", "1"]) == 1

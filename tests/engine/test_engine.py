@@ -27,8 +27,7 @@ def run(body: Callable[[MemoryStore], Awaitable[None]]) -> None:
 
 def engine(store: MemoryStore) -> Engine:
     ticks = itertools.count(1_767_225_600)
-    return Engine(store, clock=lambda: float(next(ticks)),
-                  random_bytes=random.Random(7).randbytes)
+    return Engine(store, clock=lambda: float(next(ticks)), random_bytes=random.Random(7).randbytes)
 
 
 def seats(game: str) -> list[tuple[str, bytes]]:
@@ -42,8 +41,9 @@ async def stored_record(store: MemoryStore, match_id: str) -> MatchRecord:
     # server seed it keeps apart, as the engine does.
     seed = await store.meta(match_id, "server_seed")
     assert seed is not None
-    return fold_entries((Entry.from_canonical(r.text) for r in rows),
-                        server_seed=bytes.fromhex(seed))
+    return fold_entries(
+        (Entry.from_canonical(r.text) for r in rows), server_seed=bytes.fromhex(seed)
+    )
 
 
 async def random_move(eng: Engine, match_id: str, rng: random.Random, n: int) -> Any:
@@ -247,8 +247,10 @@ def test_an_impossible_expected_version_is_a_bad_request_not_a_conflict(expected
         command = record.game.legal_commands(record.state, seat)[0]
         with pytest.raises(MatchError) as refused:
             await eng.submit(match_id, seat, command, "x", expected_version=expected)
-        assert (refused.value.kind, refused.value.code) == (Kind.BAD_REQUEST,
-                                                            "BAD_EXPECTED_VERSION")
+        assert (refused.value.kind, refused.value.code) == (
+            Kind.BAD_REQUEST,
+            "BAD_EXPECTED_VERSION",
+        )
         assert await store.version(match_id) == 1
 
     run(body)
@@ -275,6 +277,7 @@ def test_a_sink_is_handed_own_steps_within_their_appends_and_others_come_from_th
     """Engine.updates with a sink: the steps this process appends reach the sink before the
     append returns (no task is woken for them); another process's come through the generator;
     between them every version comes once, in order; a sink's error ends the follower."""
+
     async def body(store: MemoryStore) -> None:
         own, other = engine(store), engine(store)
         rng = random.Random(11)
@@ -283,8 +286,9 @@ def test_a_sink_is_handed_own_steps_within_their_appends_and_others_come_from_th
         yielded: list[int] = []
 
         async def follow() -> None:
-            async for step in own.updates(match_id, 0, sink=lambda s: handed.append(
-                    s.entry.version)):
+            async for step in own.updates(
+                match_id, 0, sink=lambda s: handed.append(s.entry.version)
+            ):
                 yielded.append(step.entry.version)
 
         follower = asyncio.ensure_future(follow())

@@ -63,6 +63,7 @@ def test_a_watcher_that_returns_while_its_idle_feed_is_unsubscribed_still_hears_
 def test_a_wait_with_nothing_appended_ends_at_its_timeout_and_others_wait_on() -> None:
     """No tick comes (as when one is lost): the listener ends each wait past its timeout, so
     the watcher reads the log again; a wait with a longer timeout goes on waiting."""
+
     async def body() -> None:
         store = MemoryStore()
         await _append(store, "m1", 1)
@@ -102,8 +103,9 @@ def test_a_follow_is_handed_each_own_step_and_closing_the_feeds_ends_it() -> Non
         feeds = Feeds(store)
         await asyncio.wait_for(feeds.wait("m1", 0, timeout=600.0), 30.0)  # subscribed: at 1
         handed: list[int] = []
-        follow = asyncio.create_task(feeds.follow(
-            "m1", 1, lambda step: handed.append(step.record.version), timeout=600.0))
+        follow = asyncio.create_task(
+            feeds.follow("m1", 1, lambda step: handed.append(step.record.version), timeout=600.0)
+        )
         await asyncio.sleep(0.05)
         for version in (2, 3):
             await _append(store, "m1", version)

@@ -33,8 +33,14 @@ class Contract:
 
     def test_commit_is_idempotent_by_phase_and_refuses_a_gap(self) -> None:
         async def body(store: PlatformStore, t: str) -> None:
-            args: dict[str, Any] = {"summary": "{}", "drop": [], "lists": ["all"],
-                                    "created_ms": 5, "ended": False, "now_ms": 10}
+            args: dict[str, Any] = {
+                "summary": "{}",
+                "drop": [],
+                "lists": ["all"],
+                "created_ms": 5,
+                "ended": False,
+                "now_ms": 10,
+            }
             assert await store.commit(t, "m1", 0, 1, ["a"], **args) == ("OK", 1)
             assert await store.commit(t, "m1", 0, 1, ["a"], **args) == ("DUPLICATE", 1)
             assert await store.commit(t, "m1", 2, 3, ["c"], **args) == ("BEHIND", 1)
@@ -51,16 +57,20 @@ class Contract:
     def test_the_lobby_lists_newest_first_and_moves_entries_between_lists(self) -> None:
         async def body(store: PlatformStore, t: str) -> None:
             for n in range(5):
-                await store.commit(t, f"m{n}", 0, 1, [], f'{{"n":{n}}}', [], ["all", "open"],
-                                   100 + n, False, 1)
-            await store.commit(t, "m2", 1, 2, [], '{"n":2,"x":1}', ["open"], ["all"], 0,
-                               False, 2)
+                await store.commit(
+                    t, f"m{n}", 0, 1, [], f'{{"n":{n}}}', [], ["all", "open"], 100 + n, False, 1
+                )
+            await store.commit(t, "m2", 1, 2, [], '{"n":2,"x":1}', ["open"], ["all"], 0, False, 2)
             rows = await store.lobby_scan(t, "all", None, 3)
             assert [m for m, _ in rows] == ["m4", "m3", "m2"]
             rest = await store.lobby_scan(t, "all", rows[-1][1], 10)
             assert [m for m, _ in rest] == ["m1", "m0"]
             assert [m for m, _ in await store.lobby_scan(t, "open", None, 10)] == [
-                "m4", "m3", "m1", "m0"]
+                "m4",
+                "m3",
+                "m1",
+                "m0",
+            ]
             found = await store.summaries(t, ["m2", "nope"])
             assert found == [('{"n":2,"x":1}', 102), (None, 0)]
 
@@ -127,21 +137,28 @@ def stores() -> tuple[MemoryStore, MemoryPlatformStore]:
     return MemoryStore(), MemoryPlatformStore()
 
 
-def test_every_lifecycle_event_once_in_order(stores: tuple[MemoryStore, MemoryPlatformStore]
-                                             ) -> None:
+def test_every_lifecycle_event_once_in_order(
+    stores: tuple[MemoryStore, MemoryPlatformStore],
+) -> None:
     store, data = stores
 
     async def body() -> None:
         engine = Engine(store)
         engine.platform = Platform(store, data)
-        created = await engine.create("dix", {"single_hand": "true"}, [("", b""), ("", b"")],
-                                      tenant="acme")
+        created = await engine.create(
+            "dix", {"single_hand": "true"}, [("", b""), ("", b"")], tenant="acme"
+        )
         await engine.join(created.match_id, "ann", user="u-ann")
         await engine.join(created.match_id, "bob", user="u-bob")
         await played(engine, created.match_id, random.Random(1))
         seen = await events(engine.platform, "acme")
-        assert [e["type"] for e in seen] == ["match.created", "seat.joined", "seat.joined",
-                                             "match.started", "match.ended"]
+        assert [e["type"] for e in seen] == [
+            "match.created",
+            "seat.joined",
+            "seat.joined",
+            "match.started",
+            "match.ended",
+        ]
         assert [e.get("user") for e in seen[1:3]] == ["u-ann", "u-bob"]
         assert await engine.platform.sweep(["acme"]) == 0  # nothing behind, nothing again
         assert len(await events(engine.platform, "acme")) == 5
@@ -150,7 +167,8 @@ def test_every_lifecycle_event_once_in_order(stores: tuple[MemoryStore, MemoryPl
 
 
 def test_a_writer_that_died_is_caught_up_by_the_next_append_or_the_sweep(
-        stores: tuple[MemoryStore, MemoryPlatformStore]) -> None:
+    stores: tuple[MemoryStore, MemoryPlatformStore],
+) -> None:
     store, data = stores
 
     async def body() -> None:
@@ -165,22 +183,24 @@ def test_a_writer_that_died_is_caught_up_by_the_next_append_or_the_sweep(
         second = await writer.create("dix", {}, [("", b""), ("", b"")], tenant="acme")
         await crashed.join(second.match_id, "cy")  # and nobody appends after it
         assert await platform.sweep(["acme"]) == 1
-        seen = [(e["match_id"], e["type"], e["version"]) for e in await events(platform,
-                                                                               "acme")]
+        seen = [(e["match_id"], e["type"], e["version"]) for e in await events(platform, "acme")]
         first_events = [s for s in seen if s[0] == first.match_id]
-        assert [t for _, t, _ in first_events] == ["match.created", "seat.joined",
-                                                   "seat.joined", "match.started"]
+        assert [t for _, t, _ in first_events] == [
+            "match.created",
+            "seat.joined",
+            "seat.joined",
+            "match.started",
+        ]
         assert [v for *_, v in first_events] == [1, 2, 3, 3]
-        assert [t for m, t, _ in seen if m == second.match_id] == ["match.created",
-                                                                   "seat.joined"]
+        assert [t for m, t, _ in seen if m == second.match_id] == ["match.created", "seat.joined"]
         assert len(seen) == len(set(seen))
 
     asyncio.run(body())
 
 
-
 def test_a_commit_that_lands_while_a_reader_reads_the_feed_wakes_it_at_once(
-        stores: tuple[MemoryStore, MemoryPlatformStore]) -> None:
+    stores: tuple[MemoryStore, MemoryPlatformStore],
+) -> None:
     store, data = stores
 
     async def body() -> None:

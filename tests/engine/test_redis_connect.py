@@ -36,11 +36,16 @@ SITE = "/venv/lib/python3.11/site-packages/"
 
 
 def test_a_write_on_a_connection_closed_under_it_is_a_lost_store() -> None:
-    for error in (AttributeError("'NoneType' object has no attribute 'writelines'"),
-                  TypeError("'NoneType' object is not callable")):
+    for error in (
+        AttributeError("'NoneType' object has no attribute 'writelines'"),
+        TypeError("'NoneType' object is not callable"),
+    ):
         inside = raised_in(SITE + "redis/asyncio/connection.py", error)
-        deeper = raised_in("/usr/lib/python3.11/asyncio/selector_events.py", error,
-                           via=SITE + "redis/asyncio/connection.py")
+        deeper = raised_in(
+            "/usr/lib/python3.11/asyncio/selector_events.py",
+            error,
+            via=SITE + "redis/asyncio/connection.py",
+        )
         for e in (inside, deeper):
             assert torn_write(e)
             made = store_error(e)
@@ -52,8 +57,10 @@ def test_a_write_on_a_connection_closed_under_it_is_a_lost_store() -> None:
 
 
 def test_the_same_errors_from_elsewhere_stay_what_they_are() -> None:
-    ours = raised_in("/work/service/kozyr/engine/redis_store.py",
-                     AttributeError("'NoneType' object has no attribute 'writelines'"))
+    ours = raised_in(
+        "/work/service/kozyr/engine/redis_store.py",
+        AttributeError("'NoneType' object has no attribute 'writelines'"),
+    )
     streams_alone = raised_in("/usr/lib/python3.11/asyncio/streams.py", TypeError("bad"))
     other_in_redis = raised_in(SITE + "redis/asyncio/connection.py", ValueError("bad"))
     for e in (ours, streams_alone, other_in_redis, AttributeError("never raised")):

@@ -44,12 +44,14 @@ def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 
 def test_concurrent_calls_each_get_their_own_reply_and_errors_stay_their_own(
-        redis_url: str) -> None:
+    redis_url: str,
+) -> None:
     async def body() -> None:
         client, lane = lane_on(redis_url)
         args = [f"v{i}" if i % 50 else "bad" for i in range(600)]
-        results = await asyncio.gather(*(lane([f"lane:{{t}}:{i}"], [a])
-                                         for i, a in enumerate(args)), return_exceptions=True)
+        results = await asyncio.gather(
+            *(lane([f"lane:{{t}}:{i}"], [a]) for i, a in enumerate(args)), return_exceptions=True
+        )
         for arg, result in zip(args, results, strict=True):
             if arg == "bad":
                 assert isinstance(result, redis.exceptions.ResponseError)
@@ -77,7 +79,8 @@ def test_a_flushed_script_cache_is_loaded_again(redis_url: str) -> None:
 
 
 def test_a_killed_connection_fails_as_unavailable_and_the_next_call_reconnects(
-        own_redis: EmbeddedRedis) -> None:
+    own_redis: EmbeddedRedis,
+) -> None:
     async def body() -> None:
         store = RedisStore.from_url(own_redis.url)
         assert (await store.append("m1", 0, "", '{"v":1}', "h1"))[0] == "OK"
@@ -133,8 +136,9 @@ def test_password_and_database_are_sent_on_connecting(own_redis: EmbeddedRedis) 
 
     asyncio.run(body())
     for db, held in ((3, "in-three"), (0, None)):
-        with contextlib.closing(redis.Redis.from_url(
-                f"{own_redis.url}?password=s3cret&db={db}", decode_responses=True)) as check:
+        with contextlib.closing(
+            redis.Redis.from_url(f"{own_redis.url}?password=s3cret&db={db}", decode_responses=True)
+        ) as check:
             assert check.get("lane:{db}") == held
 
 
@@ -142,10 +146,12 @@ def test_a_tcp_redis_works_and_tls_keeps_redis_pys_path(tmp_path: Path) -> None:
     cluster = LocalCluster(tmp_path)
     node = cluster.start_single()
     try:
+
         async def body() -> None:
             store = RedisStore.from_url(f"redis://127.0.0.1:{node.port}/0")
-            statuses = await asyncio.gather(*(store.append(f"t{i}", 0, "", '{"v":1}', "h")
-                                              for i in range(50)))
+            statuses = await asyncio.gather(
+                *(store.append(f"t{i}", 0, "", '{"v":1}', "h") for i in range(50))
+            )
             assert {s for s, _ in statuses} == {"OK"}
             assert await store.version("t49") == 1
             await store.close()

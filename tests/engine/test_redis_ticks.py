@@ -54,7 +54,8 @@ def test_a_plain_redis_gets_the_hiredis_listener_and_hears_each_append(redis_url
 
 
 def test_a_killed_listener_is_unavailable_and_a_new_one_hears_again(
-        own_redis: EmbeddedRedis) -> None:
+    own_redis: EmbeddedRedis,
+) -> None:
     async def body() -> None:
         store = RedisStore.from_url(own_redis.url)
         ticks = store.ticks()

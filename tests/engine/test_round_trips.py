@@ -55,6 +55,7 @@ class Monitor:
 
 def on_redis(redis_url: str, body: Callable[[Engine, redis.Redis], Awaitable[None]]) -> None:
     """Run `body` with an engine on the test Redis and a client to MONITOR it; close both."""
+
     async def run(watch: redis.Redis) -> None:
         store = RedisStore.from_url(redis_url)
         engine = Engine(store)
@@ -74,8 +75,12 @@ def on_redis(redis_url: str, body: Callable[[Engine, redis.Redis], Awaitable[Non
 def test_a_finished_match_is_answered_without_reading_its_log(redis_url: str) -> None:
     async def body(engine: Engine, watch: redis.Redis) -> None:
         bots = SeatBots(engine)
-        done = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
-                                   terms=clock.make_terms(bots=["random", "random"]))
+        done = await engine.create(
+            "dix",
+            {"single_hand": "true"},
+            [("a", b""), ("b", b"")],
+            terms=clock.make_terms(bots=["random", "random"]),
+        )
         await asyncio.sleep(0)
         await bots.wait()
         playing = await engine.create("dix", {}, [("a", b""), ("b", b"")])
@@ -101,8 +106,11 @@ def test_the_alarm_stored_before_the_first_append_is_not_written_again(redis_url
             created = await engine.create("dix", {}, [("a", b""), ("b", b"")], terms=terms)
             await timers.close()  # the deadline writes in flight land
         shard = deadline_versions_key(deadline_shard(created.match_id))
-        writes = [c for c in seen.commands
-                  if c.startswith("EVALSHA") and shard in c and created.match_id in c]
+        writes = [
+            c
+            for c in seen.commands
+            if c.startswith("EVALSHA") and shard in c and created.match_id in c
+        ]
         assert len(writes) == 1, writes
         assert await engine.store.deadline_of(created.match_id) is not None
 
@@ -110,7 +118,8 @@ def test_the_alarm_stored_before_the_first_append_is_not_written_again(redis_url
 
 
 def test_a_feed_reader_of_endings_reads_once_per_ending_and_no_owner_is_looked_up(
-        redis_url: str) -> None:
+    redis_url: str,
+) -> None:
     async def body(engine: Engine, watch: redis.Redis) -> None:
         store = engine.store
         assert isinstance(store, RedisStore)
@@ -121,9 +130,13 @@ def test_a_feed_reader_of_endings_reads_once_per_ending_and_no_owner_is_looked_u
         first = asyncio.ensure_future(anext(reader))
         await asyncio.sleep(0.05)  # the reader has read the empty feed and waits
         with Monitor(watch) as seen:
-            created = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
-                                          terms=clock.make_terms(bots=["random", "random"]),
-                                          tenant=tenant)
+            created = await engine.create(
+                "dix",
+                {"single_hand": "true"},
+                [("a", b""), ("b", b"")],
+                terms=clock.make_terms(bots=["random", "random"]),
+                tenant=tenant,
+            )
             await bots.wait()
             while json.loads((item := await asyncio.wait_for(first, 30)).text)["type"] != ENDED:
                 first = asyncio.ensure_future(anext(reader))

@@ -20,8 +20,7 @@ PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 
 def engine(store: MemoryStore) -> Engine:
     ticks = itertools.count(1_767_225_600)
-    return Engine(store, clock=lambda: float(next(ticks)),
-                  random_bytes=random.Random(7).randbytes)
+    return Engine(store, clock=lambda: float(next(ticks)), random_bytes=random.Random(7).randbytes)
 
 
 async def play_with_bots(game: str, bot: str) -> tuple[Engine, str]:
@@ -52,8 +51,9 @@ def test_a_match_of_bots_alone_ends_and_leaves_nothing_kept(game: str) -> None:
         eng = engine(MemoryStore())
         bots = SeatBots(eng)
         n = PLAYERS[game]
-        created = await eng.create(game, {}, [(f"p{i}", b"") for i in range(n)],
-                                   terms=MatchTerms(bots=("heuristic",) * n))
+        created = await eng.create(
+            game, {}, [(f"p{i}", b"") for i in range(n)], terms=MatchTerms(bots=("heuristic",) * n)
+        )
         assert bots.keeps(created.match_id)  # its bots' histories start at creation
         await bots.wait()
         assert (await eng.record(created.match_id)).finished

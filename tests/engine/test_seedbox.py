@@ -20,8 +20,9 @@ def test_a_match_with_a_sealed_seed_still_reveals_the_committed_one() -> None:
     async def body() -> None:
         store = MemoryStore()
         engine = Engine(store, seed_box=SeedBox(os.urandom(32)))
-        match_id = (await engine.create("dix", {"single_hand": "true"},
-                                        [("a", b""), ("b", b"")])).match_id
+        match_id = (
+            await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")])
+        ).match_id
         meta = store._logs[match_id].meta
         assert "server_seed" not in meta and meta["sealed_seed"].startswith("v1:")
         rng = random.Random(2)
@@ -30,12 +31,14 @@ def test_a_match_with_a_sealed_seed_still_reveals_the_committed_one() -> None:
             seat = record.game.to_act(record.state)
             if seat is None:
                 break
-            step = await engine.submit(match_id, seat,
-                                       rng.choice(record.game.legal_commands(record.state, seat)),
-                                       f"c{n}")
+            step = await engine.submit(
+                match_id, seat, rng.choice(record.game.legal_commands(record.state, seat)), f"c{n}"
+            )
         revealed = [e for e in step.events if isinstance(e, SeedRevealed)]
-        assert revealed and commitment(bytes.fromhex(revealed[0].server_seed)) == \
-            record.created.commitment
+        assert (
+            revealed
+            and commitment(bytes.fromhex(revealed[0].server_seed)) == record.created.commitment
+        )
         assert revealed[0].server_seed not in meta["sealed_seed"]
         # Another key (a replica misconfigured) cannot open it, and says so.
         other = Engine(store, seed_box=SeedBox(os.urandom(32)))

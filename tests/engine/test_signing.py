@@ -22,8 +22,11 @@ def test_the_key_is_made_owner_only_once_and_listed(tmp_path: Path) -> None:
     again = load_or_create(folder)
     assert again.public_key == first.public_key and again.key_id == key_id(first.public_key)
     (listed,) = read_listing(folder)
-    assert (listed.key_id, listed.public_key, listed.current) == (first.key_id,
-                                                                   first.public_key, True)
+    assert (listed.key_id, listed.public_key, listed.current) == (
+        first.key_id,
+        first.public_key,
+        True,
+    )
 
 
 def test_rotation_keeps_old_public_keys_so_old_receipts_still_verify(tmp_path: Path) -> None:
@@ -66,10 +69,12 @@ def test_every_appending_answer_of_the_engine_carries_a_receipt_that_verifies() 
         record = await engine.record(created.match_id)
         seat = record.game.to_act(record.state)
         assert seat is not None
-        step = await engine.submit(created.match_id, seat,
-                                   record.game.legal_commands(record.state, seat)[0], "c1")
-        again = await engine.submit(created.match_id, seat,
-                                    record.game.legal_commands(record.state, seat)[0], "c1")
+        step = await engine.submit(
+            created.match_id, seat, record.game.legal_commands(record.state, seat)[0], "c1"
+        )
+        again = await engine.submit(
+            created.match_id, seat, record.game.legal_commands(record.state, seat)[0], "c1"
+        )
         receipts = [created.receipt, joined.receipt, engine.receipt(step), engine.receipt(again)]
         log = await engine.log(created.match_id)
         for receipt, version in zip(receipts, (1, 2, 3, 3), strict=True):
@@ -82,7 +87,8 @@ def test_every_appending_answer_of_the_engine_carries_a_receipt_that_verifies() 
 
 
 def test_a_given_key_file_in_a_read_only_folder_signs_and_lists_its_retired_keys(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     old = load_or_create(tmp_path / "secret")
     rotate(tmp_path / "secret")
     given = tmp_path / "secret" / "current.key"

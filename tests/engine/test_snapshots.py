@@ -40,16 +40,16 @@ async def server_seed(store: MemoryStore, match_id: str) -> bytes:
 
 async def full_fold(store: MemoryStore, match_id: str) -> MatchRecord:
     """The fold a server makes: the withheld match seed restored from the server seed."""
-    return fold_entries((Entry.from_canonical(r.text)
-                         for r in await store.read_after(match_id, 0)),
-                        server_seed=await server_seed(store, match_id))
+    return fold_entries(
+        (Entry.from_canonical(r.text) for r in await store.read_after(match_id, 0)),
+        server_seed=await server_seed(store, match_id),
+    )
 
 
 async def play(eng: Engine, game: str, moves: int, seed: int = 1) -> str:
     """A match of `game` with `moves` random moves at most (fewer if it ends)."""
     rng = random.Random(seed)
-    match_id = (await eng.create(game, {}, [(f"p{i}", b"") for i in range(PLAYERS[game])])
-                ).match_id
+    match_id = (await eng.create(game, {}, [(f"p{i}", b"") for i in range(PLAYERS[game])])).match_id
     for n in range(moves):
         record = await eng.record(match_id)
         if record.finished:
@@ -81,9 +81,8 @@ def test_snapshot_and_tail_equal_the_full_fold_at_every_version(game: str) -> No
                 assert match_seed(seed, contributions).hex() not in text
             snap = load(match_id, text, seed).record
             assert same_record(snap, record)
-            rest = entries[entry.version:]
-            assert same_record(fold_entries(rest, snap, server_seed=seed) if rest else snap,
-                               full)
+            rest = entries[entry.version :]
+            assert same_record(fold_entries(rest, snap, server_seed=seed) if rest else snap, full)
 
     run(body)
 

@@ -49,7 +49,10 @@ class StoreContract:
             assert await store.version(m) == 3
             rows = await store.read_after(m, 0)
             assert [(r.version, r.text, r.hash) for r in rows] == [
-                (1, "e1", "h1"), (2, "e2", "h2"), (3, "e3", "h3")]
+                (1, "e1", "h1"),
+                (2, "e2", "h2"),
+                (3, "e3", "h3"),
+            ]
             assert [r.version for r in await store.read_after(m, 1)] == [2, 3]
             assert [r.version for r in await store.read_after(m, 0, upto=2)] == [1, 2]
             assert [r.version for r in await store.read_after(m, 1, upto=2)] == [2]
@@ -101,9 +104,16 @@ class StoreContract:
             assert await store.append_many(m, 1, run, {"phase": "2"}) == ("OK", 4)
             rows = await store.read_after(m, 0)
             assert [(r.version, r.text, r.hash) for r in rows] == [
-                (1, "e1", "h1"), (2, "e2", "h2"), (3, "e3", "h3"), (4, "e4", "h4")]
-            assert (await store.command_version(m, "0:a"), await store.command_version(m, "1:b"),
-                    await store.meta(m, "phase")) == (2, 4, "2")
+                (1, "e1", "h1"),
+                (2, "e2", "h2"),
+                (3, "e3", "h3"),
+                (4, "e4", "h4"),
+            ]
+            assert (
+                await store.command_version(m, "0:a"),
+                await store.command_version(m, "1:b"),
+                await store.meta(m, "phase"),
+            ) == (2, 4, "2")
             # One key seen before refuses the whole run, whatever the version.
             again = [("0:new", "e5", "h5"), ("1:b", "e6", "h6")]
             assert await store.append_many(m, 4, again, {"phase": "3"}) == ("DUPLICATE", 4)
@@ -135,6 +145,7 @@ class StoreContract:
     def test_an_entry_that_does_not_chain_onto_the_top_fences_the_match(self) -> None:
         """A failover lost the entry a server acknowledged and another took its version: the
         server's next entry (chained onto the lost one) is refused, and so is everyone's."""
+
         def spaced(prev: str) -> str:
             return json.dumps({"prev": prev, "events": []}, sort_keys=True)
 
@@ -205,7 +216,6 @@ class StoreContract:
 
         self.run(body)
 
-
     # --- clocks: deadlines ---
 
     def test_a_deadline_is_set_moved_and_removed_and_an_older_version_never_wins(self) -> None:
@@ -250,7 +260,6 @@ class StoreContract:
                 await store.set_deadline(match, None, 2)
 
         self.run(body)
-
 
     def test_a_watched_seat_is_noted_until_a_time_that_only_moves_later(self) -> None:
         async def body(store: Store, m: str) -> None:
@@ -300,11 +309,14 @@ def test_the_redis_store_reads_prev_from_a_canonical_entrys_end() -> None:
     head = "ab" * 32
     tricky = {"type": "X", "prev": "ffff", "name": '"prev":"00","schema":1,"seat":0}'}
     for actor in ("", "user-7"):
-        text = Entry(12, -1, "c", {"type": "Y"}, (tricky,), 1_767_225_600_000, head,
-                     actor=actor).canonical()
+        text = Entry(
+            12, -1, "c", {"type": "Y"}, (tricky,), 1_767_225_600_000, head, actor=actor
+        ).canonical()
         assert json.loads(text)["prev"] == head and prev_of(text) == head
     spaced = json.dumps({"prev": head, "events": []}, sort_keys=True)
     assert prev_of(spaced) == "" and prev_of("over") == "" and prev_of("") == ""
-    nested_last = json.dumps({"z": {"prev": head, "schema": 1, "seat": 0, "time_ms": 1,
-                                    "version": 2}}, separators=(",", ":"))
+    nested_last = json.dumps(
+        {"z": {"prev": head, "schema": 1, "seat": 0, "time_ms": 1, "version": 2}},
+        separators=(",", ":"),
+    )
     assert prev_of(nested_last) == ""

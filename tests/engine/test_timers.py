@@ -38,8 +38,12 @@ async def timed(engine: Engine) -> str:
 
 
 async def timeouts(store: MemoryStore, match_id: str) -> list[dict[str, object]]:
-    return [e for row in await store.read_after(match_id, 0)
-            for e in json.loads(row.text)["events"] if e["type"] == "TimedOut"]
+    return [
+        e
+        for row in await store.read_after(match_id, 0)
+        for e in json.loads(row.text)["events"]
+        if e["type"] == "TimedOut"
+    ]
 
 
 def test_two_replicas_claiming_at_once_append_one_timeout() -> None:
@@ -84,8 +88,9 @@ def test_a_claim_held_by_a_dead_replica_is_covered_when_its_lease_ends() -> None
         await asyncio.sleep(0)
         now.now += LIMIT / 1000
         # Replica a claims the deadline and dies before it appends anything.
-        assert [m for m, _ in await store.claim_deadlines(int(now.now * 1000), 500, 10)] == \
-            [match_id]
+        assert [m for m, _ in await store.claim_deadlines(int(now.now * 1000), 500, 10)] == [
+            match_id
+        ]
         assert await tb.tick() == 0  # the claim's lease still holds
         now.now += 0.5
         assert await tb.tick() == 1
@@ -98,13 +103,15 @@ def test_a_claim_held_by_a_dead_replica_is_covered_when_its_lease_ends() -> None
 def test_an_alarm_replaced_since_no_longer_wakes_the_loop() -> None:
     """A bot match that ends within its slack leaves no alarm to wake for (the loop polled
     every deadline shard for each such match before); a standing alarm still wakes it."""
+
     async def body() -> None:
         store, now = MemoryStore(), Clock()
         engine, timers = replica(store, now, 1)
         bots = timers.seatbots
         terms = clock.make_terms(bots=["random", "random"])
-        created = await engine.create("dix", {"single_hand": "true"}, [("a", b""), ("b", b"")],
-                                      terms=terms)
+        created = await engine.create(
+            "dix", {"single_hand": "true"}, [("a", b""), ("b", b"")], terms=terms
+        )
         await asyncio.sleep(0)  # the run starts; each append records the match's alarm
         await bots.wait()
         assert (await engine.record(created.match_id)).finished

@@ -11,15 +11,20 @@ from kozyr.games.base import IllegalMove, InvalidOptions
 # The rule IDs of RULES.md: R-1 … R-6, DIX-1 … DIX-9, SIX-1 … SIX-13, DUR-1 … DUR-10.
 RULE_IDS = frozenset(
     # R-7 … R-9 and the last two of each game: the early endings and clocks (match/clock.py)
-    [f"R-{i}" for i in range(1, 10)] + [f"DIX-{i}" for i in range(1, 12)]
-    + [f"SIX-{i}" for i in range(1, 16)] + [f"DUR-{i}" for i in range(1, 13)]
+    [f"R-{i}" for i in range(1, 10)]
+    + [f"DIX-{i}" for i in range(1, 12)]
+    + [f"SIX-{i}" for i in range(1, 16)]
+    + [f"DUR-{i}" for i in range(1, 13)]
 )
 
 
 def unknown_rules(refusals: list[IllegalMove | InvalidOptions]) -> list[str]:
     """The refusals whose rule is not a rule ID, as readable lines."""
-    return [f"{type(r).__name__}({r.code!r}, rule={r.rule!r})" for r in refusals
-            if r.rule not in RULE_IDS]
+    return [
+        f"{type(r).__name__}({r.code!r}, rule={r.rule!r})"
+        for r in refusals
+        if r.rule not in RULE_IDS
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -32,8 +37,12 @@ def refusals_name_their_rule(
     for cls in (IllegalMove, InvalidOptions):
         original = cls.__init__
 
-        def record(self: IllegalMove | InvalidOptions, *args: object, _o: object = original,
-                   **kwargs: object) -> None:
+        def record(
+            self: IllegalMove | InvalidOptions,
+            *args: object,
+            _o: object = original,
+            **kwargs: object,
+        ) -> None:
             _o(self, *args, **kwargs)  # type: ignore[operator]
             seen.append(self)
 
@@ -41,4 +50,3 @@ def refusals_name_their_rule(
     yield seen
     bad = unknown_rules(seen)
     assert not bad, f"refusals without a RULES.md rule ID: {bad}"
-

@@ -27,7 +27,10 @@ def all_commands(game: Game) -> list[Any]:
 
 
 def new_match(
-    game: Game, players: int, seed: bytes, options: Mapping[str, object] | None = None,
+    game: Game,
+    players: int,
+    seed: bytes,
+    options: Mapping[str, object] | None = None,
     setup: Setup | None = None,
 ) -> tuple[Any, list[Any]]:
     """A started match: its state and the opening events."""

@@ -26,9 +26,13 @@ PLAYERS = {"dix": (2,), "six-dozens": (2, 3, 4), "durak-dice": (2, 4, 6)}
 # The form of each kind of value, as the codec's docstring states it (Suit before Enum: a suit
 # is an enum written as its letter).
 FORMS: list[tuple[type, Callable[[Any], Any]]] = [
-    (Card, lambda c: c.code), (Suit, lambda s: s.letter), (Enum, lambda e: e.name),
-    (bytes, bytes.hex), (tuple, lambda t: [reference(v) for v in t]),
-    (list, lambda t: [reference(v) for v in t])]
+    (Card, lambda c: c.code),
+    (Suit, lambda s: s.letter),
+    (Enum, lambda e: e.name),
+    (bytes, bytes.hex),
+    (tuple, lambda t: [reference(v) for v in t]),
+    (list, lambda t: [reference(v) for v in t]),
+]
 
 
 def reference(value: Any) -> Any:
@@ -58,7 +62,8 @@ def test_every_value_a_match_writes_is_encoded_as_the_form_says(name: str, playe
         state, opening = new_match(game, players, seed)
         values: list[Any] = [state.config, *opening]
         for before, seat, command, events in random_playout(
-                game, state, RandomStream(seed, "moves"), 5_000):
+            game, state, RandomStream(seed, "moves"), 5_000
+        ):
             values += [command, *events, game.view(before, seat), game.view(before, None)]
             values += [game.redact(e, s) for e in events for s in range(players)]
         for value in values:

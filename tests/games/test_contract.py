@@ -20,8 +20,11 @@ def test_rule_ids_are_those_of_the_rules_text() -> None:
     for path in (root / "docs" / "rules.md", root.parent / "shared" / "RULES.md"):
         if path.exists():
             # RULES.md writes **DIX-4**, docs/rules.md a heading "### DIX-4 — …".
-            found = set(re.findall(r"(?:\*\*|^### )((?:R|DIX|SIX|DUR)-\d+)\b",
-                                   path.read_text(), re.MULTILINE))
+            found = set(
+                re.findall(
+                    r"(?:\*\*|^### )((?:R|DIX|SIX|DUR)-\d+)\b", path.read_text(), re.MULTILINE
+                )
+            )
             assert found == RULE_IDS, path
             return
     pytest.skip("no rules text in reach")
@@ -86,14 +89,17 @@ def test_six_dozens_personal_trumps_need_one_suit_per_player() -> None:
     assert (info.value.code, info.value.rule) == ("BAD_OPTION_VALUE", "SIX-4")
 
 
-@pytest.mark.parametrize(("name", "option", "top", "rule"), [
-    ("dix", "target", 10_000, "DIX-9"),
-    ("dix", "max_hands", 1_000, "R-5"),
-    ("six-dozens", "max_hands", 10_000, "R-5"),
-    ("durak-dice", "games", 1_000, "DUR-10"),
-    ("durak-dice", "max_bouts", 100_000, "R-5"),
-    ("durak-dice", "max_attacks", 52, "DUR-7"),
-])
+@pytest.mark.parametrize(
+    ("name", "option", "top", "rule"),
+    [
+        ("dix", "target", 10_000, "DIX-9"),
+        ("dix", "max_hands", 1_000, "R-5"),
+        ("six-dozens", "max_hands", 10_000, "R-5"),
+        ("durak-dice", "games", 1_000, "DUR-10"),
+        ("durak-dice", "max_bouts", 100_000, "R-5"),
+        ("durak-dice", "max_attacks", 52, "DUR-7"),
+    ],
+)
 def test_int_options_are_range_checked(name: str, option: str, top: int, rule: str) -> None:
     game = GAMES[name]
     n = PLAYERS[name]

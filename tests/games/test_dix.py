@@ -71,8 +71,12 @@ def void_in(suit: str, *named: str) -> str:
     return " ".join(c.code for c in deck(52) if c.code.endswith(suit) and c.code not in named)
 
 
-def new(*decks: tuple[Card, ...], first_dealer: int | None = 1, seed: bytes = b"dix-test",
-        **options: object) -> State:
+def new(
+    *decks: tuple[Card, ...],
+    first_dealer: int | None = 1,
+    seed: bytes = b"dix-test",
+    **options: object,
+) -> State:
     config = dix.make_config(options, 2)
     events = dix.start(config, ("ann", "bob"), seed, Setup(first_dealer=first_dealer, decks=decks))
     return fold(dix, events)
@@ -156,11 +160,23 @@ def test_module_satisfies_the_game_contract() -> None:
     assert (game.NAME, game.TITLE, game.MIN_PLAYERS, game.MAX_PLAYERS) == ("dix", "Dix", 2, 2)
     assert game.RULES_VERSION == "2026.11"
     assert tuple(game.COMMAND_TYPES) == (Play,)
-    assert set(game.EVENT_TYPES) == {MatchStarted[dix.Config], FirstDealerChosen, Dealt,
-                                     TurnedUp, CardPlayed, TrickWon, HandEnded, MatchEnded}
+    assert set(game.EVENT_TYPES) == {
+        MatchStarted[dix.Config],
+        FirstDealerChosen,
+        Dealt,
+        TurnedUp,
+        CardPlayed,
+        TrickWon,
+        HandEnded,
+        MatchEnded,
+    }
     assert [(o.name, o.default) for o in game.OPTIONS] == [
-        ("target", 50), ("first_lead", "NON_DEALER"), ("tiebreak_tens", "LAST_HAND"),
-        ("single_hand", False), ("max_hands", 30)]
+        ("target", 50),
+        ("first_lead", "NON_DEALER"),
+        ("tiebreak_tens", "LAST_HAND"),
+        ("single_hand", False),
+        ("max_hands", 30),
+    ]
 
 
 # --------------------------------------------------------------------------- R-1 … R-6
@@ -212,11 +228,14 @@ def test_R_3_prearranged_match_is_marked() -> None:
     assert one(events, Dealt).deck == SWEEP_0
 
 
-@pytest.mark.parametrize("bad", [
-    SWEEP_0[:52],                          # the joker missing
-    (*SWEEP_0[:52], SWEEP_0[0]),           # a card twice
-    (*SWEEP_0, C("2S")),                   # 54 cards
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        SWEEP_0[:52],  # the joker missing
+        (*SWEEP_0[:52], SWEEP_0[0]),  # a card twice
+        (*SWEEP_0, C("2S")),  # 54 cards
+    ],
+)
 def test_R_3_bad_prearranged_deck_is_refused(bad: tuple[Card, ...]) -> None:
     with pytest.raises(InvalidOptions) as info:
         dix.start(dix.make_config({}, 2), ("a", "b"), b"x", Setup(decks=(SWEEP_0, bad)))
@@ -250,23 +269,34 @@ def test_R_5_max_hands_guard_ends_the_match() -> None:
 
 def test_R_6_defaults_and_values_from_the_wire() -> None:
     assert dix.make_config({}, 2) == dix.Config(50, "NON_DEALER", "LAST_HAND", False, 30)
-    config = dix.make_config({"target": "7", "first_lead": "DEALER", "tiebreak_tens": "MATCH",
-                              "single_hand": "true", "max_hands": 3}, 2)
+    config = dix.make_config(
+        {
+            "target": "7",
+            "first_lead": "DEALER",
+            "tiebreak_tens": "MATCH",
+            "single_hand": "true",
+            "max_hands": 3,
+        },
+        2,
+    )
     assert config == dix.Config(7, "DEALER", "MATCH", True, 3)
 
 
-@pytest.mark.parametrize(("options", "players", "code"), [
-    ({"trump": "S"}, 2, "UNKNOWN_OPTION"),
-    ({"target": 0}, 2, "BAD_OPTION_VALUE"),
-    ({"target": "fifty"}, 2, "BAD_OPTION_VALUE"),
-    ({"target": True}, 2, "BAD_OPTION_VALUE"),
-    ({"max_hands": 0}, 2, "BAD_OPTION_VALUE"),
-    ({"first_lead": "WINNER"}, 2, "BAD_OPTION_VALUE"),
-    ({"tiebreak_tens": "NONE"}, 2, "BAD_OPTION_VALUE"),
-    ({"single_hand": "maybe"}, 2, "BAD_OPTION_VALUE"),
-    ({}, 1, "BAD_PLAYER_COUNT"),
-    ({}, 3, "BAD_PLAYER_COUNT"),
-])
+@pytest.mark.parametrize(
+    ("options", "players", "code"),
+    [
+        ({"trump": "S"}, 2, "UNKNOWN_OPTION"),
+        ({"target": 0}, 2, "BAD_OPTION_VALUE"),
+        ({"target": "fifty"}, 2, "BAD_OPTION_VALUE"),
+        ({"target": True}, 2, "BAD_OPTION_VALUE"),
+        ({"max_hands": 0}, 2, "BAD_OPTION_VALUE"),
+        ({"first_lead": "WINNER"}, 2, "BAD_OPTION_VALUE"),
+        ({"tiebreak_tens": "NONE"}, 2, "BAD_OPTION_VALUE"),
+        ({"single_hand": "maybe"}, 2, "BAD_OPTION_VALUE"),
+        ({}, 1, "BAD_PLAYER_COUNT"),
+        ({}, 3, "BAD_PLAYER_COUNT"),
+    ],
+)
 def test_R_6_bad_options_are_refused(options: dict[str, object], players: int, code: str) -> None:
     with pytest.raises(InvalidOptions) as info:
         dix.make_config(options, players)
@@ -282,11 +312,24 @@ def test_R_6_start_refuses_a_wrong_player_count() -> None:
 # --------------------------------------------------------------------------- DIX-1 … DIX-3
 
 
-@pytest.mark.parametrize(("lead", "follow", "points"), [
-    ("2H", "8H", -3), ("3H", "7H", -3), ("4H", "6H", -3), ("5H", "5S", -3), ("9H", "AH", -3),
-    ("10H", "KH", -3), ("10H", "QH", -3), ("10H", "JH", -3), ("10H", "JK", -3),
-    ("JH", "QH", 1), ("AH", "KH", 1), ("10H", "AH", 1), ("9H", "2H", 1),
-])
+@pytest.mark.parametrize(
+    ("lead", "follow", "points"),
+    [
+        ("2H", "8H", -3),
+        ("3H", "7H", -3),
+        ("4H", "6H", -3),
+        ("5H", "5S", -3),
+        ("9H", "AH", -3),
+        ("10H", "KH", -3),
+        ("10H", "QH", -3),
+        ("10H", "JH", -3),
+        ("10H", "JK", -3),
+        ("JH", "QH", 1),
+        ("AH", "KH", 1),
+        ("10H", "AH", 1),
+        ("9H", "2H", 1),
+    ],
+)
 def test_DIX_1_pip_values_make_ten_tricks(lead: str, follow: str, points: int) -> None:
     # The follower holds no other heart, so the planned card is legal; the turn-up 5D makes the
     # joker a diamond.
@@ -309,7 +352,7 @@ def test_DIX_2_deal_one_at_a_time_non_dealer_first() -> None:
     order = RandomStream(b"any", "test").shuffle(deck(53))
     state = new(order, first_dealer=0)
     view0, view1 = dix.view(state, 0), dix.view(state, 1)
-    assert view1.hand == tuple(sorted(order[0:26:2]))   # seat 1 is the non-dealer: cards 1, 3, …
+    assert view1.hand == tuple(sorted(order[0:26:2]))  # seat 1 is the non-dealer: cards 1, 3, …
     assert view0.hand == tuple(sorted(order[1:26:2]))
     assert view0.turn_up == order[26]
     assert view0.stock_count == 26 and dix.zones(state)["stock"] == order[27:]
@@ -344,7 +387,7 @@ def test_DIX_3_joker_plays_as_the_turn_up_card(other: str, joker_wins: bool) -> 
     # Turn-up 9D: the joker is the nine of diamonds, trump.
     state = new(deck_for(f"{other} 2C", "JK 2H", "9D"))
     state, _ = play(state, 0, other)
-    assert legal(state, 1) == "JK"     # the joker is seat 1's only diamond: it must follow
+    assert legal(state, 1) == "JK"  # the joker is seat 1's only diamond: it must follow
     state, events = play(state, 1, "JK")
     assert one(events, TrickWon).seat == (1 if joker_wins else 0)
     assert codes(dix.view(state, None).last_trick) == f"{other} JK"
@@ -394,8 +437,9 @@ def test_DIX_5_must_follow_suit_when_able() -> None:
 
 
 def test_DIX_5_void_may_play_any_card_and_need_not_trump() -> None:
-    state = new(deck_for("5H 6H", "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS 2C", "7C",
-                         void_in("H", "5H", "6H")))
+    state = new(
+        deck_for("5H 6H", "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS 2C", "7C", void_in("H", "5H", "6H"))
+    )
     state, _ = play(state, 0, "5H")
     assert legal(state, 1) == "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS 2C"
     _, events = play(state, 1, "2S")  # a discard, though it holds a trump
@@ -428,14 +472,17 @@ def test_DIX_5_a_led_joker_asks_for_trumps() -> None:
     assert one(events, TrickWon).seat == 1  # AD beats the joker playing as 9D
 
 
-@pytest.mark.parametrize(("lead", "follow", "winner"), [
-    ("5H", "9H", 1),    # higher of the led suit
-    ("9H", "5H", 0),    # lower of the led suit
-    ("AH", "2C", 1),    # a trump on a plain lead
-    ("2H", "AS", 0),    # another plain suit never wins
-    ("3C", "2C", 0),    # trump lead, lower trump
-    ("3C", "4C", 1),    # trump lead, higher trump
-])
+@pytest.mark.parametrize(
+    ("lead", "follow", "winner"),
+    [
+        ("5H", "9H", 1),  # higher of the led suit
+        ("9H", "5H", 0),  # lower of the led suit
+        ("AH", "2C", 1),  # a trump on a plain lead
+        ("2H", "AS", 0),  # another plain suit never wins
+        ("3C", "2C", 0),  # trump lead, lower trump
+        ("3C", "4C", 1),  # trump lead, higher trump
+    ],
+)
 def test_DIX_6_trick_winner(lead: str, follow: str, winner: int) -> None:
     # Turn-up 7C: clubs are trump. To play another suit the follower is made void in the led one.
     void = void_in(lead[-1], lead, follow) if lead[-1] != follow[-1] else ""
@@ -579,9 +626,11 @@ def test_illegal_moves_have_stable_codes_and_change_nothing() -> None:
         (state, 0, Play(C("7C")), "CARD_NOT_IN_HAND"),  # the turn-up
     ]
     led, _ = play(state, 0, "5H")
-    cases += [(led, 1, Play(C("3S")), "MUST_FOLLOW_SUIT"),
-              (led, 1, Play(C("5H")), "CARD_NOT_IN_HAND"),
-              (led, 0, Play(C("2S")), "NOT_YOUR_TURN")]
+    cases += [
+        (led, 1, Play(C("3S")), "MUST_FOLLOW_SUIT"),
+        (led, 1, Play(C("5H")), "CARD_NOT_IN_HAND"),
+        (led, 0, Play(C("2S")), "NOT_YOUR_TURN"),
+    ]
     over, _ = play_hand(new(SWEEP_0, single_hand=True))
     cases += [(over, 0, Play(C("2S")), "MATCH_OVER"), (over, 3, Play(C("2S")), "NOT_A_SEAT")]
     for st, seat, command, code in cases:
@@ -646,15 +695,17 @@ def test_redact_hides_the_seed_the_deck_and_other_seats_cards() -> None:
 def test_events_round_trip_through_the_codec() -> None:
     state = new(SWEEP_0, single_hand=True)
     config = dix.make_config({"single_hand": True}, 2)
-    opening = list(dix.start(config, ("ann", "bob"), b"dix-test",
-                             Setup(first_dealer=1, decks=(SWEEP_0,))))
+    opening = list(
+        dix.start(config, ("ann", "bob"), b"dix-test", Setup(first_dealer=1, decks=(SWEEP_0,)))
+    )
     _, log = play_hand(state)
     registry = Registry(dix.EVENT_TYPES)
     for event in opening + log:
         data = json.loads(json.dumps(encode(event)))
         assert registry.decode(data) == event
-        assert registry.decode(json.loads(json.dumps(encode(dix.redact(event, 0))))) == \
-            dix.redact(event, 0)
+        assert registry.decode(json.loads(json.dumps(encode(dix.redact(event, 0))))) == dix.redact(
+            event, 0
+        )
     assert fold(dix, opening + log) == fold(dix, log, state)
 
 
@@ -669,8 +720,10 @@ def test_render_and_describe_are_readable() -> None:
     assert "Your hand" in dix.render(dix.view(state, 1))
     assert dix.describe(events[0]) == "seat 0 plays 5H"
     _, events = play(state, 1, "9H")
-    assert dix.describe(events[1]) == "seat 1 wins the trick 5H 9H (+1); seat 1 draws 2D, " \
-                                      "seat 0 draws 3D"
+    assert (
+        dix.describe(events[1]) == "seat 1 wins the trick 5H 9H (+1); seat 1 draws 2D, "
+        "seat 0 draws 3D"
+    )
     assert "seat 0 draws a card" in dix.describe(dix.redact(events[1], 1))
     over, log = play_hand(new(SWEEP_0, single_hand=True))
     for event in log[-3:]:
@@ -682,12 +735,15 @@ def test_render_and_describe_are_readable() -> None:
 # --------------------------------------------------------------------------- random play
 
 
-@pytest.mark.parametrize("options", [
-    {},
-    {"first_lead": "DEALER", "tiebreak_tens": "MATCH", "target": 10},
-    {"single_hand": True},
-    {"max_hands": 2, "target": 1000},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"first_lead": "DEALER", "tiebreak_tens": "MATCH", "target": 10},
+        {"single_hand": True},
+        {"max_hands": 2, "target": 1000},
+    ],
+)
 def test_random_play_ends_within_the_bound(options: dict[str, object]) -> None:
     """50 random matches per option set end within max_hands × 52 plays (R-5)."""
     config = dix.make_config(options, 2)
@@ -713,5 +769,8 @@ def test_random_play_ends_within_the_bound(options: dict[str, object]) -> None:
             raise AssertionError("no outcome within the bound")
         out = dix.outcome(state)
         assert out is not None and len(out.winners) == 1
-        assert max(out.scores) >= config.target or config.single_hand or \
-            state.info.number == config.max_hands
+        assert (
+            max(out.scores) >= config.target
+            or config.single_hand
+            or state.info.number == config.max_hands
+        )

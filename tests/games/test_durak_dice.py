@@ -168,13 +168,24 @@ def fool3_game() -> tuple[tuple[Card, ...], tuple[int, ...]]:
 
 
 FOOL3_MOVES = (
-    (0, A("6S")), (1, TAKE),                                  # bout 1
-    (2, A("9D")), (0, B("JD")), (2, PASS), (1, PASS),         # bout 2
-    (0, A("7H")), (1, TAKE),                                  # bout 3
-    (2, A("10D")), (0, B("QD")), (2, PASS), (1, PASS),        # bout 4
-    (0, A("8H")), (1, TAKE),                                  # bout 5: seat 0 goes out
-    (2, A("JC")), (1, TAKE),                                  # bout 6
-    (2, A("QC")), (1, TAKE),                                  # bout 7: seat 2 goes out
+    (0, A("6S")),
+    (1, TAKE),  # bout 1
+    (2, A("9D")),
+    (0, B("JD")),
+    (2, PASS),
+    (1, PASS),  # bout 2
+    (0, A("7H")),
+    (1, TAKE),  # bout 3
+    (2, A("10D")),
+    (0, B("QD")),
+    (2, PASS),
+    (1, PASS),  # bout 4
+    (0, A("8H")),
+    (1, TAKE),  # bout 5: seat 0 goes out
+    (2, A("JC")),
+    (1, TAKE),  # bout 6
+    (2, A("QC")),
+    (1, TAKE),  # bout 7: seat 2 goes out
 )
 
 # Two players; seat 0 throws in all 18 cards in one bout and seat 1 beats them all. Trump ♣.
@@ -253,12 +264,21 @@ def test_R_3_prearranged_match_is_marked_and_its_setup_hidden() -> None:
 def test_R_6_defaults_and_every_option_value() -> None:
     assert D.make_config({}, 2) == D.Config(36, "UNDER_FOOL", 0, 1, 1000)
     assert [(o.name, o.default) for o in D.OPTIONS] == [
-        ("deck", 36), ("next_first", "UNDER_FOOL"), ("max_attacks", 0), ("games", 1),
+        ("deck", 36),
+        ("next_first", "UNDER_FOOL"),
+        ("max_attacks", 0),
+        ("games", 1),
         ("max_bouts", 1000),
     ]
     config = D.make_config(
-        {"deck": "52", "next_first": "FROM_UNDER_FOOL", "max_attacks": 6, "games": "3",
-         "max_bouts": 1}, 6
+        {
+            "deck": "52",
+            "next_first": "FROM_UNDER_FOOL",
+            "max_attacks": 6,
+            "games": "3",
+            "max_bouts": 1,
+        },
+        6,
     )
     assert config == D.Config(52, "FROM_UNDER_FOOL", 6, 3, 1)
 
@@ -316,9 +336,15 @@ def test_R_6_bad_setup_is_refused() -> None:
 
 def test_DUR_1_deck_of_52_ranks_two_to_ace() -> None:
     hands = [
-        suit("S", "2 3 4 5 6 7 8 9 10 J Q K A") + " " + suit("D", "J Q K A") + " "
+        suit("S", "2 3 4 5 6 7 8 9 10 J Q K A")
+        + " "
+        + suit("D", "J Q K A")
+        + " "
         + suit("C", "2 3 4 5 6 7 8 9 10"),
-        suit("H", "2 3 4 5 6 7 8 9 10 J Q K A") + " " + suit("D", "2 3 4 5 6 7 8 9 10") + " "
+        suit("H", "2 3 4 5 6 7 8 9 10 J Q K A")
+        + " "
+        + suit("D", "2 3 4 5 6 7 8 9 10")
+        + " "
         + suit("C", "J Q K A"),
     ]
     game = arrange(1, hands, "AH", size=52)
@@ -412,9 +438,7 @@ def test_DUR_4_after_a_draw_same_dealer_and_lowest_trump() -> None:
     assert isinstance(dealt, D.Dealt) and (dealt.number, dealt.dealer) == (2, 1)
     assert dealt.rolls[0][0] == 0
     trump = events[4].card.suit
-    holder = min(
-        ((c.rank, s) for s, h in enumerate(dealt.hands) for c in h if c.suit == trump)
-    )[1]
+    holder = min(((c.rank, s) for s, h in enumerate(dealt.hands) for c in h if c.suit == trump))[1]
     assert events[5] == D.BoutStarted(1, holder, 1 - holder, "LOWEST_TRUMP")
     assert D.view(state, 0).draws == 1
 
@@ -430,8 +454,12 @@ def test_DUR_5_one_card_at_a_time_at_the_left_neighbour() -> None:
     assert D.to_act(state) == 1 and D.legal_commands(state, 0) == ()
     refused(state, 0, A("8S"), "NOT_YOUR_TURN")
     v = D.view(state, 3)
-    assert (v.attacker, v.defender, v.table, v.phase) == (0, 1, ((parse_card("7S"), None),),
-                                                          "DEFEND")
+    assert (v.attacker, v.defender, v.table, v.phase) == (
+        0,
+        1,
+        ((parse_card("7S"), None),),
+        "DEFEND",
+    )
     assert v.hand_sizes == (5, 6, 6, 6, 6, 6)
 
 
@@ -439,9 +467,17 @@ def test_DUR_5_attack_skips_players_who_are_out() -> None:
     state, _ = begin(3, OUT3)
     state, events = play(
         state,
-        (0, A("7H")), (1, B("8H")), (0, A("8D")), (1, B("9D")), (0, A("9C")), (1, B("10C")),
-        (2, A("6C")), (0, TAKE),
-        (2, A("7C")), (0, B("6S")), (2, PASS),
+        (0, A("7H")),
+        (1, B("8H")),
+        (0, A("8D")),
+        (1, B("9D")),
+        (0, A("9C")),
+        (1, B("10C")),
+        (2, A("6C")),
+        (0, TAKE),
+        (2, A("7C")),
+        (0, B("6S")),
+        (2, PASS),
     )
     # Seat 0 held off seat 2 and attacks next: at seat 2, skipping seat 1 who is out.
     assert events[-2] == D.Discarded(0, cards("7C 6S"))
@@ -569,7 +605,12 @@ def test_DUR_8_take_next_holder_after_defender_attacks() -> None:
     state, _ = begin(3, OUT3)
     state, _ = play(
         state,
-        (0, A("7H")), (1, B("8H")), (0, A("8D")), (1, B("9D")), (0, A("9C")), (1, B("10C")),
+        (0, A("7H")),
+        (1, B("8H")),
+        (0, A("8D")),
+        (1, B("9D")),
+        (0, A("9C")),
+        (1, B("10C")),
         (2, A("6C")),
     )
     assert D.legal_commands(state, 0) == (B("6S"), TAKE)
@@ -596,7 +637,9 @@ def test_DUR_9_last_player_holding_cards_is_the_fool() -> None:
     )
     assert D.to_act(state) is None and D.view(state, 1).finished
     assert D.outcome(state) == Outcome(
-        (0, 2), (0, 1, 0), "fewest fools (0 in 1 game): seats 0, 2",
+        (0, 2),
+        (0, 1, 0),
+        "fewest fools (0 in 1 game): seats 0, 2",
         (("games", "1"), ("draws", "0")),
     )
     refused(state, 1, A("AS"), "MATCH_OVER")
@@ -619,8 +662,15 @@ def test_DUR_9_beating_the_last_card_with_the_last_card_is_a_draw() -> None:
     state, events = act(state, 1, moves[-1][1])
     assert events[1:] == (
         D.PlayerOut(1),
-        D.Discarded(1, cards(" ".join(f"{a} {b}" for a, b in zip(
-            DRAW2_ATTACKS.split(), DRAW2_BEATS.split(), strict=True)))),
+        D.Discarded(
+            1,
+            cards(
+                " ".join(
+                    f"{a} {b}"
+                    for a, b in zip(DRAW2_ATTACKS.split(), DRAW2_BEATS.split(), strict=True)
+                )
+            ),
+        ),
         D.GameEnded(1, None, "DRAW"),
         D.MatchEnded((0, 0), (0, 1)),
     )
@@ -705,8 +755,14 @@ def test_views_show_own_hand_counts_and_the_public_table() -> None:
     for seat in range(6):
         v = D.view(state, seat)
         assert v.hand == tuple(sorted(cards(BASE6_HANDS[seat])))
-        assert v.hand_sizes == (6,) * 6 and v.rolls == ((0, 6), (1, 6), (2, 6), (3, 6), (4, 6),
-                                                        (5, 6))
+        assert v.hand_sizes == (6,) * 6 and v.rolls == (
+            (0, 6),
+            (1, 6),
+            (2, 6),
+            (3, 6),
+            (4, 6),
+            (5, 6),
+        )
         assert (v.trump, v.trump_card, v.dealer, v.hand_number) == (Suit.H, parse_card("9H"), 5, 1)
     spectator = D.view(state, None)
     assert spectator.hand == () and spectator.seat is None and spectator.to_act == 0
@@ -829,7 +885,12 @@ def test_R_5_random_legal_play_always_ends(n: int) -> None:
     for i in range(50):
         games = 1 + i % 2
         state, steps, log = random_match(
-            n, rng, bytes([n, i]), games=games, deck=(36, 52)[i % 2], max_attacks=i % 4,
+            n,
+            rng,
+            bytes([n, i]),
+            games=games,
+            deck=(36, 52)[i % 2],
+            max_attacks=i % 4,
             next_first=("UNDER_FOOL", "FROM_UNDER_FOOL")[i % 2],
         )
         assert steps <= games * 1000 * 52 * (n + 1)

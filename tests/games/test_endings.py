@@ -40,30 +40,35 @@ def test_DIX_10_the_seat_that_forfeits_loses_and_the_totals_stand(seat: int) -> 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_SIX_14_the_seat_that_forfeits_is_ruined_and_the_highest_other_capital_wins(
-        players: int) -> None:
+    players: int,
+) -> None:
     state = midgame(S, players, players, 60)
     for seat in range(players):
         outcome = S.forfeit(state, seat)
         capitals = outcome.scores
         assert capitals[seat] <= 0 and seat not in outcome.winners
         best = max(c for s, c in enumerate(capitals) if s != seat)
-        assert outcome.winners == tuple(s for s, c in enumerate(capitals)
-                                        if s != seat and c == best)
-        assert [c for s, c in enumerate(capitals) if s != seat] == \
-            [c for s, c in enumerate(state.table.capitals) if s != seat]
+        assert outcome.winners == tuple(
+            s for s, c in enumerate(capitals) if s != seat and c == best
+        )
+        assert [c for s, c in enumerate(capitals) if s != seat] == [
+            c for s, c in enumerate(state.table.capitals) if s != seat
+        ]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_DUR_11_the_seat_that_forfeits_is_the_fool_and_the_fewest_other_fools_win(
-        players: int) -> None:
+    players: int,
+) -> None:
     state = midgame(D, players, players, 20)
     for seat in range(players):
         outcome = D.forfeit(state, seat)
         assert outcome.scores[seat] == state.fools[seat] + 1
         assert seat not in outcome.winners
         least = min(f for s, f in enumerate(outcome.scores) if s != seat)
-        assert outcome.winners == tuple(s for s, f in enumerate(outcome.scores)
-                                        if s != seat and f == least)
+        assert outcome.winners == tuple(
+            s for s, f in enumerate(outcome.scores) if s != seat and f == least
+        )
 
 
 def order(command: Any) -> tuple[int, int]:

@@ -81,9 +81,9 @@ def test_it_refuses_what_it_could_not_make_the_same() -> None:
             constructor(cls)
 
 
-
 def _pair() -> tuple[type, type]:
     """The same class twice: with the dataclass's __init__ and with quick_init's."""
+
     def make() -> type:
         @dataclass(frozen=True, slots=True)
         class Point:
@@ -91,14 +91,19 @@ def _pair() -> tuple[type, type]:
             y: int = 2
             tags: tuple[str, ...] = ()
             cached: object = field(default=_UNSET, init=False, repr=False, compare=False)
+
         return Point
+
     return make(), quick_init(make())
 
 
-@pytest.mark.parametrize(("args", "kwargs"), [((1,), {}), ((1, 5), {}), ((1,), {"tags": ("a",)}),
-                                              ((), {"x": 3, "y": 4, "tags": ()})])
-def test_quick_init_builds_what_the_dataclass_builds(args: tuple[int, ...],
-                                              kwargs: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((1,), {}), ((1, 5), {}), ((1,), {"tags": ("a",)}), ((), {"x": 3, "y": 4, "tags": ()})],
+)
+def test_quick_init_builds_what_the_dataclass_builds(
+    args: tuple[int, ...], kwargs: dict[str, object]
+) -> None:
     plain, quick = _pair()
     a, b = plain(*args, **kwargs), quick(*args, **kwargs)
     names = [f.name for f in dataclasses.fields(plain)]
@@ -162,6 +167,6 @@ def test_the_records_of_a_move_keep_their_signature(cls: type) -> None:
     params = list(inspect.signature(vars(cls)["__init__"]).parameters.values())[1:]
     assert [p.name for p in params] == [f.name for f in fields]
     assert [p.default for p in params] == [
-        inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
-        for f in fields]
+        inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default for f in fields
+    ]
     assert vars(cls)["__init__"].__qualname__ == f"{cls.__qualname__}.__init__"

@@ -36,13 +36,16 @@ def playthrough(name: str) -> str:
     game = GAMES[name]
     players, options, seed = CASES[name]
     state, opening = new_match(game, players, seed, options)
-    out = [f"# Kozyr golden playthrough: {name}",
-           f"# players {players}, options {json.dumps(options)}, seed {seed.hex()}",
-           "== start"]
+    out = [
+        f"# Kozyr golden playthrough: {name}",
+        f"# players {players}, options {json.dumps(options)}, seed {seed.hex()}",
+        "== start",
+    ]
     for event in opening:
         out += [f"  {game.describe(event)}", f"    {_line(event)}"]
-    for step, (before, seat, command, events) in enumerate(random_playout(
-            game, state, RandomStream(seed, "golden-moves"), 100_000), start=1):
+    for step, (before, seat, command, events) in enumerate(
+        random_playout(game, state, RandomStream(seed, "golden-moves"), 100_000), start=1
+    ):
         out.append(f"== {step}. seat {seat}: {_line(command)}")
         for event in events:
             out += [f"  {game.describe(event)}", f"    {_line(event)}"]

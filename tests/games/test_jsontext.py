@@ -31,9 +31,15 @@ def test_every_event_and_command_of_played_matches_is_written_as_json_writes_it(
             state, opening = new_match(game, 2 if name == "dix" else 3, f"{name}/{k}".encode())
             values = [encode(e) for e in opening]
             for _, seat, command, events in random_playout(
-                    game, state, RandomStream(b"jsontext", str(k)), 2_000):
-                values.append({"seat": seat, "command": encode(command),
-                               "events": [encode(e) for e in events]})
+                game, state, RandomStream(b"jsontext", str(k)), 2_000
+            ):
+                values.append(
+                    {
+                        "seat": seat,
+                        "command": encode(command),
+                        "events": [encode(e) for e in events],
+                    }
+                )
             for value in values:
                 for sort_keys in (True, False):
                     text = dumps(value, sort_keys=sort_keys)
@@ -43,11 +49,16 @@ def test_every_event_and_command_of_played_matches_is_written_as_json_writes_it(
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
     | st.text(st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.text(max_size=6) | st.integers(-5, 5), inner, max_size=4),
-    max_leaves=12)
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | st.integers(-5, 5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -75,11 +86,21 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def test_texts_are_read_as_json_reads_them() -> None:
-    texts = ['{"n":18446744073709551616,"m":-9223372036854775809}', "[1e400, -1e400]",
-             "[NaN, Infinity]", '"\\ud800"', '{"a":1,"a":2}', "[0.1, 2.5e-3, -0.0, 1E2]",
-             '{"seed":"1234567890123456789abc","n":12}', " [ 1 , true , null ] ",
-             '"Дурак🂡\\u2028"', "9223372036854775807", "18446744073709551615",
-             '["\ud800"]', '{"n":-12345678901234567890123}']
+    texts = [
+        '{"n":18446744073709551616,"m":-9223372036854775809}',
+        "[1e400, -1e400]",
+        "[NaN, Infinity]",
+        '"\\ud800"',
+        '{"a":1,"a":2}',
+        "[0.1, 2.5e-3, -0.0, 1E2]",
+        '{"seed":"1234567890123456789abc","n":12}',
+        " [ 1 , true , null ] ",
+        '"Дурак🂡\\u2028"',
+        "9223372036854775807",
+        "18446744073709551615",
+        '["\ud800"]',
+        '{"n":-12345678901234567890123}',
+    ]
     for text in texts:
         assert _same(loads(text), json.loads(text)), text
     for bad in ("", "[1,", "{'a': 1}", "[1] x"):

@@ -31,8 +31,13 @@ from tests.games.helpers import all_commands, new_match, random_playout
 GAME_NAMES = sorted(GAMES)
 
 # Guard options drawn small so that hypothesis also reaches the guard endings (R-5).
-SMALL_INTS = {"target": (1, 60), "max_hands": (1, 4), "games": (1, 3), "max_attacks": (0, 6),
-              "max_bouts": (1, 60)}
+SMALL_INTS = {
+    "target": (1, 60),
+    "max_hands": (1, 4),
+    "games": (1, 3),
+    "max_attacks": (0, 6),
+    "max_bouts": (1, 60),
+}
 
 
 def option_values(spec: OptionSpec) -> st.SearchStrategy[object]:
@@ -45,8 +50,12 @@ def option_values(spec: OptionSpec) -> st.SearchStrategy[object]:
         low, high = SMALL_INTS.get(spec.name, (spec.minimum or 0, (spec.minimum or 0) + 5))
         return st.one_of(st.just(spec.default), st.integers(low, high))
     if spec.kind == "suits":
-        return st.one_of(st.none(), st.permutations("SHDC").flatmap(
-            lambda p: st.integers(1, 4).map(lambda n: "".join(p[:n]))))
+        return st.one_of(
+            st.none(),
+            st.permutations("SHDC").flatmap(
+                lambda p: st.integers(1, 4).map(lambda n: "".join(p[:n]))
+            ),
+        )
     raise AssertionError(spec.kind)
 
 
@@ -55,8 +64,7 @@ def matches(draw: st.DrawFn, name: str) -> tuple[Game, int, dict[str, object], b
     """A game, a player count, valid options and a seed."""
     game = GAMES[name]
     players = draw(st.integers(game.MIN_PLAYERS, game.MAX_PLAYERS))
-    options = {s.name: v for s in game.OPTIONS
-               if (v := draw(option_values(s))) is not None}
+    options = {s.name: v for s in game.OPTIONS if (v := draw(option_values(s))) is not None}
     try:
         game.make_config(options, players)
     except InvalidOptions:
@@ -97,7 +105,8 @@ def test_random_play_ends_and_keeps_invariants(name: str) -> None:
         assert sorted(c for cs in game.zones(state).values() for c in cs) == sorted(deck(size))
         bound = step_bound(game, state.config)
         for before, _seat, _command, new in random_playout(
-                game, state, RandomStream(seed, "moves"), bound):
+            game, state, RandomStream(seed, "moves"), bound
+        ):
             events.extend(new)
             state = fold(game, new, before)
             hidden_cards_ok(game, state)
@@ -118,6 +127,7 @@ def test_random_play_ends_and_keeps_invariants(name: str) -> None:
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_decide_accepts_exactly_the_legal_commands(name: str) -> None:
     """Every command of every type from every seat: legal ones decide, the rest raise."""
+
     @settings(max_examples=8)
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
@@ -125,8 +135,9 @@ def test_decide_accepts_exactly_the_legal_commands(name: str) -> None:
         state, _ = new_match(game, players, seed, options)
         universe = all_commands(game)
         stream = RandomStream(seed, "probe")
-        for before, *_ in random_playout(game, state, RandomStream(seed, "moves"),
-                                         step_bound(game, before_config(game, state))):
+        for before, *_ in random_playout(
+            game, state, RandomStream(seed, "moves"), step_bound(game, before_config(game, state))
+        ):
             if stream.randbelow(4):  # probe a quarter of the steps: the check is costly
                 continue
             frozen = pickle.dumps(before)
@@ -151,6 +162,7 @@ def before_config(game: Game, state: Any) -> Any:
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_views_hide_what_a_seat_cannot_see(name: str) -> None:
     """Swapping two cards a viewer cannot see leaves its view unchanged; spectators see no hand."""
+
     @settings(max_examples=10)
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
@@ -172,6 +184,7 @@ def test_views_hide_what_a_seat_cannot_see(name: str) -> None:
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_zones_left_out_of_with_zones_keep_their_cards(name: str) -> None:
     """Placing only some zones is placing all of them with the others as they were."""
+
     @settings(max_examples=10)
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
@@ -195,6 +208,7 @@ def test_views_decode_back_from_their_json(name: str) -> None:
     """A seat's view read back from the JSON a PlaySession sends (game_view_json) is the
     view itself, for every seat and spectator; the decoder refuses a view with a field
     missing or a pair of the wrong length."""
+
     @settings(max_examples=10)
     @given(matches(name))
     def run(match: tuple[Game, int, dict[str, object], bytes]) -> None:
@@ -207,8 +221,9 @@ def test_views_decode_back_from_their_json(name: str) -> None:
                 assert decode_as(view_type, data) == view
         with pytest.raises(ValueError, match="missing field 'hand'"):
             decode_as(view_type, {k: v for k, v in data.items() if k != "hand"})
-        pairs = [k for k, hint in typing.get_type_hints(view_type).items()
-                 if hint == tuple[int, int]]
+        pairs = [
+            k for k, hint in typing.get_type_hints(view_type).items() if hint == tuple[int, int]
+        ]
         for k in pairs:
             with pytest.raises(ValueError, match="expected 2 values"):
                 decode_as(view_type, {**data, k: [*data[k], 0]})
@@ -216,12 +231,15 @@ def test_views_decode_back_from_their_json(name: str) -> None:
     run()
 
 
-def sampled_states(game: Game, players: int, options: dict[str, object], seed: bytes
-                   ) -> list[Any]:
+def sampled_states(game: Game, players: int, options: dict[str, object], seed: bytes) -> list[Any]:
     """About a dozen states spread over a random playout of a new match, its start first."""
     state, _ = new_match(game, players, seed, options)
-    states = [state] + [s for s, *_ in random_playout(
-        game, state, RandomStream(seed, "moves"), step_bound(game, state.config))]
+    states = [state] + [
+        s
+        for s, *_ in random_playout(
+            game, state, RandomStream(seed, "moves"), step_bound(game, state.config)
+        )
+    ]
     return states[:: max(1, len(states) // 12)]
 
 

@@ -64,8 +64,12 @@ def new(
         first_dealer = first_dealer or 0
         decks = (order(players, first_dealer, hands, bank, stock, config.deck), *more)
     events = list(
-        sd.start(config, [f"p{i}" for i in range(players)], seed,
-                 Setup(first_dealer=first_dealer, decks=decks))
+        sd.start(
+            config,
+            [f"p{i}" for i in range(players)],
+            seed,
+            Setup(first_dealer=first_dealer, decks=decks),
+        )
     )
     return fold(sd, events), events
 
@@ -115,16 +119,18 @@ BLOCKED_2 = (["10D 10C KS KH KD KC QS QH", "QD QC JS JH JD JC 9S 9H"], "8S", "8H
 
 # Three and four players, 28 cards: no 8s, 7s or 6s in any hand, 8s on the table.
 BLOCKED_3 = (
-    ["10H 10D 10C KS KH KD", "KC QS QH QD QC JS", "JH JD JC 9S 9H 9D"], "8S", "8H 8D 8C AS"
+    ["10H 10D 10C KS KH KD", "KC QS QH QD QC JS", "JH JD JC 9S 9H 9D"],
+    "8S",
+    "8H 8D 8C AS",
 )
 BLOCKED_4 = (
     ["AS AH AD AC 10S 10H", "10D 10C KS KH KD KC", "QS QH QD QC JS JH", "JD JC 9S 9H 9D 9C"],
-    "8S", "8H 8D 8C",
+    "8S",
+    "8H 8D 8C",
 )
 
 # Three players, 28 cards, dealer 0 (checked by hand): seat 0 goes out, seats 1 and 2 are stuck.
-STUCK_3 = (["8H 9H QH 9D 8C 9C", "10S JS AS AH QD JC", "10H 10D KD 10C KC AC"], "JH",
-           "JD 8D KH AD")
+STUCK_3 = (["8H 9H QH 9D 8C 9C", "10S JS AS AH QD JC", "10H 10D KD 10C KC AC"], "JH", "JD 8D KH AD")
 STUCK_3_MOVES = [(0, "9H"), (0, "8C"), (0, "8H"), (0, "9D"), (0, "9C"), (0, "QH"), (1, "QD")]
 
 
@@ -136,13 +142,24 @@ def test_module_constants() -> None:
     assert sd.RULES_VERSION == "2026.11"
     assert (sd.Play,) == sd.COMMAND_TYPES
     assert [o.name for o in sd.OPTIONS] == [
-        "deck", "trumps", "trump_suits", "seven", "dealer", "max_hands", "final_kitty",
+        "deck",
+        "trumps",
+        "trump_suits",
+        "seven",
+        "dealer",
+        "max_hands",
+        "final_kitty",
         "eight_on_trumps",
     ]
     defaults = {o.name: o.default for o in sd.OPTIONS}
     assert defaults == {
-        "deck": 36, "trumps": "PERSONAL", "trump_suits": None, "seven": "SKIP",
-        "dealer": "FIRST_MOVER", "max_hands": 500, "final_kitty": "DISCARD",
+        "deck": 36,
+        "trumps": "PERSONAL",
+        "trump_suits": None,
+        "seven": "SKIP",
+        "dealer": "FIRST_MOVER",
+        "max_hands": 500,
+        "final_kitty": "DISCARD",
         "eight_on_trumps": True,
     }
 
@@ -202,8 +219,14 @@ def test_R_3_prearranged_match_is_marked_and_decks_are_checked() -> None:
 
 
 def test_R_4_a_single_legal_card_is_still_the_seats_decision() -> None:
-    state, events = new(2, ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"], "AH",
-                        "KD QD JD 10D 9D", first_dealer=1, trumps="NONE")
+    state, events = new(
+        2,
+        ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"],
+        "AH",
+        "KD QD JD 10D 9D",
+        first_dealer=1,
+        trumps="NONE",
+    )
     # Seat 1 holds the lowest-valued heart (6H) and has just that one legal card.
     assert sd.to_act(state) == 1
     assert legal(state) == "6H"
@@ -230,11 +253,22 @@ def test_R_5_max_hands_guard_ends_match() -> None:
 
 def test_R_6_options_are_read_by_name_and_value() -> None:
     config = sd.make_config(
-        {"deck": "32", "trumps": "ONE", "trump_suits": "H", "seven": "NONE", "dealer": "LOSER",
-         "max_hands": "7", "final_kitty": "SPLIT_SOLVENT", "eight_on_trumps": "false"}, 3)
+        {
+            "deck": "32",
+            "trumps": "ONE",
+            "trump_suits": "H",
+            "seven": "NONE",
+            "dealer": "LOSER",
+            "max_hands": "7",
+            "final_kitty": "SPLIT_SOLVENT",
+            "eight_on_trumps": "false",
+        },
+        3,
+    )
     assert config == sd.Config(32, "ONE", (Suit.H,), "NONE", "LOSER", 7, "SPLIT_SOLVENT", False)
     assert sd.make_config({}, 3) == sd.Config(
-        36, "PERSONAL", (Suit.S, Suit.H, Suit.D), "SKIP", "FIRST_MOVER", 500, "DISCARD", True)
+        36, "PERSONAL", (Suit.S, Suit.H, Suit.D), "SKIP", "FIRST_MOVER", 500, "DISCARD", True
+    )
 
 
 @pytest.mark.parametrize(
@@ -344,14 +378,26 @@ def test_SIX_4_categories_for_each_mode() -> None:
     assert cats({"trumps": "SENIOR_JUNIOR", "trump_suits": "CH"}, 3) == [0, 1, 0, 2]
     # PERSONAL: seat i's own suit only; another player's trump is a plain card.
     assert [cats({}, seat) for seat in range(4)] == [
-        [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [0, 0, 1, 0],
+        [0, 0, 0, 1],
+    ]
     assert cats({"trump_suits": "DCS"}, 0, 3) == [0, 0, 1, 0]
 
 
 @pytest.mark.parametrize(
     ("trumps", "suits", "players"),
-    [("NONE", "S", 2), ("ONE", "SH", 2), ("ONE", "", 2), ("TWO", "S", 2), ("TWO", "SHD", 2),
-     ("SENIOR_JUNIOR", "S", 2), ("PERSONAL", "SH", 3), ("PERSONAL", "SHD", 2)],
+    [
+        ("NONE", "S", 2),
+        ("ONE", "SH", 2),
+        ("ONE", "", 2),
+        ("TWO", "S", 2),
+        ("TWO", "SHD", 2),
+        ("SENIOR_JUNIOR", "S", 2),
+        ("PERSONAL", "SH", 3),
+        ("PERSONAL", "SHD", 2),
+    ],
 )
 def test_SIX_4_trump_suits_count_is_checked(trumps: str, suits: str, players: int) -> None:
     with pytest.raises(InvalidOptions) as info:
@@ -364,21 +410,33 @@ def test_SIX_4_trump_suit_defaults() -> None:
     def suits(trumps: str, players: int = 2) -> str:
         return "".join(s.letter for s in sd.make_config({"trumps": trumps}, players).trump_suits)
 
-    assert (suits("PERSONAL", 4), suits("PERSONAL", 2), suits("NONE"), suits("ONE"),
-            suits("TWO"), suits("SENIOR_JUNIOR")) == ("SHDC", "SH", "", "S", "SD", "SD")
+    assert (
+        suits("PERSONAL", 4),
+        suits("PERSONAL", 2),
+        suits("NONE"),
+        suits("ONE"),
+        suits("TWO"),
+        suits("SENIOR_JUNIOR"),
+    ) == ("SHDC", "SH", "", "S", "SD", "SD")
     assert sd.make_config({"trumps": "NONE", "trump_suits": ""}, 2).trump_suits == ()
 
 
 def test_SIX_4_personal_trump_beats_plain_cards_for_its_owner_only() -> None:
     # Seat 0's trump is ♠, seat 1's ♥. Bank 10H: seat 0 may put any spade on it; seat 1 none.
-    state, _ = new(2, ["KS 9S 9C JC AD 9D QD KH", "QS JS 10S AS QC KC 10C AC"], "10H",
-                   "JD 10D 7D 7H 7C", first_dealer=1)
+    state, _ = new(
+        2,
+        ["KS 9S 9C JC AD 9D QD KH", "QS JS 10S AS QC KC 10C AC"],
+        "10H",
+        "JD 10D 7D 7H 7C",
+        first_dealer=1,
+    )
     assert sd.to_act(state) == 0  # KH is the only heart dealt
     assert legal(state) == "9S KS KH"
     config = state.match.config
     bank = parse_card("10H")
     assert [c.code for c in parse_cards("QS JS 10S AS") if sd.may_play(config, 1, c, bank)] == [
-        "10S"]  # only by rank (SIX-6 b): spades are plain to seat 1
+        "10S"
+    ]  # only by rank (SIX-6 b): spades are plain to seat 1
     # And on a spade bank the hearts are seat 1's trumps, any of them (SIX-6 e).
     assert sd.may_play(config, 1, parse_card("AH"), parse_card("9S"))
     assert not sd.may_play(config, 0, parse_card("AH"), parse_card("9S"))
@@ -424,15 +482,26 @@ def test_SIX_6_each_clause_and_nothing_else() -> None:
     allowed = {c.code for c in deck(36) if c is not bank and sd.may_play(config, 0, c, bank)}
     assert allowed == {
         "JH",  # (a) next in suit towards the 6
-        "QS", "QD", "QC",  # (b) same rank
+        "QS",
+        "QD",
+        "QC",  # (b) same rank
         "6H",  # (c) the 6 of the suit
-        "8S", "8H", "8D", "8C",  # (d) any 8
+        "8S",
+        "8H",
+        "8D",
+        "8C",  # (d) any 8
     }
 
 
 def test_SIX_6_legal_commands_offer_exactly_those_cards() -> None:
-    state, _ = new(2, ["JH QS 6H 8C KH AH 10S 9D", "AS KS JS 9S 7S AD KD QD"], "QH",
-                   "JD 10D 7D AC KC", first_dealer=1, trumps="NONE")
+    state, _ = new(
+        2,
+        ["JH QS 6H 8C KH AH 10S 9D", "AS KS JS 9S 7S AD KD QD"],
+        "QH",
+        "JD 10D 7D AC KC",
+        first_dealer=1,
+        trumps="NONE",
+    )
     assert sd.to_act(state) == 0
     assert legal(state) == "QS 6H JH 8C"
 
@@ -462,23 +531,29 @@ def test_SIX_6_eight_on_trumps_switch() -> None:
     hands = ["8H 7S AD 10D KD QD JD AH", "AC 10C KC QC JC 7C 7D KH"]
     state, _ = new(2, hands, "9S", "QH JH 10H 9H 6H", first_dealer=1, trumps="ONE")
     assert sd.to_act(state) == 0 and legal(state) == "8H"
-    state, events = new(2, hands, "9S", "QH JH 10H 9H 6H", first_dealer=1, trumps="ONE",
-                        eight_on_trumps=False)
+    state, events = new(
+        2, hands, "9S", "QH JH 10H 9H 6H", first_dealer=1, trumps="ONE", eight_on_trumps=False
+    )
     # Now nobody can play on 9S, so QH covers it; on a plain bank the 8 is fine again.
     assert events[4:] == [sd.BankCovered(parse_card("QH"))]
     assert sd.to_act(state) == 0 and legal(state) == "7S 8H QD"
 
 
 def test_SIX_6_table_matches_the_rule_card_by_card() -> None:
-    for options in [{"trumps": t, "eight_on_trumps": e, "deck": d}
-                    for t in sd.TRUMP_MODES for e in (True, False) for d in (36, 28)]:
+    for options in [
+        {"trumps": t, "eight_on_trumps": e, "deck": d}
+        for t in sd.TRUMP_MODES
+        for e in (True, False)
+        for d in (36, 28)
+    ]:
         config = sd.make_config(options, 4)
         table = sd._legal_table(config, 4)
         cards = deck(config.deck)
         for seat in range(4):
             for bank in cards:
-                expected = mask_of([c for c in cards
-                                    if c is not bank and sd.may_play(config, seat, c, bank)])
+                expected = mask_of(
+                    [c for c in cards if c is not bank and sd.may_play(config, seat, c, bank)]
+                )
                 assert table[seat][bank.index] == expected
 
 
@@ -486,23 +561,43 @@ def test_SIX_6_table_matches_the_rule_card_by_card() -> None:
 
 
 def test_SIX_7_first_mover_holds_the_lowest_valued_card_of_the_bank_suit() -> None:
-    state, events = new(3, ["10H 10D 10C KS KH KD", "KC QS QH QD QC JS", "JH JD JC 9S 8H 9D"],
-                        "AH", "8S 8D 8C AS", first_dealer=0, deck=28, trumps="NONE")
+    state, events = new(
+        3,
+        ["10H 10D 10C KS KH KD", "KC QS QH QD QC JS", "JH JD JC 9S 8H 9D"],
+        "AH",
+        "8S 8D 8C AS",
+        first_dealer=0,
+        deck=28,
+        trumps="NONE",
+    )
     # Hearts held: 10H, KH (seat 0), QH (seat 1), JH, 8H (seat 2): 8H is nearest the 6.
     assert of(events, sd.BankTurned)[0].first_mover == 2
     assert sd.view(state, None).first_mover == 2
 
 
 def test_SIX_7_nobody_holds_the_suit_so_the_dealers_left_moves() -> None:
-    state, events = new(3, ["10D 10C KS KD QS QD", "KC QC JS JD JC 9S", "9D 9C 8S 8D 8C AS"],
-                        "AH", "KH QH JH 9H", first_dealer=1, deck=28, trumps="NONE")
+    state, events = new(
+        3,
+        ["10D 10C KS KD QS QD", "KC QC JS JD JC 9S", "9D 9C 8S 8D 8C AS"],
+        "AH",
+        "KH QH JH 9H",
+        first_dealer=1,
+        deck=28,
+        trumps="NONE",
+    )
     assert of(events, sd.BankTurned)[0].first_mover == 2
     assert sd.to_act(state) == 2
 
 
 def test_SIX_7_first_mover_is_not_recomputed_after_an_opening_cover() -> None:
-    state, events = new(2, ["7S KD AC 10C JC AD 10D JD", "QH AH 10H JH QD 7C 7D 7H"], "9S",
-                        "KH 9D 9C 6C 6D", first_dealer=1, trumps="NONE")
+    state, events = new(
+        2,
+        ["7S KD AC 10C JC AD 10D JD", "QH AH 10H JH QD 7C 7D 7H"],
+        "9S",
+        "KH 9D 9C 6C 6D",
+        first_dealer=1,
+        trumps="NONE",
+    )
     # Nobody can play on 9S; KH covers it. Seat 1 now holds the lowest heart (7H), yet seat 0,
     # the first mover by the spade bank, moves first.
     assert names(events[4:]) == ["the stock covers the bank with KH"]
@@ -515,8 +610,14 @@ def test_SIX_7_first_mover_is_not_recomputed_after_an_opening_cover() -> None:
 
 
 def test_SIX_8_pass_and_seven_skip() -> None:
-    state, _ = new(2, ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"], "AH",
-                   "KD QD JD 10D 9D", first_dealer=1, trumps="NONE")
+    state, _ = new(
+        2,
+        ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"],
+        "AH",
+        "KD QD JD 10D 9D",
+        first_dealer=1,
+        trumps="NONE",
+    )
     state, events = play(state, 1, "6H")
     assert sd.to_act(state) == 0 and legal(state) == "8S"
     state, events = play(state, 0, "8S")
@@ -532,8 +633,14 @@ def test_SIX_8_pass_and_seven_skip() -> None:
 
 
 def test_SIX_8_skip_is_pending_until_the_engine_applies_it() -> None:
-    state, _ = new(2, ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"], "AH",
-                   "KD QD JD 10D 9D", first_dealer=1, trumps="NONE")
+    state, _ = new(
+        2,
+        ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"],
+        "AH",
+        "KD QD JD 10D 9D",
+        first_dealer=1,
+        trumps="NONE",
+    )
     state, _ = play(state, 1, "6H")
     state, _ = play(state, 0, "8S")
     events = sd.decide(state, 0, sd.Play(parse_card("7S")))
@@ -543,8 +650,15 @@ def test_SIX_8_skip_is_pending_until_the_engine_applies_it() -> None:
 
 
 def test_SIX_8_seven_option_none_has_no_effect() -> None:
-    state, _ = new(2, ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"], "AH",
-                   "KD QD JD 10D 9D", first_dealer=1, seven="NONE", trumps="NONE")
+    state, _ = new(
+        2,
+        ["AS 10S KS QS JS 9S 8S 7S", "7H 7D 6H 6D 6C KC QC JC"],
+        "AH",
+        "KD QD JD 10D 9D",
+        first_dealer=1,
+        seven="NONE",
+        trumps="NONE",
+    )
     state, _ = play(state, 1, "6H")
     state, _ = play(state, 0, "8S")
     state, events = play(state, 0, "7S")
@@ -553,8 +667,14 @@ def test_SIX_8_seven_option_none_has_no_effect() -> None:
 
 
 def test_SIX_8_cover_after_a_seven_cancels_the_skip_and_a_turned_seven_does_nothing() -> None:
-    state, _ = new(2, ["7S 6H AC 10C KC QC JC 9C", "AD 10D KD QD JD 9D KH QH"], "8S",
-                   "7H 9H AH 10H JH", first_dealer=1, trumps="NONE")
+    state, _ = new(
+        2,
+        ["7S 6H AC 10C KC QC JC 9C", "AD 10D KD QD JD 9D KH QH"],
+        "8S",
+        "7H 9H AH 10H JH",
+        first_dealer=1,
+        trumps="NONE",
+    )
     assert sd.to_act(state) == 0 and legal(state) == "7S"
     state, events = play(state, 0, "7S")
     # Nobody holds 6S, a 7 or an 8: 7H covers, the skip is cancelled, seat 0 moves again.
@@ -570,7 +690,8 @@ def test_SIX_8_cover_after_a_seven_cancels_the_skip_and_a_turned_seven_does_noth
 
 @pytest.mark.parametrize(("seven", "lost"), [("SKIP", sd.TurnSkipped(2)), ("NONE", sd.Passed(2))])
 def test_SIX_8_the_skip_falls_on_the_next_holder_past_an_out_seat_even_if_it_could_not_play(
-        seven: str, lost: object) -> None:
+    seven: str, lost: object
+) -> None:
     # Seat 1 sheds all eight cards (nobody else can play on them) and is out. Seat 0 then plays
     # 7C: the seat after it is seat 1 (out), so the 7 costs seat 2 its turn although seat 2
     # holds nothing for 7C; seat 0 (7H) moves again. Without the option seat 2 simply passes.
@@ -599,19 +720,30 @@ def test_SIX_9_out_in_finishing_order_and_SIX_10_condition_2() -> None:
         state, events = play(state, seat, code)
         log.extend(events)
     assert names(log[:18]) == [
-        "seat 0 plays 9H", "seat 1 passes (no legal card)", "seat 2 passes (no legal card)",
-        "seat 0 plays 8C", "seat 1 passes (no legal card)", "seat 2 passes (no legal card)",
-        "seat 0 plays 8H", "the stock covers the bank with JD",
-        "seat 0 plays 9D", "seat 1 passes (no legal card)", "seat 2 passes (no legal card)",
-        "seat 0 plays 9C", "the stock covers the bank with 8D", "the stock covers the bank with KH",
-        "seat 0 plays QH", "seat 0 is out (1st)",
+        "seat 0 plays 9H",
+        "seat 1 passes (no legal card)",
+        "seat 2 passes (no legal card)",
+        "seat 0 plays 8C",
+        "seat 1 passes (no legal card)",
+        "seat 2 passes (no legal card)",
+        "seat 0 plays 8H",
+        "the stock covers the bank with JD",
+        "seat 0 plays 9D",
+        "seat 1 passes (no legal card)",
+        "seat 2 passes (no legal card)",
+        "seat 0 plays 9C",
+        "the stock covers the bank with 8D",
+        "the stock covers the bank with KH",
+        "seat 0 plays QH",
+        "seat 0 is out (1st)",
         "seat 1 plays QD",
         "hand 1 ends (condition 2): seat 1 pays 30; seat 2 pays 36; seat 0 gets 66; kitty 0",
     ]
     assert type(log[18]) is sd.Dealt and log[18].number == 2
     settled = of(log, sd.HandSettled)[0]
-    assert settled == sd.HandSettled(1, 2, (0,), (0, 5, 6), (0, 30, 36), (66, 0, 0),
-                                     (138, 42, 36), 0)
+    assert settled == sd.HandSettled(
+        1, 2, (0,), (0, 5, 6), (0, 30, 36), (66, 0, 0), (138, 42, 36), 0
+    )
     assert of(log, sd.PlayerOut) == [sd.PlayerOut(0, 1)]
 
 
@@ -641,27 +773,46 @@ def test_SIX_10_condition_1_last_player_holding_cards() -> None:
 def test_SIX_10_condition_3_before_the_first_turn() -> None:
     _, events = new(2, *BLOCKED_2, first_dealer=1, max_hands=1, trumps="NONE")
     assert names(events[4:9]) == [
-        f"the stock covers the bank with {c}" for c in ["8H", "8D", "8C", "AS", "AH"]]
+        f"the stock covers the bank with {c}" for c in ["8H", "8D", "8C", "AS", "AH"]
+    ]
     settled = events[9]
     assert settled == sd.HandSettled(1, 3, (), (8, 8), (48, 48), (0, 0), (24, 24), 96)
 
 
 def test_SIX_10_condition_3_after_play() -> None:
-    state, events = new(2, ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"], "9H",
-                        "8H 8C 8S 9C 9S", first_dealer=0, deck=28, max_hands=1, trumps="NONE")
+    state, events = new(
+        2,
+        ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"],
+        "9H",
+        "8H 8C 8S 9C 9S",
+        first_dealer=0,
+        deck=28,
+        max_hands=1,
+        trumps="NONE",
+    )
     # Seat 1 (JH is the heart nearest the 6) has nothing for 9H and passes in the opening.
     assert events[-1] == sd.Passed(1)
     assert sd.to_act(state) == 0 and legal(state) == "9D"
     state, events = play(state, 0, "9D")
-    assert [type(e) for e in events] == [sd.CardPlayed, *[sd.BankCovered] * 5, sd.HandSettled,
-                                         sd.MatchEnded]
+    assert [type(e) for e in events] == [
+        sd.CardPlayed,
+        *[sd.BankCovered] * 5,
+        sd.HandSettled,
+        sd.MatchEnded,
+    ]
     assert events[6] == sd.HandSettled(1, 3, (), (5, 6), (30, 36), (0, 0), (42, 36), 66)
 
 
 def test_SIX_10_an_eight_anywhere_prevents_the_cover() -> None:
     # Bank 9S: the first mover (7S) cannot play, but seat 1's 8 can, so there is no cover.
-    state, events = new(2, ["7S KD AC 10C JC AD 10D JD", "QH AH 10H JH QD 7C 7D 8H"], "9S",
-                        "KH 9D 9C 6C 6D", first_dealer=1, trumps="NONE")
+    state, events = new(
+        2,
+        ["7S KD AC 10C JC AD 10D JD", "QH AH 10H JH QD 7C 7D 8H"],
+        "9S",
+        "KH 9D 9C 6C 6D",
+        first_dealer=1,
+        trumps="NONE",
+    )
     assert events[4:] == [sd.Passed(0)]
     assert sd.to_act(state) == 1 and legal(state) == "8H"
     assert state.bank == parse_card("9S") and len(state.stock) == 5
@@ -671,10 +822,29 @@ def test_SIX_10_an_eight_anywhere_prevents_the_cover() -> None:
 
 
 def test_SIX_11_two_out_share_two_thirds_and_one_third() -> None:
-    state, _ = new(3, ["8S 9H 8D 9D JC QC", "10S AS QD KD 10C KC", "JS QS 8H JD 8C 9C"], "KH",
-                   "9S JH QH KS", first_dealer=0, deck=28, trumps="NONE")
-    moves = [(2, "8H"), (0, "8D"), (2, "8C"), (0, "8S"), (0, "9D"), (2, "9C"), (0, "9H"),
-             (0, "JC"), (2, "JD"), (2, "JS"), (2, "QS"), (0, "QC")]
+    state, _ = new(
+        3,
+        ["8S 9H 8D 9D JC QC", "10S AS QD KD 10C KC", "JS QS 8H JD 8C 9C"],
+        "KH",
+        "9S JH QH KS",
+        first_dealer=0,
+        deck=28,
+        trumps="NONE",
+    )
+    moves = [
+        (2, "8H"),
+        (0, "8D"),
+        (2, "8C"),
+        (0, "8S"),
+        (0, "9D"),
+        (2, "9C"),
+        (0, "9H"),
+        (0, "JC"),
+        (2, "JD"),
+        (2, "JS"),
+        (2, "QS"),
+        (0, "QC"),
+    ]
     log: list[Any] = []
     for seat, code in moves:
         assert sd.to_act(state) == seat
@@ -682,23 +852,49 @@ def test_SIX_11_two_out_share_two_thirds_and_one_third() -> None:
         log.extend(events)
     assert of(log, sd.PlayerOut) == [sd.PlayerOut(2, 1), sd.PlayerOut(0, 2)]
     assert of(log, sd.HandSettled)[0] == sd.HandSettled(
-        1, 1, (2, 0), (0, 6, 0), (0, 36, 0), (12, 0, 24), (84, 36, 96), 0)
+        1, 1, (2, 0), (0, 6, 0), (0, 36, 0), (12, 0, 24), (84, 36, 96), 0
+    )
 
 
 def test_SIX_11_three_out_share_half_third_sixth() -> None:
-    state, _ = new(4, ["9S JS 8H 8D JD QC", "8S 10S KS 10H JH KD", "QH KH 9C 10C JC KC",
-                       "QS AS 9H 9D QD AD"], "AH", "10D AC 8C", first_dealer=0, deck=28,
-                   trumps="NONE")
-    moves = [(0, "8H"), (1, "8S"), (0, "8D"), (1, "10H"), (2, "10C"), (1, "10S"), (1, "KS"),
-             (2, "KH"), (1, "KD"), (2, "KC"), (0, "QC"), (2, "QH"), (3, "QD"), (0, "JD"),
-             (1, "JH"), (2, "JC"), (0, "JS"), (0, "9S"), (2, "9C")]
+    state, _ = new(
+        4,
+        ["9S JS 8H 8D JD QC", "8S 10S KS 10H JH KD", "QH KH 9C 10C JC KC", "QS AS 9H 9D QD AD"],
+        "AH",
+        "10D AC 8C",
+        first_dealer=0,
+        deck=28,
+        trumps="NONE",
+    )
+    moves = [
+        (0, "8H"),
+        (1, "8S"),
+        (0, "8D"),
+        (1, "10H"),
+        (2, "10C"),
+        (1, "10S"),
+        (1, "KS"),
+        (2, "KH"),
+        (1, "KD"),
+        (2, "KC"),
+        (0, "QC"),
+        (2, "QH"),
+        (3, "QD"),
+        (0, "JD"),
+        (1, "JH"),
+        (2, "JC"),
+        (0, "JS"),
+        (0, "9S"),
+        (2, "9C"),
+    ]
     log: list[Any] = []
     for seat, code in moves:
         assert sd.to_act(state) == seat
         state, events = play(state, seat, code)
         log.extend(events)
     assert of(log, sd.HandSettled)[0] == sd.HandSettled(
-        1, 1, (1, 0, 2), (0, 0, 0, 5), (0, 0, 0, 30), (10, 15, 5, 0), (82, 87, 77, 42), 0)
+        1, 1, (1, 0, 2), (0, 0, 0, 5), (0, 0, 0, 30), (10, 15, 5, 0), (82, 87, 77, 42), 0
+    )
 
 
 def test_SIX_11_kitty_carries_over_then_goes_to_the_finisher_and_SIX_12_ruin() -> None:
@@ -713,8 +909,9 @@ def test_SIX_11_kitty_carries_over_then_goes_to_the_finisher_and_SIX_12_ruin() -
         state, _ = play(state, 0, code)
     state, events = play(state, 0, "8C")
     assert events[2] == sd.HandSettled(2, 1, (0,), (0, 8), (0, 48), (144, 0), (168, -24), 0)
-    assert events[3] == sd.MatchEnded((0,), (168, -24), (0, 0), 0, 2,
-                                      "after hand 2 seat 1 is ruined (capital -24)")
+    assert events[3] == sd.MatchEnded(
+        (0,), (168, -24), (0, 0), 0, 2, "after hand 2 seat 1 is ruined (capital -24)"
+    )
     assert sd.view(state, None).finished
     result = sd.outcome(state)
     assert result is not None and result.winners == (0,) and result.scores == (168, -24)
@@ -726,11 +923,17 @@ def test_SIX_11_kitty_carries_over_then_goes_to_the_finisher_and_SIX_12_ruin() -
 def test_SIX_12_equal_highest_capitals_share_and_the_kitty_is_discarded() -> None:
     blocked = order(2, 1, *BLOCKED_2)
     for final in ["DISCARD", "SPLIT_SOLVENT"]:
-        state, events = new(2, *BLOCKED_2, first_dealer=1, more=[blocked], final_kitty=final,
-                            trumps="NONE")
-        assert events[-1] == sd.MatchEnded((0, 1), (-24, -24), (0, 0), 192, 2,
-                                           "after hand 2 seat 0 is ruined (capital -24), "
-                                           "seat 1 is ruined (capital -24)")
+        state, events = new(
+            2, *BLOCKED_2, first_dealer=1, more=[blocked], final_kitty=final, trumps="NONE"
+        )
+        assert events[-1] == sd.MatchEnded(
+            (0, 1),
+            (-24, -24),
+            (0, 0),
+            192,
+            2,
+            "after hand 2 seat 0 is ruined (capital -24), seat 1 is ruined (capital -24)",
+        )
         result = sd.outcome(state)
         assert result is not None
         assert dict(result.details)["kitty_discarded"] == "192"
@@ -742,32 +945,57 @@ def test_SIX_12_equal_highest_capitals_share_and_the_kitty_is_discarded() -> Non
 
 @pytest.mark.parametrize(("dealer", "capitals"), [(1, (88, 56)), (0, (56, 88))])
 def test_SIX_12_split_solvent_highest_first_ties_from_dealers_left(
-        dealer: int, capitals: tuple[int, int]) -> None:
-    _, events = new(2, *BLOCKED_2, first_dealer=dealer, max_hands=1, final_kitty="SPLIT_SOLVENT",
-                    trumps="NONE")
+    dealer: int, capitals: tuple[int, int]
+) -> None:
+    _, events = new(
+        2, *BLOCKED_2, first_dealer=dealer, max_hands=1, final_kitty="SPLIT_SOLVENT", trumps="NONE"
+    )
     end = events[-1]
     assert end.capitals == capitals and end.kitty_discarded == 0
     assert end.winners == ((0,) if capitals[0] > capitals[1] else (1,))
 
 
 def test_SIX_12_split_solvent_by_capital() -> None:
-    _, events = new(2, ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"], "9H", "8H 8C 8S 9C 9S",
-                    first_dealer=0, deck=28, max_hands=1, final_kitty="SPLIT_SOLVENT",
-                    trumps="NONE")
+    _, events = new(
+        2,
+        ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"],
+        "9H",
+        "8H 8C 8S 9C 9S",
+        first_dealer=0,
+        deck=28,
+        max_hands=1,
+        final_kitty="SPLIT_SOLVENT",
+        trumps="NONE",
+    )
     state = fold(sd, events)
     state, events = play(state, 0, "9D")
     # Capitals 42 and 36, kitty 66: seat 0 (higher) takes 2/3.
     assert events[-1].kitty_shares == (44, 22)
     assert events[-1].capitals == (86, 58)
-    discard_state, _ = new(2, ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"], "9H",
-                           "8H 8C 8S 9C 9S", first_dealer=0, deck=28, max_hands=1, trumps="NONE")
+    discard_state, _ = new(
+        2,
+        ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"],
+        "9H",
+        "8H 8C 8S 9C 9S",
+        first_dealer=0,
+        deck=28,
+        max_hands=1,
+        trumps="NONE",
+    )
     _, events = play(discard_state, 0, "9D")
     assert events[-1].capitals == (42, 36) and events[-1].kitty_discarded == 66
 
 
 def test_SIX_12_four_solvent_the_fourth_gets_nothing() -> None:
-    _, events = new(4, *BLOCKED_4, first_dealer=0, deck=28, max_hands=1,
-                    final_kitty="SPLIT_SOLVENT", trumps="NONE")
+    _, events = new(
+        4,
+        *BLOCKED_4,
+        first_dealer=0,
+        deck=28,
+        max_hands=1,
+        final_kitty="SPLIT_SOLVENT",
+        trumps="NONE",
+    )
     settled = of(events, sd.HandSettled)[0]
     assert settled.capitals == (36, 36, 36, 36) and settled.kitty == 144
     end = events[-1]
@@ -785,8 +1013,7 @@ def second_dealer(events: Sequence[Any]) -> int:
 
 @pytest.mark.parametrize(
     ("rule", "dealer"),
-    [("FIRST_MOVER", 0), ("LOSER", 2), ("FIRST_OUT", 0), ("MOST_POINTS", 0),
-     ("FEWEST_POINTS", 2)],
+    [("FIRST_MOVER", 0), ("LOSER", 2), ("FIRST_OUT", 0), ("MOST_POINTS", 0), ("FEWEST_POINTS", 2)],
 )
 def test_SIX_13_next_dealer(rule: str, dealer: int) -> None:
     # After STUCK_3: cards left (0, 5, 6), seat 0 out first, capitals (138, 42, 36).
@@ -806,8 +1033,16 @@ def test_SIX_13_ties_and_no_candidate_go_clockwise_from_the_dealers_left(rule: s
 
 
 def test_SIX_13_loser_with_most_cards_left() -> None:
-    state, _ = new(2, ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"], "9H", "8H 8C 8S 9C 9S",
-                   first_dealer=1, deck=28, trumps="NONE", dealer="LOSER")
+    state, _ = new(
+        2,
+        ["KS AS QH AH 9D 10D", "JS 10H JH QD JC KC"],
+        "9H",
+        "8H 8C 8S 9C 9S",
+        first_dealer=1,
+        deck=28,
+        trumps="NONE",
+        dealer="LOSER",
+    )
     _, events = play(state, 0, "9D")
     assert of(events, sd.Dealt)[0].dealer == 1  # 6 cards against 5
 
@@ -816,8 +1051,14 @@ def test_SIX_13_loser_with_most_cards_left() -> None:
 
 
 def test_illegal_commands_each_reason_and_state_unchanged() -> None:
-    state, _ = new(2, ["JH QS 6H 8C KH AH 10S 9D", "AS KS JS 9S 7S AD KD QD"], "QH",
-                   "JD 10D 7D AC KC", first_dealer=1, trumps="NONE")
+    state, _ = new(
+        2,
+        ["JH QS 6H 8C KH AH 10S 9D", "AS KS JS 9S 7S AD KD QD"],
+        "QH",
+        "JD 10D 7D AC KC",
+        first_dealer=1,
+        trumps="NONE",
+    )
     illegal(state, 2, sd.Play(parse_card("JH")), "NOT_A_SEAT")
     illegal(state, -1, sd.Play(parse_card("JH")), "NOT_A_SEAT")
     illegal(state, 1, sd.Play(parse_card("KD")), "NOT_YOUR_TURN")
@@ -924,8 +1165,9 @@ def test_random_play_always_ends(players: int) -> None:
             "deck": rng.choice([36, 32, 28]),
             "trumps": rng.choice(sd.TRUMP_MODES),
             "seven": rng.choice(["SKIP", "NONE"]),
-            "dealer": rng.choice(["FIRST_MOVER", "LOSER", "FIRST_OUT", "MOST_POINTS",
-                                  "FEWEST_POINTS"]),
+            "dealer": rng.choice(
+                ["FIRST_MOVER", "LOSER", "FIRST_OUT", "MOST_POINTS", "FEWEST_POINTS"]
+            ),
             "final_kitty": rng.choice(["DISCARD", "SPLIT_SOLVENT"]),
             "eight_on_trumps": rng.choice([True, False]),
         }

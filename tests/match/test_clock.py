@@ -30,8 +30,7 @@ def move(record: MatchRecord, time_ms: int, index: int = 0) -> Step:
     clock.check_in_time(record, seat, time_ms)
     command = record.game.legal_commands(record.state, seat)[index]
     decision = lifecycle.decide(record, seat, command)
-    return lifecycle.play(record, decision, f"c{record.version}", server_seed=SEED,
-                          time_ms=time_ms)
+    return lifecycle.play(record, decision, f"c{record.version}", server_seed=SEED, time_ms=time_ms)
 
 
 def check_fold(steps: list[Step]) -> None:
@@ -73,16 +72,20 @@ def test_R_8_correspondence_counts_days() -> None:
     assert clock.deadline(start(terms=terms).record).at_ms == T0 + 3 * clock.DAY_MS
 
 
-@pytest.mark.parametrize(("kwargs", "code"), [
-    ({"clock": "SOMETIMES"}, "BAD_TIME_CONTROL"),
-    ({"clock": "DECISION"}, "BAD_TIME_CONTROL"),
-    ({"clock": "FISCHER", "bank_ms": -1}, "BAD_TIME_CONTROL"),
-    ({"clock": "CORRESPONDENCE", "days": 0}, "BAD_TIME_CONTROL"),
-    ({"policy": "PANIC"}, "BAD_TIMEOUT_POLICY"),
-    ({"policy": "BOT"}, "BAD_TIMEOUT_POLICY"),
-])
-def test_R_8_R_9_bad_terms_are_refused_with_their_reason(kwargs: dict[str, object],
-                                                       code: str) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"clock": "SOMETIMES"}, "BAD_TIME_CONTROL"),
+        ({"clock": "DECISION"}, "BAD_TIME_CONTROL"),
+        ({"clock": "FISCHER", "bank_ms": -1}, "BAD_TIME_CONTROL"),
+        ({"clock": "CORRESPONDENCE", "days": 0}, "BAD_TIME_CONTROL"),
+        ({"policy": "PANIC"}, "BAD_TIMEOUT_POLICY"),
+        ({"policy": "BOT"}, "BAD_TIMEOUT_POLICY"),
+    ],
+)
+def test_R_8_R_9_bad_terms_are_refused_with_their_reason(
+    kwargs: dict[str, object], code: str
+) -> None:
     with pytest.raises(MatchError) as info:
         clock.make_terms(**kwargs)  # type: ignore[arg-type]
     assert info.value.kind is Kind.BAD_REQUEST and info.value.code == code
@@ -105,8 +108,9 @@ def test_R_9_forfeit_ends_the_match_timed_out_with_the_seat(game: str) -> None:
 
 @pytest.mark.parametrize("game", ["dix", "six-dozens", "durak-dice"])
 def test_R_9_auto_move_plays_the_default_decision_and_play_goes_on(game: str) -> None:
-    first = start(game, clock.make_terms(clock="FISCHER", bank_ms=100, increment_ms=10,
-                                         policy="AUTO_MOVE"))
+    first = start(
+        game, clock.make_terms(clock="FISCHER", bank_ms=100, increment_ms=10, policy="AUTO_MOVE")
+    )
     due = clock.deadline(first.record)
     assert due is not None and due.seat is not None
     step = endings.time_out(first.record, due, None, server_seed=SEED, time_ms=T0 + 150)
@@ -117,8 +121,10 @@ def test_R_9_auto_move_plays_the_default_decision_and_play_goes_on(game: str) ->
 
 
 def test_R_9_the_bot_policy_keeps_the_seat_until_its_player_moves_again() -> None:
-    first = start("dix", clock.make_terms(clock="DECISION", limit_ms=10_000, policy="BOT",
-                                          policy_bot="heuristic"))
+    first = start(
+        "dix",
+        clock.make_terms(clock="DECISION", limit_ms=10_000, policy="BOT", policy_bot="heuristic"),
+    )
     record = first.record
     due = clock.deadline(record)
     assert due is not None and due.seat is not None
@@ -183,11 +189,13 @@ def test_R_7_an_abandoned_seat_lets_another_claim_the_win_after_the_grace() -> N
     claimant = 1 - seat
     for watched, at in ((False, T0 + 999), (True, T0 + 5000)):
         with pytest.raises(MatchError) as info:
-            endings.claim(first.record, claimant, "c", watched=watched, server_seed=SEED,
-                          time_ms=at)
+            endings.claim(
+                first.record, claimant, "c", watched=watched, server_seed=SEED, time_ms=at
+            )
         assert info.value.code == "NOT_ABANDONED"
-    step = endings.claim(first.record, claimant, "c", watched=False, server_seed=SEED,
-                         time_ms=T0 + 1000)
+    step = endings.claim(
+        first.record, claimant, "c", watched=False, server_seed=SEED, time_ms=T0 + 1000
+    )
     outcome = step.record.outcome
     assert outcome is not None and outcome.termination == "ABANDONED"
     assert outcome.seats == (seat,) and outcome.winners == (claimant,)

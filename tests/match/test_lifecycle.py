@@ -17,8 +17,14 @@ SEED = bytes(range(32))
 
 
 def created(game: str, seats: list[tuple[str, bytes]], **setup: object) -> MatchCreated:
-    return lifecycle.created_event(get_game(game), {}, seats, Setup(**setup),  # type: ignore[arg-type]
-                                   match_id="m1", server_seed=SEED)
+    return lifecycle.created_event(
+        get_game(game),
+        {},
+        seats,
+        Setup(**setup),  # type: ignore[arg-type]
+        match_id="m1",
+        server_seed=SEED,
+    )
 
 
 def state_seed(state: object) -> bytes:
@@ -32,11 +38,16 @@ def state_seed(state: object) -> bytes:
 
 def test_creation_with_every_seat_named_starts_the_match_in_entry_one() -> None:
     game = get_game("dix")
-    step = lifecycle.create(game, created("dix", [("ann", b"a"), ("bob", b"")]),
-                            server_seed=SEED, time_ms=5)
+    step = lifecycle.create(
+        game, created("dix", [("ann", b"a"), ("bob", b"")]), server_seed=SEED, time_ms=5
+    )
     entry = step.entry
-    assert (entry.version, entry.seat, entry.prev, entry.time_ms) == (1, SYSTEM_SEAT,
-                                                                      GENESIS_HASH, 5)
+    assert (entry.version, entry.seat, entry.prev, entry.time_ms) == (
+        1,
+        SYSTEM_SEAT,
+        GENESIS_HASH,
+        5,
+    )
     assert step.record.started and step.record.version == 1 and step.record.head == step.digest
     assert step.events[0].commitment == commitment(SEED)
     start = step.events[1]
@@ -51,8 +62,9 @@ def test_creation_with_every_seat_named_starts_the_match_in_entry_one() -> None:
 
 def test_a_seedless_record_refuses_to_decide() -> None:
     game = get_game("dix")
-    step = lifecycle.create(game, created("dix", [("ann", b""), ("bob", b"")]),
-                            server_seed=SEED, time_ms=5)
+    step = lifecycle.create(
+        game, created("dix", [("ann", b""), ("bob", b"")]), server_seed=SEED, time_ms=5
+    )
     record = fold_entries([step.entry])
     seat = game.to_act(record.state)
     assert seat is not None
@@ -69,27 +81,33 @@ def test_the_same_inputs_give_the_same_entry_byte_for_byte() -> None:
     assert one.text == two.text and one.digest == two.digest
 
 
-@pytest.mark.parametrize(("seats", "setup", "code"), [
-    ([("a", b"")], {}, "BAD_PLAYER_COUNT"),
-    ([("a", b""), ("x" * 65, b"")], {}, "FIELD_TOO_LONG"),
-    ([("a", b""), ("b\n", b"")], {}, "BAD_NAME"),
-    ([("a", b""), ("b", b"\0" * 65)], {}, "FIELD_TOO_LONG"),
-    ([("a", b""), ("b", b"")], {"first_dealer": 2}, "BAD_FIRST_DEALER"),
-    ([("a", b""), ("b", b"")], {"decks": ((),)}, "BAD_DECK"),
-    ([("a", b""), ("b", b"")], {"decks": (deck(53),) * 65}, "TOO_MANY_PREARRANGED"),
-])
-def test_a_bad_creation_is_refused_with_its_code(seats: list[tuple[str, bytes]],
-                                                 setup: dict[str, object], code: str) -> None:
+@pytest.mark.parametrize(
+    ("seats", "setup", "code"),
+    [
+        ([("a", b"")], {}, "BAD_PLAYER_COUNT"),
+        ([("a", b""), ("x" * 65, b"")], {}, "FIELD_TOO_LONG"),
+        ([("a", b""), ("b\n", b"")], {}, "BAD_NAME"),
+        ([("a", b""), ("b", b"\0" * 65)], {}, "FIELD_TOO_LONG"),
+        ([("a", b""), ("b", b"")], {"first_dealer": 2}, "BAD_FIRST_DEALER"),
+        ([("a", b""), ("b", b"")], {"decks": ((),)}, "BAD_DECK"),
+        ([("a", b""), ("b", b"")], {"decks": (deck(53),) * 65}, "TOO_MANY_PREARRANGED"),
+    ],
+)
+def test_a_bad_creation_is_refused_with_its_code(
+    seats: list[tuple[str, bytes]], setup: dict[str, object], code: str
+) -> None:
     with pytest.raises(MatchError) as refused:
-        lifecycle.create(get_game("dix"), created("dix", seats, **setup), server_seed=SEED,
-                         time_ms=0)
+        lifecycle.create(
+            get_game("dix"), created("dix", seats, **setup), server_seed=SEED, time_ms=0
+        )
     assert (refused.value.kind, refused.value.code) == (Kind.BAD_REQUEST, code)
 
 
 def waiting_record() -> MatchRecord:
     game = get_game("durak-dice")
-    return lifecycle.create(game, created("durak-dice", [("a", b""), ("", b""), ("", b"")]),
-                            server_seed=SEED, time_ms=0).record
+    return lifecycle.create(
+        game, created("durak-dice", [("a", b""), ("", b""), ("", b"")]), server_seed=SEED, time_ms=0
+    ).record
 
 
 def test_joins_fill_open_seats_and_the_last_one_deals_from_the_match_seed() -> None:
@@ -121,8 +139,9 @@ def test_a_move_before_the_start_is_refused() -> None:
 
 def test_the_finishing_move_reveals_the_server_seed_with_the_head_it_follows() -> None:
     game = get_game("dix")
-    step = lifecycle.create(game, created("dix", [("a", b""), ("b", b"")]), server_seed=SEED,
-                            time_ms=0)
+    step = lifecycle.create(
+        game, created("dix", [("a", b""), ("b", b"")]), server_seed=SEED, time_ms=0
+    )
     for n in range(2_000):
         record = step.record
         seat = game.to_act(record.state)

@@ -68,8 +68,13 @@ def redis_servers_on(data_dir: Path) -> list[int]:
 class Serve:
     """`kozyr serve` on 127.0.0.1:`port` with its embedded Redis under `data_dir`."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, grace: float = 10.0,
-                 extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        grace: float = 10.0,
+        extra: tuple[str, ...] = (),
+    ) -> None:
         self.data_dir = data_dir
         self.extra = extra  # more `kozyr serve` flags (e.g. raised limits for a drill)
         self.port = port or free_port()
@@ -85,9 +90,22 @@ class Serve:
         offset = self.log.stat().st_size if self.log.exists() else 0
         with self.log.open("ab") as err:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "kozyr.cli", "serve", "--address", self.address,
-                 "--data-dir", str(self.data_dir), "--json-logs", *self.extra],
-                stdout=subprocess.DEVNULL, stderr=err, env=env)
+                [
+                    sys.executable,
+                    "-m",
+                    "kozyr.cli",
+                    "serve",
+                    "--address",
+                    self.address,
+                    "--data-dir",
+                    str(self.data_dir),
+                    "--json-logs",
+                    *self.extra,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                env=env,
+            )
         process = self.process
 
         def serving() -> bool:
@@ -111,9 +129,14 @@ class Serve:
     def admin(self, timeout: float | None = 2.0) -> redis.Redis:
         """A Redis client of our own on the embedded server (named, so it is not counted)."""
         # No retries: a drill asks "is it there now?", and redis-py would back off for long.
-        return redis.Redis(unix_socket_path=str(self.socket_path), decode_responses=True,
-                           client_name=PROBE_NAME, socket_timeout=timeout,
-                           socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
+        return redis.Redis(
+            unix_socket_path=str(self.socket_path),
+            decode_responses=True,
+            client_name=PROBE_NAME,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
 
     def redis_pid(self) -> int:
         """The pid of the embedded redis-server, from the server itself."""
@@ -150,10 +173,15 @@ class Serve:
 
 def store_probe(serve: Serve) -> StoreProbe:
     """Healthy when the embedded Redis answers a PING within half a second."""
+
     async def healthy() -> bool:
-        client = redis.asyncio.Redis(unix_socket_path=str(serve.socket_path),
-                                     client_name=PROBE_NAME, socket_timeout=0.5,
-                                     socket_connect_timeout=0.5, retry=AsyncRetry(NoBackoff(), 0))
+        client = redis.asyncio.Redis(
+            unix_socket_path=str(serve.socket_path),
+            client_name=PROBE_NAME,
+            socket_timeout=0.5,
+            socket_connect_timeout=0.5,
+            retry=AsyncRetry(NoBackoff(), 0),
+        )
         try:
             return bool(await asyncio.wait_for(client.ping(), 0.5))
         except Exception:  # unreachable, paused or dead: not healthy

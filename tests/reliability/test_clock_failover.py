@@ -53,17 +53,27 @@ async def play(fleet: Fleet, k: int, rng: random.Random, ended: Counter[str]) ->
     """Create match k on server k % 3 and play it with a client that may go silent."""
     home = k % 3
     policy = POLICIES[k % 2]
-    created = await call(fleet, home, lambda s: s.CreateMatch(pb.CreateMatchRequest(
-        game="dix", options={"single_hand": "true"}, request_id=f"clock-drill-{k}",
-        seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-        time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=LIMIT_MS),
-        timeout_policy=policy)))
+    created = await call(
+        fleet,
+        home,
+        lambda s: s.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix",
+                options={"single_hand": "true"},
+                request_id=f"clock-drill-{k}",
+                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+                time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=LIMIT_MS),
+                timeout_policy=policy,
+            )
+        ),
+    )
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.tokens}
     silent = rng.random() < 0.5  # this client stops playing at some point
     for _ in range(2_000):  # bounded: a Dix hand is 52 decisions
-        view = (await call(fleet, home, lambda s: s.GetMatch(
-            pb.GetMatchRequest(match_id=match_id)))).view
+        view = (
+            await call(fleet, home, lambda s: s.GetMatch(pb.GetMatchRequest(match_id=match_id)))
+        ).view
         if view.status == pb.MATCH_STATUS_FINISHED:
             ended[pb.Termination.Name(view.outcome.termination)] += 1
             return match_id
@@ -72,18 +82,21 @@ async def play(fleet: Fleet, k: int, rng: random.Random, ended: Counter[str]) ->
             continue
         meta = auth(tokens[view.to_act])
         legal = pb.ListLegalMovesRequest(match_id=match_id)
-        moves = (await call(fleet, home, lambda s, r=legal, m=meta: s.ListLegalMoves(
-            r, metadata=m))).moves
+        moves = (
+            await call(fleet, home, lambda s, r=legal, m=meta: s.ListLegalMoves(r, metadata=m))
+        ).moves
         await asyncio.sleep(rng.random() * LIMIT_MS / 1000 / 2)
         if moves:
-            submit = pb.SubmitMoveRequest(match_id=match_id, move=rng.choice(list(moves)),
-                                          command_id=uuid.uuid4().hex,
-                                          expected_version=view.version)
+            submit = pb.SubmitMoveRequest(
+                match_id=match_id,
+                move=rng.choice(list(moves)),
+                command_id=uuid.uuid4().hex,
+                expected_version=view.version,
+            )
             try:
                 await call(fleet, home, lambda s, r=submit, m=meta: s.SubmitMove(r, metadata=m))
             except grpc.aio.AioRpcError as e:  # a timeout landed first, or stale
-                assert e.code() in (grpc.StatusCode.FAILED_PRECONDITION,
-                                    grpc.StatusCode.ABORTED), e
+                assert e.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED), e
     raise AssertionError(f"match {match_id} did not end")
 
 
@@ -102,8 +115,10 @@ async def call(fleet: Fleet, home: int, rpc):  # type: ignore[no-untyped-def]
 async def drill(fleet: Fleet) -> tuple[list[str], Counter[str]]:
     rng = random.Random(10)
     ended: Counter[str] = Counter()
-    tasks = [asyncio.create_task(play(fleet, k, random.Random(rng.random()), ended))
-             for k in range(MATCHES)]
+    tasks = [
+        asyncio.create_task(play(fleet, k, random.Random(rng.random()), ended))
+        for k in range(MATCHES)
+    ]
     # The middle: a quarter of the matches over, then SIGKILL process 0 with its claims.
     for _ in range(6_000):
         if sum(ended.values()) >= MATCHES // 4:
@@ -118,8 +133,9 @@ async def drill(fleet: Fleet) -> tuple[list[str], Counter[str]]:
 async def logs(fleet: Fleet, match_ids: list[str]) -> dict[str, list[RawEntry]]:
     out = {}
     for match_id in match_ids:
-        log = await fleet.stub(1).GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                                              metadata=auth(ARBITER))
+        log = await fleet.stub(1).GetMatchLog(
+            pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER)
+        )
         out[match_id] = [RawEntry(e.version, e.canonical_json, e.hash) for e in log.entries]
     return out
 
@@ -127,10 +143,17 @@ async def logs(fleet: Fleet, match_ids: list[str]) -> dict[str, list[RawEntry]]:
 @pytest.mark.slow
 @pytest.mark.solo
 def test_three_servers_one_killed_every_clock_applied_exactly_once(
-        redis_url: str, tmp_path: Path) -> None:
+    redis_url: str, tmp_path: Path
+) -> None:
     # Replicas share the seed key (the first creates it) and one Redis.
-    flags = ("--redis-url", redis_url, "--timer-lease-s", "1",
-             "--seed-key-file", str(tmp_path / "seed.key"))
+    flags = (
+        "--redis-url",
+        redis_url,
+        "--timer-lease-s",
+        "1",
+        "--seed-key-file",
+        str(tmp_path / "seed.key"),
+    )
     serves = [Serve(tmp_path / f"s{i}", port=free_port(), extra=flags) for i in range(3)]
     try:
         for serve in serves:
@@ -147,9 +170,12 @@ def test_three_servers_one_killed_every_clock_applied_exactly_once(
         for match_id, entries in stored.items():
             report = verify(archive.parse(archive.dumps(archive.build(entries))))
             assert report.status == "VERIFIED", (match_id, report.problems)
-            timeouts = [(e["seat"], e["deadline_ms"])
-                        for raw in entries for e in json.loads(raw.canonical)["events"]
-                        if e["type"] == "TimedOut"]
+            timeouts = [
+                (e["seat"], e["deadline_ms"])
+                for raw in entries
+                for e in json.loads(raw.canonical)["events"]
+                if e["type"] == "TimedOut"
+            ]
             assert len(timeouts) == len(set(timeouts)), f"{match_id}: a timeout applied twice"
         print(f"\nclock drill: {MATCHES} matches on 3 servers, one SIGKILLed: {dict(ended)}")
     finally:

@@ -54,8 +54,13 @@ def added(client: redis.Redis, before: frozenset[str]) -> frozenset[str]:
     return keys(client) - before
 
 
-def raw_call(server: EdgeServer, method: str, data: bytes, streaming: bool,
-             metadata: list[tuple[str, str]] | None = None) -> grpc.RpcError:
+def raw_call(
+    server: EdgeServer,
+    method: str,
+    data: bytes,
+    streaming: bool,
+    metadata: list[tuple[str, str]] | None = None,
+) -> grpc.RpcError:
     with server.channel() as channel:
         call = (channel.unary_stream if streaming else channel.unary_unary)(SERVICE + method)
         with pytest.raises(grpc.RpcError) as error:
@@ -70,11 +75,14 @@ def raw_call(server: EdgeServer, method: str, data: bytes, streaming: bool,
 
 @pytest.mark.parametrize("method", METHODS)
 def test_undecodable_bytes_are_invalid_argument_with_error_info(
-        edge: EdgeServer, method: str, redis_client: redis.Redis) -> None:
+    edge: EdgeServer, method: str, redis_client: redis.Redis
+) -> None:
     before = settled_keys(redis_client)
     error = details(raw_call(edge, method, BAD_BYTES, method == "WatchMatch"))
-    assert (error["code"], error["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT,
-                                                "BAD_REQUEST_BYTES")
+    assert (error["code"], error["reason"]) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "BAD_REQUEST_BYTES",
+    )
     assert not added(redis_client, before)
 
 
@@ -83,8 +91,10 @@ def test_bad_authorization_headers_are_unauthenticated(edge: EdgeServer) -> None
     match_id, tokens = create(stub, "dix")
     request = pb.GetMatchRequest(match_id=match_id)
     cases = {
-        "DUPLICATE_AUTHORIZATION": [("authorization", f"Bearer {tokens[0]}"),
-                                    ("authorization", f"Bearer {tokens[1]}")],
+        "DUPLICATE_AUTHORIZATION": [
+            ("authorization", f"Bearer {tokens[0]}"),
+            ("authorization", f"Bearer {tokens[1]}"),
+        ],
         "MALFORMED_TOKEN": [("authorization", "Bearer " + "A" * 300)],
         "MALFORMED_TOKEN ": [("authorization", "Basic " + tokens[0])],
     }
@@ -92,8 +102,10 @@ def test_bad_authorization_headers_are_unauthenticated(edge: EdgeServer) -> None
         with pytest.raises(grpc.RpcError) as error:
             stub.GetMatch(request, metadata=metadata)
         got = details(error.value)
-        assert (got["code"], got["reason"]) == (grpc.StatusCode.UNAUTHENTICATED,
-                                                expected.strip()), expected
+        assert (got["code"], got["reason"]) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            expected.strip(),
+        ), expected
 
 
 class Sent:
@@ -114,8 +126,13 @@ def test_a_non_ascii_or_odd_authorization_value_is_unauthenticated_not_internal(
     from kozyr.api.guard import bearer_values
     from kozyr.match.errors import Kind, MatchError
 
-    for value in ("Bearer тайна", "Bearer тайна".encode(), b"Bearer \xff\xfe", "Bearer \x7f",
-                  "Bearer " + "A" * 5000):  # past the longest seat ticket (a JWT)
+    for value in (
+        "Bearer тайна",
+        "Bearer тайна".encode(),
+        b"Bearer \xff\xfe",
+        "Bearer \x7f",
+        "Bearer " + "A" * 5000,
+    ):  # past the longest seat ticket (a JWT)
         with pytest.raises(MatchError) as error:
             bearer_values(Sent(value))  # type: ignore[arg-type]
         assert (error.value.kind, error.value.code) == (Kind.UNAUTHENTICATED, "MALFORMED_TOKEN")
@@ -126,35 +143,42 @@ def test_a_non_ascii_or_odd_authorization_value_is_unauthenticated_not_internal(
 
 
 def test_a_huge_match_id_is_bad_match_id_and_never_echoed(
-        edge: EdgeServer, redis_client: redis.Redis) -> None:
+    edge: EdgeServer, redis_client: redis.Redis
+) -> None:
     huge = "x" * (2 * 1024 * 1024)
     before = settled_keys(redis_client)
     stub = edge.stub()
     with structlog.testing.capture_logs() as logs:
-        for call in (lambda: stub.GetMatch(pb.GetMatchRequest(match_id=huge)),
-                     lambda: stub.JoinMatch(pb.JoinMatchRequest(match_id=huge, name="a")),
-                     lambda: stub.SubmitMove(pb.SubmitMoveRequest(match_id=huge,
-                                                                  command_id="c"))):
+        for call in (
+            lambda: stub.GetMatch(pb.GetMatchRequest(match_id=huge)),
+            lambda: stub.JoinMatch(pb.JoinMatchRequest(match_id=huge, name="a")),
+            lambda: stub.SubmitMove(pb.SubmitMoveRequest(match_id=huge, command_id="c")),
+        ):
             with pytest.raises(grpc.RpcError) as error:
                 call()
             got = details(error.value)
-            assert (got["code"], got["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT,
-                                                    "BAD_MATCH_ID")
+            assert (got["code"], got["reason"]) == (
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "BAD_MATCH_ID",
+            )
             assert len(got["message"]) < 200 and got["trailers"] < 1024
     assert all(len(str(value)) < 200 for line in logs for value in line.values()), logs
     assert not added(redis_client, before)
 
 
 def test_a_flood_of_prearranged_rolls_is_refused_at_once(
-        edge: EdgeServer, redis_client: redis.Redis) -> None:
+    edge: EdgeServer, redis_client: redis.Redis
+) -> None:
     stub = edge.stub()
     before = settled_keys(redis_client)
     seats = [pb.SeatRequest(name=f"p{i}") for i in range(4)]
     floods = {
-        "TOO_MANY_PREARRANGED": pb.CreateMatchRequest(game="durak-dice", seats=seats,
-                                                prearranged_dice=["1"] * 100_000),
-        "FIELD_TOO_LONG": pb.CreateMatchRequest(game="durak-dice", seats=seats,
-                                                prearranged_dice=["1 " * 100_000]),
+        "TOO_MANY_PREARRANGED": pb.CreateMatchRequest(
+            game="durak-dice", seats=seats, prearranged_dice=["1"] * 100_000
+        ),
+        "FIELD_TOO_LONG": pb.CreateMatchRequest(
+            game="durak-dice", seats=seats, prearranged_dice=["1 " * 100_000]
+        ),
     }
     for expected, request in floods.items():
         with pytest.raises(grpc.RpcError) as error:
@@ -166,38 +190,76 @@ def test_a_flood_of_prearranged_rolls_is_refused_at_once(
 
 
 def test_every_numeric_field_is_range_checked_at_the_edge(
-        edge: EdgeServer, redis_client: redis.Redis) -> None:
+    edge: EdgeServer, redis_client: redis.Redis
+) -> None:
     stub = edge.stub()
     match_id, tokens = create(stub, "dix")
-    open_id = stub.CreateMatch(pb.CreateMatchRequest(
-        game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])).match_id
+    open_id = stub.CreateMatch(
+        pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])
+    ).match_id
     before = settled_keys(redis_client)
     huge, tiny = 2**63 - 1, -(2**63)
     cases = [
-        ("NOT_A_SEAT", lambda v: stub.JoinMatch(pb.JoinMatchRequest(match_id=open_id, name="b",
-                                                                    seat=v)), (-1, 2**31 - 1)),
-        ("NOT_A_SEAT", lambda v: stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-            first_dealer=v)), (-1, 2**31 - 1)),
-        ("NOT_A_SEAT", lambda v: stub.ReplayMatch(pb.ReplayMatchRequest(
-            match_id=match_id, version=1, as_seat=v)), (-5, 2**31 - 1)),
-        ("NO_SUCH_VERSION", lambda v: list(stub.WatchMatch(pb.WatchMatchRequest(
-            match_id=match_id, from_version=v))), (-1, huge, tiny)),
-        ("NO_SUCH_VERSION", lambda v: stub.ReplayMatch(pb.ReplayMatchRequest(
-            match_id=match_id, version=v)), (-1, huge, tiny)),
-        ("BAD_EXPECTED_VERSION", lambda v: stub.SubmitMove(pb.SubmitMoveRequest(
-            match_id=match_id, command_id="c", expected_version=v), metadata=auth(tokens[0])),
-         (-1, 0, huge, tiny)),
-        ("BAD_PLAYER_COUNT", lambda v: stub.CreateMatch(pb.CreateMatchRequest(
-            game="dix", seats=[pb.SeatRequest(name="a")] * v)), (65, 10_000)),
+        (
+            "NOT_A_SEAT",
+            lambda v: stub.JoinMatch(pb.JoinMatchRequest(match_id=open_id, name="b", seat=v)),
+            (-1, 2**31 - 1),
+        ),
+        (
+            "NOT_A_SEAT",
+            lambda v: stub.CreateMatch(
+                pb.CreateMatchRequest(
+                    game="dix",
+                    seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+                    first_dealer=v,
+                )
+            ),
+            (-1, 2**31 - 1),
+        ),
+        (
+            "NOT_A_SEAT",
+            lambda v: stub.ReplayMatch(
+                pb.ReplayMatchRequest(match_id=match_id, version=1, as_seat=v)
+            ),
+            (-5, 2**31 - 1),
+        ),
+        (
+            "NO_SUCH_VERSION",
+            lambda v: list(
+                stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=v))
+            ),
+            (-1, huge, tiny),
+        ),
+        (
+            "NO_SUCH_VERSION",
+            lambda v: stub.ReplayMatch(pb.ReplayMatchRequest(match_id=match_id, version=v)),
+            (-1, huge, tiny),
+        ),
+        (
+            "BAD_EXPECTED_VERSION",
+            lambda v: stub.SubmitMove(
+                pb.SubmitMoveRequest(match_id=match_id, command_id="c", expected_version=v),
+                metadata=auth(tokens[0]),
+            ),
+            (-1, 0, huge, tiny),
+        ),
+        (
+            "BAD_PLAYER_COUNT",
+            lambda v: stub.CreateMatch(
+                pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a")] * v)
+            ),
+            (65, 10_000),
+        ),
     ]
     for reason, call, values in cases:
         for value in values:
             with pytest.raises(grpc.RpcError) as error:
                 call(value)
             got = details(error.value)
-            assert (got["code"], got["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT,
-                                                    reason), (reason, value)
+            assert (got["code"], got["reason"]) == (grpc.StatusCode.INVALID_ARGUMENT, reason), (
+                reason,
+                value,
+            )
     assert not added(redis_client, before)
 
 
@@ -247,7 +309,8 @@ def test_requests_per_client_are_limited(redis_url: str) -> None:
 
 
 def test_matches_created_per_minute_are_limited_and_a_refusal_writes_nothing(
-        redis_url: str, redis_client: redis.Redis) -> None:
+    redis_url: str, redis_client: redis.Redis
+) -> None:
     srv = limited(redis_url, matches_per_minute=2)
     try:
         stub = srv.stub()
@@ -261,11 +324,17 @@ def test_matches_created_per_minute_are_limited_and_a_refusal_writes_nothing(
 
 
 def test_a_batch_counts_each_of_its_matches_against_the_creation_rate(
-        redis_url: str, redis_client: redis.Redis) -> None:
+    redis_url: str, redis_client: redis.Redis
+) -> None:
     srv = limited(redis_url, matches_per_minute=3)
-    two = pb.CreateMatchesRequest(matches=[
-        pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a"),
-                                                 pb.SeatRequest(name="b")])] * 2)
+    two = pb.CreateMatchesRequest(
+        matches=[
+            pb.CreateMatchRequest(
+                game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]
+            )
+        ]
+        * 2
+    )
     try:
         stub = srv.stub()
         assert all(r.HasField("created") for r in stub.CreateMatches(two).results)
@@ -289,10 +358,14 @@ def test_watchers_per_match_and_per_connection_are_limited(redis_url: str) -> No
         streams = [first.WatchMatch(pb.WatchMatchRequest(match_id=m)) for m in (one, two)]
         for stream in streams:
             next(stream)
-        exhausted(lambda: next(srv.stub().WatchMatch(pb.WatchMatchRequest(match_id=one))),
-                  "TOO_MANY_WATCHERS")
-        exhausted(lambda: next(first.WatchMatch(pb.WatchMatchRequest(match_id=three))),
-                  "TOO_MANY_WATCHERS")
+        exhausted(
+            lambda: next(srv.stub().WatchMatch(pb.WatchMatchRequest(match_id=one))),
+            "TOO_MANY_WATCHERS",
+        )
+        exhausted(
+            lambda: next(first.WatchMatch(pb.WatchMatchRequest(match_id=three))),
+            "TOO_MANY_WATCHERS",
+        )
         assert next(srv.stub().WatchMatch(pb.WatchMatchRequest(match_id=three))).version == 1
         for stream in streams:
             stream.cancel()  # type: ignore[attr-defined]
@@ -315,16 +388,20 @@ def test_the_config_file_and_flags_set_every_limit(tmp_path: Path) -> None:
     path.write_text("watchers_per_match = 7\nrate_per_token = 2.5\nkeepalive_time_s = 30\n")
     config = load(path, {"watchers_per_match": 9, "burst_per_peer": None})
     assert (config.watchers_per_match, config.rate_per_token, config.keepalive_time_s) == (
-        9, 2.5, 30.0)  # the flag wins over the file, the file over the default
+        9,
+        2.5,
+        30.0,
+    )  # the flag wins over the file, the file over the default
     options = dict(config.grpc_options())
     assert options["grpc.keepalive_time_ms"] == 30_000
-    assert options["grpc.max_connection_age_ms"] == int(ServerConfig().max_connection_age_s
-                                                        * 1000)
-    for text, words in (("nosuch = 1\n", "unknown setting 'nosuch'"),
-                        ("watchers_per_match = 1.5\n", "whole number"),
-                        ("rate_per_token = -1\n", "above 0"),
-                        ("rate_per_token = 'fast'\n", "a number"),
-                        ("= =\n", "is not TOML")):
+    assert options["grpc.max_connection_age_ms"] == int(ServerConfig().max_connection_age_s * 1000)
+    for text, words in (
+        ("nosuch = 1\n", "unknown setting 'nosuch'"),
+        ("watchers_per_match = 1.5\n", "whole number"),
+        ("rate_per_token = -1\n", "above 0"),
+        ("rate_per_token = 'fast'\n", "a number"),
+        ("= =\n", "is not TOML"),
+    ):
         path.write_text(text)
         with pytest.raises(ConfigError, match=words):
             load(path)
@@ -350,9 +427,11 @@ def test_health_follows_the_store_down_and_up(tmp_path: Path) -> None:
     from kozyr.engine.embedded import EmbeddedRedis
 
     store = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start()
-    srv = EdgeServer(store.url, config=ServerConfig().with_values(
-        {"health_interval_s": 0.05, "health_timeout_s": 0.5}),
-        store_timeouts={"socket_timeout": 0.5, "socket_connect_timeout": 0.5})
+    srv = EdgeServer(
+        store.url,
+        config=ServerConfig().with_values({"health_interval_s": 0.05, "health_timeout_s": 0.5}),
+        store_timeouts={"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
+    )
     try:
         assert srv.health() == SERVING
         store.stop()

@@ -45,31 +45,54 @@ CROWD = 2_000
 
 def load(serve: Serve, *, deadline: float = 5.0) -> Background:
     """A loadgen run of 40 watched matches that plays until the drill stops it."""
-    return Background(LoadConfig(server=serve.address, matches=40, concurrency=40,
-                                 moves_per_match=100_000, seconds=90, seed=len(ROWS),
-                                 arbiter_token=ARBITER, deadline=deadline, give_up=30),
-                      store_probe(serve))
+    return Background(
+        LoadConfig(
+            server=serve.address,
+            matches=40,
+            concurrency=40,
+            moves_per_match=100_000,
+            seconds=90,
+            seed=len(ROWS),
+            arbiter_token=ARBITER,
+            deadline=deadline,
+            give_up=30,
+        ),
+        store_probe(serve),
+    )
 
 
 def row(name: str, report: dict[str, Any], recover: float | None, **extra: Any) -> None:
     by_status: Counter[str] = Counter()
     for key, count in report["errors"].items():
         by_status[key.split()[1]] += count
-    ROWS.append({"drill": name, "requests": sum(report["requests"].values()),
-                 "acked": report["moves_acknowledged"], "errors": dict(by_status),
-                 "lost": report["acknowledged_lost"], "corrupted": report["matches_corrupted"],
-                 "stuck": report["matches_stuck"], "recover_s": recover, **extra})
+    ROWS.append(
+        {
+            "drill": name,
+            "requests": sum(report["requests"].values()),
+            "acked": report["moves_acknowledged"],
+            "errors": dict(by_status),
+            "lost": report["acknowledged_lost"],
+            "corrupted": report["matches_corrupted"],
+            "stuck": report["matches_stuck"],
+            "recover_s": recover,
+            **extra,
+        }
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
 def table() -> Iterator[None]:
     yield
-    print("\n| drill | requests | moves acked | errors by status | acked lost | corrupted "
-          "| stuck | time to recover |\n|---|---|---|---|---|---|---|---|")
+    print(
+        "\n| drill | requests | moves acked | errors by status | acked lost | corrupted "
+        "| stuck | time to recover |\n|---|---|---|---|---|---|---|---|"
+    )
     for r in ROWS:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(r["errors"].items())) or "none"
-        print(f"| {r['drill']} | {r['requests']} | {r['acked']} | {errors} | {r['lost']} | "
-              f"{r['corrupted']} | {r['stuck']} | {_seconds(r['recover_s'])} |")
+        print(
+            f"| {r['drill']} | {r['requests']} | {r['acked']} | {errors} | {r['lost']} | "
+            f"{r['corrupted']} | {r['stuck']} | {_seconds(r['recover_s'])} |"
+        )
 
 
 def _seconds(value: float | None) -> str:
@@ -85,7 +108,8 @@ def health(serve: Serve) -> str:
     channel = grpc.insecure_channel(serve.address)
     try:
         answer = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service=""), timeout=1)
+            health_pb2.HealthCheckRequest(service=""), timeout=1
+        )
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status))
     except grpc.RpcError as e:
         return f"error {e.code().name}"
@@ -94,6 +118,7 @@ def health(serve: Serve) -> str:
 
 
 # ---------------------------------------------------------------------------- kozyr serve killed
+
 
 @pytest.fixture(scope="module")
 def serve_killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
@@ -114,8 +139,7 @@ def serve_killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         servers, pid = redis_servers_on(serve.data_dir), serve.redis_pid()
     finally:
         serve.kill_all()
-    yield {"report": report, "orphans": orphans, "served": served, "servers": servers,
-           "pid": pid}
+    yield {"report": report, "orphans": orphans, "served": served, "servers": servers, "pid": pid}
 
 
 def test_serve_sigkilled_and_restarted_loses_nothing(serve_killed: dict[str, Any]) -> None:
@@ -163,18 +187,33 @@ asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]))
 @pytest.fixture(scope="module")
 def crowd_dropped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     # The crowd is over the default watcher limits (1,000 per match) on purpose.
-    serve = Serve(tmp_path_factory.mktemp("crowd") / "data",
-                  extra=("--watchers-per-match", str(2 * CROWD),
-                         "--watchers-per-peer", str(2 * CROWD))).start()
+    serve = Serve(
+        tmp_path_factory.mktemp("crowd") / "data",
+        extra=("--watchers-per-match", str(2 * CROWD), "--watchers-per-peer", str(2 * CROWD)),
+    ).start()
     try:
         run = load(serve)
         client = stub(serve)
-        created = client.CreateMatch(pb.CreateMatchRequest(
-            game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]), timeout=10)
+        created = client.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]
+            ),
+            timeout=10,
+        )
         count = serve.data_dir.parent / "crowd-ready"
-        crowd = subprocess.Popen([sys.executable, "-c", CROWD_SCRIPT, serve.address,
-                                  created.match_id, str(CROWD), str(count)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        crowd = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CROWD_SCRIPT,
+                serve.address,
+                created.match_id,
+                str(CROWD),
+                str(count),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
         def streaming() -> int:
             try:
@@ -191,26 +230,37 @@ def crowd_dropped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
         heard = time.monotonic()
         report = run.finish()
         stopped = serve.stop(signal.SIGTERM)
-        row(f"{CROWD} watchers of one match cancelled at once", report,
-            round(heard - dropped, 2), sigterm_s=stopped)
+        row(
+            f"{CROWD} watchers of one match cancelled at once",
+            report,
+            round(heard - dropped, 2),
+            sigterm_s=stopped,
+        )
         left = redis_servers_on(serve.data_dir)
     finally:
         serve.kill_all()
     yield {"report": report, "ready": ready, "seen": seen, "stopped": stopped, "left": left}
 
 
-def late_watcher_sees_next_move(client: kozyr_pb2_grpc.KozyrServiceStub,
-                                created: pb.CreateMatchResponse) -> list[int]:
+def late_watcher_sees_next_move(
+    client: kozyr_pb2_grpc.KozyrServiceStub, created: pb.CreateMatchResponse
+) -> list[int]:
     """A new watcher of the match, then a move: the versions the watcher got (bounded)."""
-    stream = client.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id, from_version=1),
-                               timeout=15)
+    stream = client.WatchMatch(
+        pb.WatchMatchRequest(match_id=created.match_id, from_version=1), timeout=15
+    )
     view = client.GetMatch(pb.GetMatchRequest(match_id=created.match_id), timeout=10).view
     auth = [("authorization", f"Bearer {created.tokens[view.to_act].token}")]
-    legal = client.ListLegalMoves(pb.ListLegalMovesRequest(match_id=created.match_id),
-                                  metadata=auth, timeout=10)
-    client.SubmitMove(pb.SubmitMoveRequest(match_id=created.match_id, move=legal.moves[0],
-                                           command_id="after-the-crowd"),
-                      metadata=auth, timeout=10)
+    legal = client.ListLegalMoves(
+        pb.ListLegalMovesRequest(match_id=created.match_id), metadata=auth, timeout=10
+    )
+    client.SubmitMove(
+        pb.SubmitMoveRequest(
+            match_id=created.match_id, move=legal.moves[0], command_id="after-the-crowd"
+        ),
+        metadata=auth,
+        timeout=10,
+    )
     seen: list[int] = []
     try:
         for update in stream:
@@ -222,8 +272,7 @@ def late_watcher_sees_next_move(client: kozyr_pb2_grpc.KozyrServiceStub,
     return seen
 
 
-def test_a_dropped_crowd_of_watchers_leaves_the_feed_working(
-        crowd_dropped: dict[str, Any]) -> None:
+def test_a_dropped_crowd_of_watchers_leaves_the_feed_working(crowd_dropped: dict[str, Any]) -> None:
     report = crowd_dropped["report"]
     assert crowd_dropped["ready"] == CROWD, "the crowd never streamed all at once"
     assert crowd_dropped["seen"] == [2]
@@ -232,12 +281,14 @@ def test_a_dropped_crowd_of_watchers_leaves_the_feed_working(
 
 
 def test_after_the_crowd_sigterm_stops_the_server_and_its_redis(
-        crowd_dropped: dict[str, Any]) -> None:
+    crowd_dropped: dict[str, Any],
+) -> None:
     assert crowd_dropped["stopped"] is not None, "kozyr serve did not exit after SIGTERM"
     assert crowd_dropped["left"] == []
 
 
 # ---------------------------------------------------------------------------- Redis full
+
 
 @pytest.fixture(scope="module")
 def redis_full(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
@@ -248,8 +299,9 @@ def redis_full(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
         assert run.wait_acked(60)
         admin.config_set("maxmemory-policy", "noeviction")
         admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + 64 * 1024)
-        full = wait_for(lambda: sum(v for k, v in run.gen.stats.errors.items()
-                                    if "STORE_FULL" in k) >= 20, 30)
+        full = wait_for(
+            lambda: sum(v for k, v in run.gen.stats.errors.items() if "STORE_FULL" in k) >= 20, 30
+        )
         admin.config_set("maxmemory", 0)
         raised = time.monotonic()
         continued = run.wait_acked(60)
@@ -261,19 +313,21 @@ def redis_full(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     yield {"report": report, "full": full, "continued": continued}
 
 
-def test_redis_full_answers_store_full_and_writes_nothing_half(
-        redis_full: dict[str, Any]) -> None:
+def test_redis_full_answers_store_full_and_writes_nothing_half(redis_full: dict[str, Any]) -> None:
     report = redis_full["report"]
     assert redis_full["full"], report["errors"]
     moves = {k for k in report["errors"] if k.startswith(("SubmitMove", "CreateMatch"))}
-    assert moves <= {"SubmitMove RESOURCE_EXHAUSTED STORE_FULL",
-                     "CreateMatch RESOURCE_EXHAUSTED STORE_FULL"}, report["error_samples"]
+    assert moves <= {
+        "SubmitMove RESOURCE_EXHAUSTED STORE_FULL",
+        "CreateMatch RESOURCE_EXHAUSTED STORE_FULL",
+    }, report["error_samples"]
     assert (report["acknowledged_lost"], report["matches_corrupted"]) == (0, 0)
     assert report["matches_stuck"] == 0
     assert redis_full["continued"]
 
 
 # ---------------------------------------------------------------------------- Redis paused
+
 
 @pytest.fixture(scope="module")
 def redis_paused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
@@ -290,15 +344,20 @@ def redis_paused(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         resumed = time.monotonic()
         continued = run.wait_acked(60)
         report = run.finish()
-        row("Redis paused 2 s (SIGSTOP, SIGCONT)", report, run.first_ack_after(resumed),
-            max_latency_ms=report["submit_latency_ms"]["p99"])
+        row(
+            "Redis paused 2 s (SIGSTOP, SIGCONT)",
+            report,
+            run.first_ack_after(resumed),
+            max_latency_ms=report["submit_latency_ms"]["p99"],
+        )
     finally:
         serve.kill_all()
     yield {"report": report, "continued": continued}
 
 
 def test_redis_paused_calls_answer_within_their_deadline_and_nothing_is_lost(
-        redis_paused: dict[str, Any]) -> None:
+    redis_paused: dict[str, Any],
+) -> None:
     report = redis_paused["report"]
     codes = {key.split()[1] for key in report["errors"]}
     assert codes <= {"UNAVAILABLE"}, report["error_samples"]  # never DEADLINE_EXCEEDED
@@ -308,6 +367,7 @@ def test_redis_paused_calls_answer_within_their_deadline_and_nothing_is_lost(
 
 
 # ---------------------------------------------------------------------------- Redis killed
+
 
 @pytest.fixture(scope="module")
 def redis_killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
@@ -319,8 +379,9 @@ def redis_killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         pid = serve.redis_pid()
         os.kill(pid, signal.SIGKILL)
         killed = time.monotonic()
-        unavailable = wait_for(lambda: any("UNAVAILABLE STORE" in k
-                                           for k in run.gen.stats.errors), 10)
+        unavailable = wait_for(
+            lambda: any("UNAVAILABLE STORE" in k for k in run.gen.stats.errors), 10
+        )
         not_serving = wait_for(lambda: health(serve) == "NOT_SERVING", 5, step=0.1)
 
         def back() -> bool:
@@ -331,27 +392,41 @@ def redis_killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
 
         by_service = wait_for(back, 15, step=0.2)
         if not by_service:  # restart it ourselves so the drill can check what was kept
-            ours = subprocess.Popen([redis_server_binary(), str(serve.data_dir / "redis.conf")],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ours = subprocess.Popen(
+                [redis_server_binary(), str(serve.data_dir / "redis.conf")],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             assert wait_for(back, 15, step=0.1)
         restarted = time.monotonic()
         serving_again = wait_for(lambda: health(serve) == "SERVING", 10, step=0.1)
         continued = run.wait_acked(60)
         report = run.finish()
-        row("Redis SIGKILLed" + (", restarted by the service" if by_service
-                                 else " (restarted by the test)"),
-            report, run.first_ack_after(restarted), down_s=round(restarted - killed, 2))
+        row(
+            "Redis SIGKILLed"
+            + (", restarted by the service" if by_service else " (restarted by the test)"),
+            report,
+            run.first_ack_after(restarted),
+            down_s=round(restarted - killed, 2),
+        )
     finally:
         serve.kill_all()
         if ours is not None and ours.poll() is None:
             ours.kill()
             ours.wait(10)
-    yield {"report": report, "unavailable": unavailable, "not_serving": not_serving,
-           "serving_again": serving_again, "by_service": by_service, "continued": continued}
+    yield {
+        "report": report,
+        "unavailable": unavailable,
+        "not_serving": not_serving,
+        "serving_again": serving_again,
+        "by_service": by_service,
+        "continued": continued,
+    }
 
 
 def test_redis_sigkilled_is_unavailable_meanwhile_and_loses_nothing(
-        redis_killed: dict[str, Any]) -> None:
+    redis_killed: dict[str, Any],
+) -> None:
     report = redis_killed["report"]
     # A restart by the supervisor can be quicker than any client call: then none sees it.
     assert redis_killed["unavailable"] or redis_killed["by_service"], report["errors"]
@@ -399,17 +474,27 @@ def rolled_back(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         others_go_on = run.wait_acked(100, 30)
         kept = {key: admin.xlen(key) for key in keys}  # nothing appended over the lost tops
         report = run.finish()
-        row("Redis stream rolled back (newest entry of 5 matches dropped)", report,
-            None, behind_after_s=round(time.monotonic() - rolled, 2))
+        row(
+            "Redis stream rolled back (newest entry of 5 matches dropped)",
+            report,
+            None,
+            behind_after_s=round(time.monotonic() - rolled, 2),
+        )
     finally:
         admin.close()
         serve.kill_all()
-    yield {"report": report, "lengths": lengths, "kept": kept, "refused": refused,
-           "others_go_on": others_go_on}
+    yield {
+        "report": report,
+        "lengths": lengths,
+        "kept": kept,
+        "refused": refused,
+        "others_go_on": others_go_on,
+    }
 
 
 def test_a_rolled_back_stream_is_refused_and_never_written_over(
-        rolled_back: dict[str, Any]) -> None:
+    rolled_back: dict[str, Any],
+) -> None:
     report = rolled_back["report"]
     assert rolled_back["refused"], report["errors"]
     assert rolled_back["kept"] == rolled_back["lengths"]

@@ -21,16 +21,18 @@ def move(stub: object, match_id: str, tokens: list[str], command_id: str) -> pb.
     view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view  # type: ignore[attr-defined]
     token = tokens[view.to_act]
     legal = stub.ListLegalMoves(  # type: ignore[attr-defined]
-        pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(token))
+        pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(token)
+    )
     return stub.SubmitMove(  # type: ignore[attr-defined, no-any-return]
         pb.SubmitMoveRequest(match_id=match_id, move=legal.moves[0], command_id=command_id),
-        metadata=auth(token))
+        metadata=auth(token),
+    )
 
 
 @pytest.mark.parametrize("lose_fence", [False, True], ids=["stream-only", "stream-and-fence"])
 def test_a_rolled_back_log_is_refused_then_repaired(
-        server: ServerThread, redis_client: redis.Redis, redis_url: str,
-        lose_fence: bool) -> None:
+    server: ServerThread, redis_client: redis.Redis, redis_url: str, lose_fence: bool
+) -> None:
     stub = server.stub()
     match_id, tokens = create(stub, "dix")
     for n in range(3):
@@ -51,7 +53,10 @@ def test_a_rolled_back_log_is_refused_then_repaired(
         assert redis_client.xlen(log_key(match_id)) == 2, "a lost version was written over"
     repaired = subprocess.run(
         [sys.executable, "-m", "kozyr.cli", "repair", match_id, "--redis-url", redis_url],
-        capture_output=True, text=True, timeout=60)
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert repaired.returncode == 0, repaired.stderr
     expected = "nothing was lost" if lose_fence else "versions 3..4 were acknowledged and are lost"
     assert expected in repaired.stdout

@@ -25,8 +25,12 @@ pytestmark = pytest.mark.slow
 
 SERVICE = pb.DESCRIPTOR.services_by_name["KozyrService"]
 METHODS = {m.name: m for m in SERVICE.methods}
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 # The server lives in this process: its RSS is ours. Generous: a leak per call shows far above.
 RSS_BOUND = 200 * 1024 * 1024
 
@@ -54,8 +58,19 @@ class Shared:
     def __init__(self, srv: EdgeServer) -> None:
         self.srv = srv
         self.match_id, self.tokens = create(srv.stub(), "dix")
-        self.texts = [self.match_id, "", "dix", "durak-dice", "AH", "10S", "x" * 70, "target",
-                      "1 2 3", "\x00", "名前"]
+        self.texts = [
+            self.match_id,
+            "",
+            "dix",
+            "durak-dice",
+            "AH",
+            "10S",
+            "x" * 70,
+            "target",
+            "1 2 3",
+            "\x00",
+            "名前",
+        ]
 
 
 def scalar(field: FieldDescriptor, shared: Shared) -> st.SearchStrategy[Any]:
@@ -80,15 +95,16 @@ def message(draw: st.DrawFn, descriptor: Descriptor, shared: Shared, depth: int 
         if not draw(st.booleans()):
             continue
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            entries = draw(st.dictionaries(st.text(max_size=20), st.text(max_size=20),
-                                           max_size=4))
+            entries = draw(st.dictionaries(st.text(max_size=20), st.text(max_size=20), max_size=4))
             getattr(msg, field.name).update(entries)
         elif field.message_type is not None:
             if depth >= 3:
                 continue
-            items = draw(st.lists(message(field.message_type, shared, depth + 1),
-                                  max_size=3)) if field.is_repeated else [
-                draw(message(field.message_type, shared, depth + 1))]
+            items = (
+                draw(st.lists(message(field.message_type, shared, depth + 1), max_size=3))
+                if field.is_repeated
+                else [draw(message(field.message_type, shared, depth + 1))]
+            )
             target = getattr(msg, field.name)
             for item in items:
                 (target.add() if field.is_repeated else target).CopyFrom(item)
@@ -111,8 +127,9 @@ def metadata(draw: st.DrawFn, shared: Shared) -> list[tuple[str, str]]:
         return []
     if choice == "seat":
         return [("authorization", f"Bearer {draw(st.sampled_from(shared.tokens))}")]
-    junk = draw(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e),
-                        max_size=40))
+    junk = draw(
+        st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40)
+    )
     headers = [("authorization", junk.strip() or "Bearer")]
     return headers * 2 if choice == "two" else headers
 
@@ -128,7 +145,8 @@ def call(shared: Shared, name: str, request: bytes, headers: list[tuple[str, str
     with shared.srv.channel() as channel:
         streaming = METHODS[name].server_streaming
         method = (channel.unary_stream if streaming else channel.unary_unary)(
-            f"/{SERVICE.full_name}/{name}")
+            f"/{SERVICE.full_name}/{name}"
+        )
         try:
             answer = method(request, metadata=headers, timeout=30)
             if streaming:  # the first update is enough; a live stream would wait for moves
@@ -156,8 +174,9 @@ def memory(shared: Shared) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("name", list(METHODS))
-def test_random_messages_get_ok_or_a_precise_status(shared: Shared, memory: None,
-                                                    name: str) -> None:
+def test_random_messages_get_ok_or_a_precise_status(
+    shared: Shared, memory: None, name: str
+) -> None:
     descriptor = METHODS[name].input_type
 
     @FUZZ
@@ -171,8 +190,7 @@ def test_random_messages_get_ok_or_a_precise_status(shared: Shared, memory: None
 
 
 @pytest.mark.parametrize("name", list(METHODS))
-def test_random_bytes_get_ok_or_a_precise_status(shared: Shared, memory: None,
-                                                 name: str) -> None:
+def test_random_bytes_get_ok_or_a_precise_status(shared: Shared, memory: None, name: str) -> None:
     @FUZZ
     @given(st.binary(max_size=300))
     def fuzz(raw: bytes) -> None:

@@ -65,8 +65,9 @@ def test_the_checker_fails_a_broken_chain_and_a_bad_hash() -> None:
     data["prev"] = "f" * 64
     forged = canonical_json(data)
     chain = [*rows[:3], (4, forged, entry_hash(forged)), *rows[4:]]
-    assert "version 4: prev is not the hash of version 3" in check_log(
-        chain, {}, len(rows)).problems
+    assert (
+        "version 4: prev is not the hash of version 3" in check_log(chain, {}, len(rows)).problems
+    )
     hashed = [*rows[:3], (4, rows[3][1], "0" * 64), *rows[4:]]
     assert "version 4: hash does not match its text" in check_log(hashed, {}, len(rows)).problems
 
@@ -74,25 +75,38 @@ def test_the_checker_fails_a_broken_chain_and_a_bad_hash() -> None:
 def test_the_checker_fails_a_log_behind_what_clients_saw() -> None:
     rows = crafted_log()
     assert check_log(rows, {}, seen=len(rows) + 1).problems == (
-        f"the fold is at version {len(rows)}, clients saw {len(rows) + 1}",)
+        f"the fold is at version {len(rows)}, clients saw {len(rows) + 1}",
+    )
 
 
 def test_loadgen_refuses_a_remote_address_unless_allowed() -> None:
     from kozyr.cli import main
 
-    assert [is_loopback(a) for a in ("127.0.0.1:1", "localhost:1", "[::1]:1", "10.0.0.1:1",
-                                     "example.org:443")] == [True, True, True, False, False]
+    assert [
+        is_loopback(a)
+        for a in ("127.0.0.1:1", "localhost:1", "[::1]:1", "10.0.0.1:1", "example.org:443")
+    ] == [True, True, True, False, False]
     assert main(["loadgen", "--server", "example.org:443", "--matches", "1"]) == 2
 
 
 @pytest.mark.solo
 def test_2000_concurrently_watched_matches_lose_nothing_on_few_redis_connections(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     serve = Serve(tmp_path / "data").start()
     try:
-        config = LoadConfig(server=serve.address, matches=WATCHED, concurrency=WATCHED,
-                            moves_per_match=2, seconds=90, seed=13, arbiter_token=ARBITER,
-                            deadline=20, give_up=40, ramp=60)
+        config = LoadConfig(
+            server=serve.address,
+            matches=WATCHED,
+            concurrency=WATCHED,
+            moves_per_match=2,
+            seconds=90,
+            seed=13,
+            arbiter_token=ARBITER,
+            deadline=20,
+            give_up=40,
+            ramp=60,
+        )
         with sampling(serve.server_connections) as connections:
             report = asyncio.run(LoadGen(config, store_probe(serve)).run())
         stopped = serve.stop()
@@ -100,11 +114,13 @@ def test_2000_concurrently_watched_matches_lose_nothing_on_few_redis_connections
         serve.kill_all()
     peak = max(connections)
     with capsys.disabled():
-        print(f"\nloadgen {WATCHED} watched matches: {report['moves_acknowledged']} moves in "
-              f"{report['seconds']} s ({report['moves_per_second']}/s), SubmitMove "
-              f"{report['submit_latency_ms']} ms, errors {report['errors']}, peak "
-              f"{report['peak_watched_matches']} matches watched at once, at most {peak} "
-              f"Redis connections of the server, SIGTERM exit {stopped} s")
+        print(
+            f"\nloadgen {WATCHED} watched matches: {report['moves_acknowledged']} moves in "
+            f"{report['seconds']} s ({report['moves_per_second']}/s), SubmitMove "
+            f"{report['submit_latency_ms']} ms, errors {report['errors']}, peak "
+            f"{report['peak_watched_matches']} matches watched at once, at most {peak} "
+            f"Redis connections of the server, SIGTERM exit {stopped} s"
+        )
     assert report["peak_watched_matches"] == WATCHED
     assert report["false_unavailable"] == 0
     assert report["acknowledged_lost"] == 0

@@ -23,35 +23,43 @@ from tests.api.edge_server import EdgeServer, details
 from tests.api.helpers import auth, create
 
 
-def certificate(name: str, issuer: tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None
-                = None) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey, bytes, bytes]:
+def certificate(
+    name: str, issuer: tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None = None
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey, bytes, bytes]:
     """A certificate for `name` (self-signed, or signed by `issuer`), with PEM cert and key."""
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     now = datetime.datetime.now(datetime.UTC)
     signer_cert, signer_key = issuer if issuer else (None, key)
-    cert = (x509.CertificateBuilder().subject_name(subject)
-            .issuer_name(signer_cert.subject if signer_cert else subject)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None),
-                           critical=True)
-            .sign(signer_key, hashes.SHA256()))
-    pem_key = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(signer_cert.subject if signer_cert else subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
+        .sign(signer_key, hashes.SHA256())
+    )
+    pem_key = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return cert, key, cert.public_bytes(serialization.Encoding.PEM), pem_key
 
 
-def tls_stub(port: int, root: bytes, client: tuple[bytes, bytes] | None = None
-             ) -> kozyr_pb2_grpc.KozyrServiceStub:
-    creds = grpc.ssl_channel_credentials(root_certificates=root,
-                                         private_key=client[1] if client else None,
-                                         certificate_chain=client[0] if client else None)
-    channel = grpc.secure_channel(f"localhost:{port}", creds,
-                                  options=[("grpc.use_local_subchannel_pool", 1)])
+def tls_stub(
+    port: int, root: bytes, client: tuple[bytes, bytes] | None = None
+) -> kozyr_pb2_grpc.KozyrServiceStub:
+    creds = grpc.ssl_channel_credentials(
+        root_certificates=root,
+        private_key=client[1] if client else None,
+        certificate_chain=client[0] if client else None,
+    )
+    channel = grpc.secure_channel(
+        f"localhost:{port}", creds, options=[("grpc.use_local_subchannel_pool", 1)]
+    )
     return kozyr_pb2_grpc.KozyrServiceStub(channel)
 
 
@@ -76,8 +84,11 @@ def test_client_certificates_are_required_with_a_client_ca(redis_url: str) -> No
     srv = EdgeServer(redis_url, tls=Tls(server_pem, server_key, client_ca=ca_pem))
     try:
         port = srv.running.port
-        assert tls_stub(port, ca_pem, (client_pem, client_key)).ListGames(
-            pb.ListGamesRequest(), timeout=30).games
+        assert (
+            tls_stub(port, ca_pem, (client_pem, client_key))
+            .ListGames(pb.ListGamesRequest(), timeout=30)
+            .games
+        )
         for client in (None, (stranger_pem, stranger_key)):
             with pytest.raises(grpc.RpcError) as error:
                 tls_stub(port, ca_pem, client).ListGames(pb.ListGamesRequest(), timeout=30)
@@ -90,8 +101,11 @@ def test_reflection_can_be_turned_off(redis_url: str) -> None:
     def services(srv: EdgeServer) -> grpc.StatusCode | list[str]:
         stub = reflection_pb2_grpc.ServerReflectionStub(srv.channel())
         try:
-            answers = list(stub.ServerReflectionInfo(iter([
-                reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=30))
+            answers = list(
+                stub.ServerReflectionInfo(
+                    iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=30
+                )
+            )
         except grpc.RpcError as e:
             return e.code()  # type: ignore[attr-defined,no-any-return]
         return [s.name for s in answers[0].list_services_response.service]
@@ -106,7 +120,8 @@ def test_reflection_can_be_turned_off(redis_url: str) -> None:
 
 
 def test_a_revoked_seat_token_is_unauthenticated_everywhere(
-        redis_url: str, redis_client: redis.Redis) -> None:
+    redis_url: str, redis_client: redis.Redis
+) -> None:
     first, second = EdgeServer(redis_url), EdgeServer(redis_url)
     try:
         match_id, tokens = create(first.stub(), "dix")
@@ -151,7 +166,8 @@ def test_the_arbiter_token_comes_from_a_file_and_a_reload_revokes_it(tmp_path: P
 
 
 def test_the_arbiter_token_is_no_longer_a_command_line_flag(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from kozyr.cli import main
 
     with pytest.raises(SystemExit):
@@ -164,13 +180,17 @@ def test_the_arbiter_of_a_server_reads_any_log(redis_url: str) -> None:
     try:
         stub = srv.stub()
         match_id, _ = create(stub, "dix")
-        log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                               metadata=auth("served-arbiter-token-0123"))
+        log = stub.GetMatchLog(
+            pb.GetMatchLogRequest(match_id=match_id), metadata=auth("served-arbiter-token-0123")
+        )
         assert log.entries[0].version == 1
         with pytest.raises(grpc.RpcError) as error:
-            stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                             metadata=auth("someone-elses-token-0123"))
-        assert details(error.value)["code"] in (grpc.StatusCode.UNAUTHENTICATED,
-                                                grpc.StatusCode.PERMISSION_DENIED)
+            stub.GetMatchLog(
+                pb.GetMatchLogRequest(match_id=match_id), metadata=auth("someone-elses-token-0123")
+            )
+        assert details(error.value)["code"] in (
+            grpc.StatusCode.UNAUTHENTICATED,
+            grpc.StatusCode.PERMISSION_DENIED,
+        )
     finally:
         srv.stop()

@@ -27,9 +27,12 @@ MOVES, WATCHERS = 64, 8  # RedisStore.from_url's defaults: the two pools' gates
 def named_pools(url: str) -> RedisStore:
     """The store RedisStore.from_url builds, each pool's connections named (CLIENT SETNAME)
     so that Redis tells the watchers' from the moves' and the background tasks'."""
-    return RedisStore(connect(url, max_connections=MOVES + BACKGROUND, client_name="moves"),
-                      connect(url, max_connections=WATCHERS + 4, client_name="watchers"),
-                      limit=MOVES, watch_limit=WATCHERS)
+    return RedisStore(
+        connect(url, max_connections=MOVES + BACKGROUND, client_name="moves"),
+        connect(url, max_connections=WATCHERS + 4, client_name="watchers"),
+        limit=MOVES,
+        watch_limit=WATCHERS,
+    )
 
 
 def our_connections(client: redis.Redis, before: set[int]) -> Counter[str]:
@@ -46,7 +49,8 @@ def named_server(redis_url: str) -> Iterator[ServerThread]:
 
 
 def test_many_watched_matches_share_few_connections_and_moves_never_starve(
-        named_server: ServerThread, redis_client: redis.Redis) -> None:
+    named_server: ServerThread, redis_client: redis.Redis
+) -> None:
     server = named_server
     before = {int(c["id"]) for c in redis_client.client_list()}
 
@@ -55,10 +59,12 @@ def test_many_watched_matches_share_few_connections_and_moves_never_starve(
             stub = kozyr_pb2_grpc.KozyrServiceStub(channel)
             matches = []
             for _ in range(MATCHES):
-                created = await stub.CreateMatch(pb.CreateMatchRequest(
-                    game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]))
-                matches.append((created.match_id,
-                                {t.seat: t.token for t in created.tokens}))
+                created = await stub.CreateMatch(
+                    pb.CreateMatchRequest(
+                        game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]
+                    )
+                )
+                matches.append((created.match_id, {t.seat: t.token for t in created.tokens}))
             seen: dict[str, int] = {}
 
             async def watch(match_id: str) -> None:
@@ -78,12 +84,17 @@ def test_many_watched_matches_share_few_connections_and_moves_never_starve(
             for match_id, tokens in rng.sample(matches, 60):
                 view = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).view
                 token = tokens[view.to_act]
-                legal = await stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id),
-                                                  metadata=[("authorization", f"Bearer {token}")])
+                legal = await stub.ListLegalMoves(
+                    pb.ListLegalMovesRequest(match_id=match_id),
+                    metadata=[("authorization", f"Bearer {token}")],
+                )
                 try:
-                    await stub.SubmitMove(pb.SubmitMoveRequest(
-                        match_id=match_id, move=legal.moves[0], command_id=uuid.uuid4().hex),
-                        metadata=[("authorization", f"Bearer {token}")])
+                    await stub.SubmitMove(
+                        pb.SubmitMoveRequest(
+                            match_id=match_id, move=legal.moves[0], command_id=uuid.uuid4().hex
+                        ),
+                        metadata=[("authorization", f"Bearer {token}")],
+                    )
                 except grpc.aio.AioRpcError as e:
                     failures.append(f"{e.code().name}: {e.details()}")
             for _ in range(200):  # the watchers hear the moves made
@@ -105,13 +116,13 @@ def test_many_watched_matches_share_few_connections_and_moves_never_starve(
     # a time, and the background tasks (health probe, timers, feed sweep, revocation
     # listener: within their reserve). Counted apart, since a background task that ran beside
     # a call made the total one more than the watchers' bound on a busy machine (13 > 12).
-    assert watching["watchers"] <= WATCHERS + 4, \
+    assert watching["watchers"] <= WATCHERS + 4, (
         f"{watching} Redis connections for {MATCHES} watched matches"
+    )
     assert watching["moves"] <= 1 + BACKGROUND, watching
 
 
-def test_cancelling_thousands_of_watchers_at_once_leaves_the_feed_working(
-        redis_url: str) -> None:
+def test_cancelling_thousands_of_watchers_at_once_leaves_the_feed_working(redis_url: str) -> None:
     async def scenario() -> list[int]:
         engine = Engine(RedisStore.from_url(redis_url))
         created = await engine.create("dix", {}, [("a", b""), ("b", b"")])
@@ -132,8 +143,9 @@ def test_cancelling_thousands_of_watchers_at_once_leaves_the_feed_working(
         record = await engine.record(match_id)
         seat = record.game.to_act(record.state)
         assert seat is not None
-        await engine.submit(match_id, seat, record.game.legal_commands(record.state, seat)[0],
-                            "after-the-crowd")
+        await engine.submit(
+            match_id, seat, record.game.legal_commands(record.state, seat)[0], "after-the-crowd"
+        )
         for _ in range(200):
             if seen:
                 break

@@ -53,18 +53,18 @@ def rehash(lines: Lines, renumber: bool = False) -> Lines:
     return lines
 
 
-def tampered(lines: Lines, edit: Callable[[Lines], None], *, recompute: bool,
-             renumber: bool = False) -> Lines:
+def tampered(
+    lines: Lines, edit: Callable[[Lines], None], *, recompute: bool, renumber: bool = False
+) -> Lines:
     """A deep copy of `lines` with `edit` applied; hashes left stale or recomputed."""
     out = copy.deepcopy(lines)
     edit(out)
     return rehash(out, renumber) if recompute else out
 
 
-def find_entry(lines: Lines, predicate: Callable[[dict[str, Any]], bool],
-               start: int = 1) -> int:
+def find_entry(lines: Lines, predicate: Callable[[dict[str, Any]], bool], start: int = 1) -> int:
     """The version of the first entry from `start` whose line satisfies `predicate`."""
-    for line in entries(lines)[start - 1:]:
+    for line in entries(lines)[start - 1 :]:
         if predicate(line):
             return int(line["version"])
     raise AssertionError("no such entry")
@@ -78,4 +78,3 @@ def has_event(kind: str) -> Callable[[dict[str, Any]], bool]:
 def event_of(line: dict[str, Any], kind: str) -> dict[str, Any]:
     """The first event of this type in an entry line."""
     return next(e for e in line["events"] if e.get("type") == kind)
-

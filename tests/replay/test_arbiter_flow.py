@@ -17,8 +17,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def test_files_exported_before_the_seed_was_withheld_still_verify(name: str) -> None:
     replay = archive.read(FIXTURES / f"{name}.jsonl")
     assert {line["schema"] for line in replay.entries} == {2}
-    started = next(e for line in replay.entries for e in line["events"]
-                   if e["type"] == "MatchStarted")
+    started = next(
+        e for line in replay.entries for e in line["events"] if e["type"] == "MatchStarted"
+    )
     assert started["seed"]  # schema 2 logged the match seed; its reader still knows it
     report = verify(replay)
     assert report.verified and report.fair, report.text()
@@ -31,14 +32,25 @@ def test_the_same_match_deals_the_same_cards_under_schema_3() -> None:
     from kozyr.replay.record import record_match
 
     old = archive.read(FIXTURES / "schema2-durak-dice.jsonl")
-    new = archive.build(record_match(
-        get_game("durak-dice"), ["ann", "bob", "cid"], bytes.fromhex("11" * 32),
-        options={"games": "3"}, contributions=[b"a", b"", b"\x01\x02"], open_seats=[2],
-        match_id="v2durak"))
+    new = archive.build(
+        record_match(
+            get_game("durak-dice"),
+            ["ann", "bob", "cid"],
+            bytes.fromhex("11" * 32),
+            options={"games": "3"},
+            contributions=[b"a", b"", b"\x01\x02"],
+            open_seats=[2],
+            match_id="v2durak",
+        )
+    )
 
     def dealt(lines: list[dict[str, object]]) -> list[object]:
-        return [(e["deck"], e["hands"], e["rolls"]) for line in lines
-                for e in line["events"] if e["type"] == "Dealt"]  # type: ignore[index, union-attr]
+        return [
+            (e["deck"], e["hands"], e["rolls"])
+            for line in lines
+            for e in line["events"]
+            if e["type"] == "Dealt"
+        ]  # type: ignore[index, union-attr]
 
     assert dealt(list(old.entries)) == dealt(entries(new)) != []
     assert {line["schema"] for line in entries(new)} == {3}

@@ -39,11 +39,13 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_verify_exit_0_for_a_good_file(six: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "verify", str(six))
     assert code == 0 and out.rstrip().endswith(
-        "VERIFIED — a fair deal: every shuffle and roll came from the committed seed")
+        "VERIFIED — a fair deal: every shuffle and roll came from the committed seed"
+    )
 
 
 def test_verify_exit_1_names_the_first_bad_entry(
-        dix_lines: Lines, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dix_lines: Lines, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     def edit(ls: Lines) -> None:
         event_of(entries(ls)[9], "CardPlayed")["card"] = "JK"
 
@@ -58,10 +60,10 @@ def test_verify_exit_1_names_the_first_bad_entry(
     assert code == 1 and report["first_bad_entry"] == 10 and report["verified"] is False
 
 
-@pytest.mark.parametrize("content", [b"", b"\xff\xfe garbage", b'{"kind":"entry"}\n',
-                                     b"[1,2]\n"])
+@pytest.mark.parametrize("content", [b"", b"\xff\xfe garbage", b'{"kind":"entry"}\n', b"[1,2]\n"])
 def test_verify_exit_2_when_the_file_cannot_be_read(
-        content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "x.jsonl"
     path.write_bytes(content)
     code, out, _ = run(capsys, "verify", str(path))
@@ -70,8 +72,9 @@ def test_verify_exit_2_when_the_file_cannot_be_read(
     assert code == 2 and "cannot read" in out
 
 
-def test_verify_exit_2_for_an_unknown_game(dix_lines: Lines, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_exit_2_for_an_unknown_game(
+    dix_lines: Lines, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "g.jsonl"
     path.write_text(archive.dumps([dict(dix_lines[0], game="poker"), *dix_lines[1:]]))
     code, out, _ = run(capsys, "verify", str(path))
@@ -111,8 +114,9 @@ def test_show_as_a_seat_hides_the_others(six: Path, capsys: pytest.CaptureFixtur
 
 def test_show_steps_through_ranges(six: Path, capsys: pytest.CaptureFixture[str]) -> None:
     total = len(archive.read(six).entries)
-    code, out, _ = run(capsys, "show", str(six), "--step", "2-4,-1", "--as", "spectator",
-                       "--no-events")
+    code, out, _ = run(
+        capsys, "show", str(six), "--step", "2-4,-1", "--as", "spectator", "--no-events"
+    )
     assert code == 0
     headers = [line for line in out.splitlines() if line.startswith("── step")]
     assert [h.split()[2] for h in headers] == ["2", "3", "4", str(total)]
@@ -125,17 +129,27 @@ def test_show_steps_through_ranges(six: Path, capsys: pytest.CaptureFixture[str]
     assert code == 2 and "no seat 7" in err
 
 
-def test_show_interactive_mode_reads_commands(six: Path, capsys: pytest.CaptureFixture[str],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_show_interactive_mode_reads_commands(
+    six: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("1\nn\n\np\na 2\nq\n"))
     code, out, _ = run(capsys, "show", str(six), "-i")
-    headers = [line.split(" · ")[0].split()[2] + line.split(" · ")[-1].split(" ─")[0]
-               for line in out.splitlines() if line.startswith("── step")]
+    headers = [
+        line.split(" · ")[0].split()[2] + line.split(" · ")[-1].split(" ─")[0]
+        for line in out.splitlines()
+        if line.startswith("── step")
+    ]
     total = len(archive.read(six).entries)
     assert code == 0
     # -i steps through from the start (an arbiter reads a match from its beginning)
-    assert headers == ["1the full table", "1the full table", "2the full table",
-                       "3the full table", "2the full table", "2seat 2's view"]
+    assert headers == [
+        "1the full table",
+        "1the full table",
+        "2the full table",
+        "3the full table",
+        "2the full table",
+        "2seat 2's view",
+    ]
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
     code, out, _ = run(capsys, "show", str(six), "-i", "--step", "-1")
     assert code == 0 and f"── step {total}" in out  # --step still says where to start
@@ -147,5 +161,7 @@ def test_show_before_the_match_starts() -> None:
     lines = recorded("durak-dice", 3, b"waiting", open_seats=(1, 2))
     record = frames(archive.parse(archive.dumps(lines)))[0].record
     text = table_text(record, "full")
-    assert text == f"{GAMES['durak-dice'].TITLE}: waiting for players (p0 (seat 0), " \
-                   "seat 1 open, seat 2 open)"
+    assert (
+        text == f"{GAMES['durak-dice'].TITLE}: waiting for players (p0 (seat 0), "
+        "seat 1 open, seat 2 open)"
+    )

@@ -46,16 +46,21 @@ sys.exit(code)
 
 def clean_env() -> dict[str, str]:
     """The environment without any Redis or token settings."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("REDIS", "KOZYR_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS", "KOZYR_"))}
     env["PYTHONPATH"] = os.pathsep.join([str(repo_root() / "service"), str(repo_root())])
     return env
 
 
 def kozyr(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The real `kozyr` command in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "kozyr.cli", *argv], cwd=cwd, env=clean_env(),
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "kozyr.cli", *argv],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def verify_offline(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -64,9 +69,14 @@ def verify_offline(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     folder.mkdir(exist_ok=True)
     copy = folder / path.name
     shutil.copy(path, copy)
-    return subprocess.run([sys.executable, "-c", OFFLINE, "verify", copy.name, *extra],
-                          cwd=folder, env=clean_env(), capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", OFFLINE, "verify", copy.name, *extra],
+        cwd=folder,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,13 +92,17 @@ def played(live: ServerThread) -> dict[str, tuple[str, list[str]]]:
     out = {}
     stub = live.stub()
     for game, n in PLAYERS.items():
-        seats = [pb.SeatRequest(name=f"p{i}", seed_contribution=f"seat {i}".encode())
-                 for i in range(n)]
+        seats = [
+            pb.SeatRequest(name=f"p{i}", seed_contribution=f"seat {i}".encode()) for i in range(n)
+        ]
         seats[1] = pb.SeatRequest(name="")
         created = stub.CreateMatch(pb.CreateMatchRequest(game=game, seats=seats))
         tokens = {t.seat: t.token for t in created.tokens}
-        joined = stub.JoinMatch(pb.JoinMatchRequest(
-            match_id=created.match_id, name="late", seed_contribution=b"my own entropy \x00\xff"))
+        joined = stub.JoinMatch(
+            pb.JoinMatchRequest(
+                match_id=created.match_id, name="late", seed_contribution=b"my own entropy \x00\xff"
+            )
+        )
         tokens[joined.seat] = joined.token
         ordered = [tokens[i] for i in range(n)]
         play_out(stub, created.match_id, ordered, seed=11)
@@ -97,15 +111,28 @@ def played(live: ServerThread) -> dict[str, tuple[str, list[str]]]:
 
 
 @pytest.fixture(scope="module")
-def exported(live: ServerThread, played: dict[str, tuple[str, list[str]]],
-             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def exported(
+    live: ServerThread,
+    played: dict[str, tuple[str, list[str]]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Path]:
     """Each match exported by `kozyr replay export` (a seat's token: the match has ended)."""
     folder = tmp_path_factory.mktemp("exported")
     out = {}
     for game, (match_id, tokens) in played.items():
         path = folder / f"{game}.jsonl"
-        done = kozyr("replay", "export", match_id, "-o", str(path), "--server", live.address,
-                     "--token", tokens[0], cwd=folder)
+        done = kozyr(
+            "replay",
+            "export",
+            match_id,
+            "-o",
+            str(path),
+            "--server",
+            live.address,
+            "--token",
+            tokens[0],
+            cwd=folder,
+        )
         assert done.returncode == 0, done.stderr
         assert f"{game} match {match_id}" in done.stderr and "finished" in done.stderr
         out[game] = path
@@ -113,15 +140,20 @@ def exported(live: ServerThread, played: dict[str, tuple[str, list[str]]],
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
-def test_a_match_played_on_the_server_verifies_offline(exported: dict[str, Path],
-                                                      game: str) -> None:
+def test_a_match_played_on_the_server_verifies_offline(
+    exported: dict[str, Path], game: str
+) -> None:
     done = verify_offline(exported[game])
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith(
-        "VERIFIED — a fair deal: every shuffle and roll came from the committed seed")
+        "VERIFIED — a fair deal: every shuffle and roll came from the committed seed"
+    )
     header = json.loads(exported[game].read_text().splitlines()[0])
-    assert header["seats"][1] == {"seat": 1, "name": "late",
-                                  "contribution": b"my own entropy \x00\xff".hex()}
+    assert header["seats"][1] == {
+        "seat": 1,
+        "name": "late",
+        "contribution": b"my own entropy \x00\xff".hex(),
+    }
     pinned = verify_offline(exported[game], "--commitment", header["commitment"])
     assert pinned.returncode == 0
 
@@ -152,16 +184,20 @@ def independent_rederivation(lines: list[dict[str, Any]]) -> int:
     server_seed = bytes.fromhex(footer["revealed_seed"])
     assert hashlib.sha256(server_seed).hexdigest() == header["commitment"]
     contributions = [bytes.fromhex(s["contribution"]) for s in header["seats"]]
-    seed = hashlib.sha256(b"kozyr/match-seed/v1\x00" + server_seed + b"".join(
-        len(c).to_bytes(4, "big") + c for c in contributions)).digest()
+    seed = hashlib.sha256(
+        b"kozyr/match-seed/v1\x00"
+        + server_seed
+        + b"".join(len(c).to_bytes(4, "big") + c for c in contributions)
+    ).digest()
 
     def stream(label: str) -> Iterator[int]:  # randbelow draws: yields x, receives n
         buffer, counter = b"", 0
         n = yield 0
         while True:
             while len(buffer) < 8:
-                buffer += hmac.new(seed, label.encode() + b"\x00" + counter.to_bytes(8, "big"),
-                                   hashlib.sha256).digest()
+                buffer += hmac.new(
+                    seed, label.encode() + b"\x00" + counter.to_bytes(8, "big"), hashlib.sha256
+                ).digest()
                 counter += 1
             x, buffer = int.from_bytes(buffer[:8], "big"), buffer[8:]
             if x < 2**64 - 2**64 % n:
@@ -170,7 +206,7 @@ def independent_rederivation(lines: list[dict[str, Any]]) -> int:
     def canonical(size: int) -> list[str]:
         lowest = {52: "2", 53: "2", 36: "6", 32: "7", 28: "8"}[size]
         ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-        ranks = ranks[ranks.index(lowest):]
+        ranks = ranks[ranks.index(lowest) :]
         return [r + s for s in "SHDC" for r in ranks] + (["JK"] if size == 53 else [])
 
     checked = 0
@@ -202,8 +238,9 @@ def independent_rederivation(lines: list[dict[str, Any]]) -> int:
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))
-def test_the_fairness_recipe_rederives_the_deals_of_an_export(exported: dict[str, Path],
-                                                             game: str) -> None:
+def test_the_fairness_recipe_rederives_the_deals_of_an_export(
+    exported: dict[str, Path], game: str
+) -> None:
     lines = [json.loads(line) for line in exported[game].read_text().splitlines()]
     checked = independent_rederivation(lines)
     # A 36-card dice deal takes at least 36 / 6 = 6 rolls.
@@ -222,8 +259,8 @@ def test_the_independent_recipe_notices_a_rigged_deck(exported: dict[str, Path])
 
 
 def test_replay_match_rpc_shows_what_replay_show_prints(
-        live: ServerThread, played: dict[str, tuple[str, list[str]]],
-        exported: dict[str, Path]) -> None:
+    live: ServerThread, played: dict[str, tuple[str, list[str]]], exported: dict[str, Path]
+) -> None:
     match_id, _ = played["durak-dice"]
     steps = frames(archive.read(exported["durak-dice"]))
     stub = live.stub()
@@ -236,8 +273,9 @@ def test_replay_match_rpc_shows_what_replay_show_prints(
             answer = stub.ReplayMatch(request)
             assert answer.view.version == version
             assert answer.text == table_text(record, viewer)
-        spectator = stub.ReplayMatch(pb.ReplayMatchRequest(match_id=match_id, version=version,
-                                                           spectator=True))
+        spectator = stub.ReplayMatch(
+            pb.ReplayMatchRequest(match_id=match_id, version=version, spectator=True)
+        )
         assert spectator.text == table_text(record, SPECTATOR)
 
 
@@ -251,15 +289,36 @@ def test_export_before_the_end_needs_the_arbiter(live: ServerThread, tmp_path: P
     assert stub.ReplayMatch(request, metadata=auth(ARBITER)).view.version == 1
 
     out = tmp_path / "running.jsonl"
-    denied = kozyr("replay", "export", match_id, "-o", str(out), "--server", live.address,
-                   "--token", tokens[0], cwd=tmp_path)
+    denied = kozyr(
+        "replay",
+        "export",
+        match_id,
+        "-o",
+        str(out),
+        "--server",
+        live.address,
+        "--token",
+        tokens[0],
+        cwd=tmp_path,
+    )
     assert denied.returncode == 1 and "MATCH_NOT_FINISHED" in denied.stderr
     assert not out.exists()
-    allowed = kozyr("replay", "export", match_id, "-o", str(out), "--server", live.address,
-                    "--token", ARBITER, cwd=tmp_path)
+    allowed = kozyr(
+        "replay",
+        "export",
+        match_id,
+        "-o",
+        str(out),
+        "--server",
+        live.address,
+        "--token",
+        ARBITER,
+        cwd=tmp_path,
+    )
     assert allowed.returncode == 0 and "not finished" in allowed.stderr
     done = verify_offline(out)
     assert done.returncode == 1 and "the match is not finished" in done.stdout
-    unknown = kozyr("replay", "export", "nosuchmatch", "-o", str(out), "--server", live.address,
-                    cwd=tmp_path)
+    unknown = kozyr(
+        "replay", "export", "nosuchmatch", "-o", str(out), "--server", live.address, cwd=tmp_path
+    )
     assert unknown.returncode == 1 and "NOT_FOUND" in unknown.stderr

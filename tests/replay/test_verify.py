@@ -41,8 +41,9 @@ def dix() -> Lines:
 @pytest.fixture(scope="module")
 def durak() -> Lines:
     """A two-game Durak match with dice."""
-    return recorded("durak-dice", 3, b"tamper-durak", options={"games": "2"},
-                    contributions=[b"x", b"", b"zz"])
+    return recorded(
+        "durak-dice", 3, b"tamper-durak", options={"games": "2"}, contributions=[b"x", b"", b"zz"]
+    )
 
 
 def last(lines: Lines) -> int:
@@ -71,11 +72,17 @@ CASES = [
 
 
 @pytest.mark.parametrize(("game", "players", "options", "open_seats"), CASES)
-def test_a_log_of_every_game_verifies(game: str, players: int, options: dict[str, str],
-                                      open_seats: tuple[int, ...]) -> None:
-    lines = recorded(game, players, f"every-{game}-{players}".encode(), options=options,
-                     contributions=[secrets.token_bytes(i % 3 * 8) for i in range(players)],
-                     open_seats=open_seats)
+def test_a_log_of_every_game_verifies(
+    game: str, players: int, options: dict[str, str], open_seats: tuple[int, ...]
+) -> None:
+    lines = recorded(
+        game,
+        players,
+        f"every-{game}-{players}".encode(),
+        options=options,
+        contributions=[secrets.token_bytes(i % 3 * 8) for i in range(players)],
+        open_seats=open_seats,
+    )
     report = check(lines)
     assert report.status == "VERIFIED", report.text()
     assert report.exit_code == 0 and report.fair and report.finished
@@ -148,8 +155,7 @@ def test_a_card_changed_in_a_deal_with_hashes_recomputed_fails_the_seed(dix: Lin
     assert f"entry {k}: deal of hand 2" in report.text()
 
 
-def test_a_card_changed_in_the_first_deal_fails_at_entry_where_the_match_starts(
-        dix: Lines) -> None:
+def test_a_card_changed_in_the_first_deal_fails_at_entry_where_the_match_starts(dix: Lines) -> None:
     report = check(tampered(dix, lambda ls: swap_deck_cards(ls, 2), recompute=True))
     assert report.first_bad_entry == 2 and "deal of hand 1" in report.problems[0].message
 
@@ -183,8 +189,11 @@ def test_a_die_roll_changed_fails_at_its_deal(durak: Lines) -> None:
 
 
 def plays(lines: Lines) -> list[int]:
-    return [line["version"] for line in entries(lines)
-            if line["command"] and line["command"]["type"] == "Play"]
+    return [
+        line["version"]
+        for line in entries(lines)
+        if line["command"] and line["command"]["type"] == "Play"
+    ]
 
 
 def test_a_card_changed_in_a_move_fails_at_that_entry(dix: Lines) -> None:
@@ -215,9 +224,13 @@ def test_a_played_card_changed_only_in_the_event_fails_the_rules(dix: Lines) -> 
     held = [c.code for c in record.game.view(record.state, seat).hand]
     played = entries(dix)[k - 1]["command"]["card"]
     other = next(c for c in held if c != played)
-    report = check(tampered(
-        dix, lambda ls: event_of(entries(ls)[k - 1], "CardPlayed").update(card=other),
-        recompute=True))
+    report = check(
+        tampered(
+            dix,
+            lambda ls: event_of(entries(ls)[k - 1], "CardPlayed").update(card=other),
+            recompute=True,
+        )
+    )
     problem = report.problems[0]
     assert report.first_bad_entry == k
     assert "event 1 (CardPlayed): card is not what the rules give" in problem.message
@@ -320,8 +333,7 @@ def test_a_forged_revealed_seed_fails_at_the_final_entry(dix: Lines) -> None:
     assert problem.expected == dix[0]["commitment"]
 
 
-def test_a_forged_seed_with_a_forged_commitment_fails_where_the_deals_began(
-        dix: Lines) -> None:
+def test_a_forged_seed_with_a_forged_commitment_fails_where_the_deals_began(dix: Lines) -> None:
     def forge_both(ls: Lines) -> None:
         forged = secrets.token_bytes(32)
         event_of(entries(ls)[-1], "SeedRevealed")["server_seed"] = forged.hex()
@@ -374,8 +386,9 @@ def test_an_edited_outcome_in_the_log_fails_at_the_final_entry(dix: Lines) -> No
 
 
 def test_the_header_must_agree_with_the_log(dix: Lines) -> None:
-    report = check(tampered(dix, lambda ls: ls[0]["seats"][1].update(name="mallory"),
-                            recompute=False))
+    report = check(
+        tampered(dix, lambda ls: ls[0]["seats"][1].update(name="mallory"), recompute=False)
+    )
     assert report.problems[0].where == "header" and "seats" in report.problems[0].message
 
 
@@ -450,6 +463,7 @@ def test_another_rules_version_lists_every_diverging_entry(dix: Lines) -> None:
     listed = [p.entry for p in report.divergences]
     assert listed[0] == k1 and k2 in listed and len(listed) >= 2
     assert "diverging entries under rules 2026.11" in report.text()
+
     # Under the same rules version the first such entry is simply bad.
     def bump(ls: Lines) -> None:
         event_of(entries(ls)[k1 - 1], "TrickWon")["points"] += 1
@@ -461,14 +475,19 @@ def test_another_rules_version_lists_every_diverging_entry(dix: Lines) -> None:
 # ---------------------------------------------------------------------------- unreadable
 
 
-@pytest.mark.parametrize(("text", "why"), [
-    ("", "empty"),
-    ("not json\n", "not JSON"),
-    ('{"kind":"entry"}\n', "not a replay header"),
-    ('{"kind":"header","format":"kozyr-replay","format_version":9,"game":"dix"}\n',
-     "format version 9"),
-    ('{"kind":"header","format":"pgn","format_version":1,"game":"dix"}\n', "not a kozyr"),
-])
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "empty"),
+        ("not json\n", "not JSON"),
+        ('{"kind":"entry"}\n', "not a replay header"),
+        (
+            '{"kind":"header","format":"kozyr-replay","format_version":9,"game":"dix"}\n',
+            "format version 9",
+        ),
+        ('{"kind":"header","format":"pgn","format_version":1,"game":"dix"}\n', "not a kozyr"),
+    ],
+)
 def test_unreadable_files(text: str, why: str) -> None:
     with pytest.raises(archive.Unreadable, match=why):
         archive.parse(text)
@@ -476,17 +495,22 @@ def test_unreadable_files(text: str, why: str) -> None:
 
 def test_an_extra_field_smuggled_into_a_command_fails(dix: Lines) -> None:
     k = plays(dix)[3]
-    report = check(tampered(dix, lambda ls: entries(ls)[k - 1]["command"].update(note="x"),
-                            recompute=True))
+    report = check(
+        tampered(dix, lambda ls: entries(ls)[k - 1]["command"].update(note="x"), recompute=True)
+    )
     assert report.first_bad_entry == k
     assert "Play: field 'note' is not part of it" in report.problems[0].message
-    joined = check(tampered(dix, lambda ls: event_of(entries(ls)[1], "SeatJoined").update(
-        seat="1"), recompute=True))
+    joined = check(
+        tampered(
+            dix, lambda ls: event_of(entries(ls)[1], "SeatJoined").update(seat="1"), recompute=True
+        )
+    )
     assert joined.first_bad_entry == 2
 
 
 def test_data_the_rules_choke_on_is_a_bad_entry_not_a_crash(dix: Lines) -> None:
     k = plays(dix)[5]
-    report = check(tampered(dix, lambda ls: entries(ls)[k - 1]["command"].update(card=17),
-                            recompute=True))
+    report = check(
+        tampered(dix, lambda ls: entries(ls)[k - 1]["command"].update(card=17), recompute=True)
+    )
     assert report.exit_code == 1 and report.first_bad_entry == k, report.text()

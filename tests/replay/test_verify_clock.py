@@ -22,17 +22,18 @@ def timed_log(moves: int, *, then_timeout: bool) -> Lines:
     """A Dix match with 1 s per decision: `moves` moves 10 ms apart, then (optionally) a
     forfeit at the next deadline."""
     game = get_game("dix")
-    created = lifecycle.created_event(game, {}, [("a", b""), ("b", b"")], Setup(),
-                                      match_id="m1", server_seed=SEED)
+    created = lifecycle.created_event(
+        game, {}, [("a", b""), ("b", b"")], Setup(), match_id="m1", server_seed=SEED
+    )
     terms = clock.make_terms(clock="DECISION", limit_ms=LIMIT)
-    steps: list[Step] = [lifecycle.create(game, created, server_seed=SEED, time_ms=T0,
-                                          terms=terms)]
+    steps: list[Step] = [lifecycle.create(game, created, server_seed=SEED, time_ms=T0, terms=terms)]
     for k in range(moves):
         record = steps[-1].record
         seat = game.to_act(record.state)
         decision = lifecycle.decide(record, seat, game.legal_commands(record.state, seat)[0])
-        steps.append(lifecycle.play(record, decision, f"c{k}", server_seed=SEED,
-                                    time_ms=T0 + 10 * (k + 1)))
+        steps.append(
+            lifecycle.play(record, decision, f"c{k}", server_seed=SEED, time_ms=T0 + 10 * (k + 1))
+        )
     if then_timeout:
         record = steps[-1].record
         due = clock.deadline(record)

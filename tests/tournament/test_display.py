@@ -114,9 +114,17 @@ def a_run(players: tuple[str, ...], interrupted: bool = False) -> Run:
     t = Tournament("dix", players, (("single_hand", "true"),), "duplicate", 2, 5)
     fixtures = t.fixtures()
     results = tuple(
-        MatchResult(index=f.index, deal=f.deal, lineup=f.lineup, winners=(0,),
-                    scores=(123, 45), moves=60, reason="target")
-        for f in fixtures)
+        MatchResult(
+            index=f.index,
+            deal=f.deal,
+            lineup=f.lineup,
+            winners=(0,),
+            scores=(123, 45),
+            moves=60,
+            reason="target",
+        )
+        for f in fixtures
+    )
     return Run(t, fixtures, results, interrupted, 12.5, 2, None)
 
 

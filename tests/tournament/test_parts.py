@@ -20,8 +20,9 @@ from tests.games.helpers import all_commands, new_match, random_playout
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_moves_convert_both_ways_like_the_service(name: str) -> None:
     game = GAMES[name]
-    commands = [c for c in all_commands(game) if getattr(c, "card", None) is None
-                or c.card.suit is not None]
+    commands = [
+        c for c in all_commands(game) if getattr(c, "card", None) is None or c.card.suit is not None
+    ]
     for command in commands:
         card = getattr(command, "card", None)
         move = make_move(name, type(command).__name__.lower(), card and card.code)
@@ -29,10 +30,10 @@ def test_moves_convert_both_ways_like_the_service(name: str) -> None:
         assert command_from_move(game, move) == command
 
 
-@pytest.mark.parametrize(("name", "players"), [("dix", 2), ("six-dozens", 3),
-                                               ("durak-dice", 4)])
+@pytest.mark.parametrize(("name", "players"), [("dix", 2), ("six-dozens", 3), ("durak-dice", 4)])
 def test_a_rebuilt_view_fills_the_table_message_exactly_as_the_service(
-        name: str, players: int) -> None:
+    name: str, players: int
+) -> None:
     game = GAMES[name]
     rng = random.Random(2)
     for step, (table, seat) in enumerate(random_decisions(game, players, 8)):
@@ -57,8 +58,11 @@ def test_seats_of_one_process_share_the_events_they_were_both_sent(name: str) ->
     sent = [convert.events_for(game, 1, events, seat) for seat in (0, 1)]
     read = [reader.read(sent[0]), reader.read(sent[1])]
     for seat in (0, 1):
-        assert read[seat] == alone.read(sent[seat]) == [
-            e for e in (game.redact(event, seat) for event in events) if e is not None]
+        assert (
+            read[seat]
+            == alone.read(sent[seat])
+            == [e for e in (game.redact(event, seat) for event in events) if e is not None]
+        )
     shared = [a for a, b in zip(read[0], read[1], strict=True) if a is b]
     private = [a for a, b in zip(read[0], read[1], strict=True) if a != b]
     assert shared and private  # the deal differs by seat; the rest is one object for both

@@ -29,8 +29,9 @@ def local_ray() -> Iterator[None]:
     # way is tried again (its own processes stopped first).
     for attempt in range(3):
         try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                     logging_level="WARNING")
+            ray.init(
+                num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING"
+            )
             break
         except Exception as e:
             ray.shutdown()
@@ -49,8 +50,12 @@ def outcomes(results: tuple[object, ...]) -> list[object]:
 def test_ray_gives_the_local_runners_results_for_the_same_seed(local_ray: None) -> None:
     from kozyr.tournament.ray_runner import run_on_ray
 
-    t = Tournament(game="six-dozens", players=("heuristic", "random", "random"),
-                   matches=24, seed="ray-vs-local")
+    t = Tournament(
+        game="six-dozens",
+        players=("heuristic", "random", "random"),
+        matches=24,
+        seed="ray-vs-local",
+    )
     seen: list[int] = []
     on_ray = run_on_ray(t, "auto", on_progress=seen.append)
     local = run(t, workers=1)
@@ -74,8 +79,13 @@ def test_a_worker_killed_mid_run_costs_only_its_batch(local_ray: None) -> None:
     from kozyr.tournament.ray_runner import run_on_ray
 
     # Searching bots: one match per batch, slow enough to be caught in the middle.
-    t = Tournament(game="dix", players=("ismcts:iters=30", "heuristic"), matches=16,
-                   seed=14, options=(("single_hand", "true"),))
+    t = Tournament(
+        game="dix",
+        players=("ismcts:iters=30", "heuristic"),
+        matches=16,
+        seed=14,
+        options=(("single_hand", "true"),),
+    )
     killed: list[int] = []
     first = threading.Event()
 
@@ -113,14 +123,18 @@ def test_fixture_numbers_alone_fix_a_match(local_ray: None) -> None:
     assert play_chunk(t, fixtures, None) == play_chunk(t, fixtures, None)
 
 
-def test_ctrl_c_keeps_the_batches_in_flight_and_returns_what_was_played(
-        local_ray: None) -> None:
+def test_ctrl_c_keeps_the_batches_in_flight_and_returns_what_was_played(local_ray: None) -> None:
     """As the local runner: the first Ctrl-C stops handing out batches; what was played is
     returned (marked interrupted), each result the one the local runner gives."""
     from kozyr.tournament.ray_runner import run_on_ray
 
-    t = Tournament(game="dix", players=("heuristic", "random"), matches=400, seed=5,
-                   options=(("single_hand", "true"),))
+    t = Tournament(
+        game="dix",
+        players=("heuristic", "random"),
+        matches=400,
+        seed=5,
+        options=(("single_hand", "true"),),
+    )
     asked = [0]
 
     def progress(done: int) -> None:

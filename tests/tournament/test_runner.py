@@ -27,8 +27,9 @@ def _no_timing(data: dict[str, object]) -> dict[str, object]:
 
 
 def test_the_same_master_seed_gives_identical_results_whatever_the_workers() -> None:
-    t = Tournament("dix", ("heuristic", "random", "ismcts:iters=6"), DIX, "round-robin", 12, 5,
-                   seats=2)
+    t = Tournament(
+        "dix", ("heuristic", "random", "ismcts:iters=6"), DIX, "round-robin", 12, 5, seats=2
+    )
     one = run(t, workers=1)
     two = run(t, workers=2)
     assert one.results == two.results
@@ -43,8 +44,15 @@ def test_a_duplicate_durak_tournament_repeats_with_three_workers() -> None:
 
 
 def test_the_same_bot_may_play_itself_with_other_settings() -> None:
-    t = Tournament("dix", ("ismcts:iters=4", "ismcts:iters=8", "random", "random"), DIX,
-                   "duplicate", 12, 1, seats=2)
+    t = Tournament(
+        "dix",
+        ("ismcts:iters=4", "ismcts:iters=8", "random", "random"),
+        DIX,
+        "duplicate",
+        12,
+        1,
+        seats=2,
+    )
     assert t.names == ("ismcts:iters=4", "ismcts:iters=8", "random", "random#2")
     result = run(t, workers=1)
     rows = standings(t.names, result.results)
@@ -53,14 +61,17 @@ def test_the_same_bot_may_play_itself_with_other_settings() -> None:
     assert math.isclose(sum(r.wins for r in rows), len(result.results))
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"game": "chess"}, "unknown game"),
-    ({"players": ("heuristic", "minimax")}, "unknown bot"),
-    ({"players": ("random",) * 3}, "for 2–2 players"),
-    ({"options": (("target", "0"),)}, "at least 1"),
-    ({"format": "swiss"}, "unknown format"),
-    ({"seats": 3}, "for 2–2 players"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"game": "chess"}, "unknown game"),
+        ({"players": ("heuristic", "minimax")}, "unknown bot"),
+        ({"players": ("random",) * 3}, "for 2–2 players"),
+        ({"options": (("target", "0"),)}, "at least 1"),
+        ({"format": "swiss"}, "unknown format"),
+        ({"seats": 3}, "for 2–2 players"),
+    ],
+)
 def test_bad_tournaments_are_refused(kwargs: dict[str, object], message: str) -> None:
     settings: dict[str, object] = {"game": "dix", "players": ("heuristic", "random")}
     settings.update(kwargs)
@@ -93,8 +104,9 @@ def test_standings_count_shared_wins_and_rate_the_stronger_player_higher() -> No
 
 
 def test_report_files_hold_every_match(tmp_path: Path) -> None:
-    t = Tournament("six-dozens", ("heuristic", "random", "random"), (("max_hands", "2"),),
-                   "duplicate", 6, 3)
+    t = Tournament(
+        "six-dozens", ("heuristic", "random", "random"), (("max_hands", "2"),), "duplicate", 6, 3
+    )
     result = run(t, workers=1)
     write_json(result, tmp_path / "r.json")
     write_csv(result, tmp_path / "r.csv")
@@ -133,10 +145,29 @@ def test_ctrl_c_stops_the_command_cleanly(tmp_path: Path) -> None:
     out = tmp_path / "partial.json"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kozyr.cli", "tournament", "--game", "dix", "--players",
-         "heuristic,random", "--matches", "200000", "--seed", "1", "--workers", "2",
-         "--json", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "kozyr.cli",
+            "tournament",
+            "--game",
+            "dix",
+            "--players",
+            "heuristic,random",
+            "--matches",
+            "200000",
+            "--seed",
+            "1",
+            "--workers",
+            "2",
+            "--json",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stderr is not None
     deadline = time.monotonic() + 60
     for line in proc.stderr:  # wait for the first progress line: matches are being played
@@ -156,10 +187,27 @@ def test_ctrl_c_stops_the_command_cleanly(tmp_path: Path) -> None:
 
 
 def test_the_command_prints_standings_and_writes_files(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = kozyr_main(["tournament", "--game", "durak-dice", "--players",
-                       "heuristic,random", "--matches", "5", "--seed", "2", "--workers", "1",
-                       "--json", str(tmp_path / "t.json"), "--csv", str(tmp_path / "t.csv")])
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = kozyr_main(
+        [
+            "tournament",
+            "--game",
+            "durak-dice",
+            "--players",
+            "heuristic,random",
+            "--matches",
+            "5",
+            "--seed",
+            "2",
+            "--workers",
+            "1",
+            "--json",
+            str(tmp_path / "t.json"),
+            "--csv",
+            str(tmp_path / "t.csv"),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0
     assert "6 matches (rounded up to whole rotations)" in captured.err
@@ -167,12 +215,16 @@ def test_the_command_prints_standings_and_writes_files(
     assert json.loads((tmp_path / "t.json").read_text())["tournament"]["seed"] == 2
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--players", "heuristic,minimax"], "unknown bot"),
-    (["--players", "ismcts,random"], "exactly one budget"),
-    (["--players", "heuristic,random", "--option", "target=x"], "target"),
-])
-def test_the_command_refuses_bad_settings(args: list[str], message: str,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "heuristic,minimax"], "unknown bot"),
+        (["--players", "ismcts,random"], "exactly one budget"),
+        (["--players", "heuristic,random", "--option", "target=x"], "target"),
+    ],
+)
+def test_the_command_refuses_bad_settings(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert kozyr_main(["tournament", "--game", "dix", *args]) == 2
     assert message in capsys.readouterr().err

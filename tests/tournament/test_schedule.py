@@ -45,8 +45,7 @@ def test_duplicate_with_fewer_seats_cycles_through_every_group() -> None:
 
 
 @pytest.mark.parametrize(("players", "seats"), [(2, 2), (3, 3), (4, 2), (4, 3)])
-def test_round_robin_plays_every_seat_permutation_equally_often(players: int,
-                                                               seats: int) -> None:
+def test_round_robin_plays_every_seat_permutation_equally_often(players: int, seats: int) -> None:
     perms = list(itertools.permutations(range(players), seats))
     fixtures = schedule("round-robin", players, seats, 2 * len(perms) - 1)
     assert len(fixtures) == 2 * len(perms)
@@ -54,11 +53,14 @@ def test_round_robin_plays_every_seat_permutation_equally_often(players: int,
     assert len({f.deal for f in fixtures}) == len(fixtures)  # a new deal every match
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("swiss", 2, 2, 10), "unknown format"),
-    (("duplicate", 2, 3, 10), "cannot seat"),
-    (("duplicate", 2, 2, 0), "at least one"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("swiss", 2, 2, 10), "unknown format"),
+        (("duplicate", 2, 3, 10), "cannot seat"),
+        (("duplicate", 2, 2, 0), "at least one"),
+    ],
+)
 def test_bad_schedules_are_refused(args: tuple[str, int, int, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         schedule(*args)

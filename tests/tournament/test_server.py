@@ -23,16 +23,19 @@ pytestmark = pytest.mark.slow  # whole tournaments through a server, in worker p
 
 
 def test_a_served_dix_tournament_is_the_in_process_one_with_stored_matches(
-        server: ServerThread) -> None:
-    t = Tournament("dix", ("heuristic", "ismcts:iters=4"), (("single_hand", "true"),),
-                   "duplicate", 4, 9)
+    server: ServerThread,
+) -> None:
+    t = Tournament(
+        "dix", ("heuristic", "ismcts:iters=4"), (("single_hand", "true"),), "duplicate", 4, 9
+    )
     served = run(t, workers=1, server=server.address)
     local = run(t, workers=1)
     assert not served.interrupted and len(served.results) == 4
     # The fixtures' deals were prearranged from the same seeds and the bots are seeded
     # alike, so the served matches are the very matches played in-process.
     assert [(r.winners, r.scores, r.moves) for r in served.results] == [
-        (r.winners, r.scores, r.moves) for r in local.results]
+        (r.winners, r.scores, r.moves) for r in local.results
+    ]
     ids = [r.match_id for r in served.results]
     assert len(set(ids)) == 4 and all(ids)
     assert [m["match_id"] for m in to_json(served)["matches"]] == ids
@@ -43,16 +46,14 @@ def test_a_served_dix_tournament_is_the_in_process_one_with_stored_matches(
         assert view.prearranged  # a duplicate deal is marked as arranged (R-3)
         assert list(view.outcome.winners) == list(r.winners)
         assert [p.name for p in view.players] == [t.names[p] for p in r.lineup]
-        log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=r.match_id),
-                               metadata=auth(ARBITER))
+        log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=r.match_id), metadata=auth(ARBITER))
         seats = [json.loads(e.canonical_json)["seat"] for e in log.entries[1:]]
         assert len(seats) == r.moves  # one stored entry per bot move, by the seats themselves
         assert set(seats) == {0, 1}
 
 
 def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -> None:
-    t = Tournament("durak-dice", ("heuristic", "random", "ismcts:iters=3"), (), "duplicate", 3,
-                   4)
+    t = Tournament("durak-dice", ("heuristic", "random", "ismcts:iters=3"), (), "duplicate", 3, 4)
     result = run(t, workers=2, server=server.address)
     assert len(result.results) == 3 and not result.interrupted
     assert sum(len(r.winners) > 0 for r in result.results) == 3
@@ -60,7 +61,8 @@ def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -
     # in-process, so dice luck cancels in a served duplicate tournament too.
     local = run(t, workers=1)
     assert [(r.winners, r.scores, r.moves) for r in result.results] == [
-        (r.winners, r.scores, r.moves) for r in local.results]
+        (r.winners, r.scores, r.moves) for r in local.results
+    ]
     stub = server.stub()
     for r in result.results:
         view = stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id)).view
@@ -69,17 +71,18 @@ def test_a_served_durak_tournament_with_worker_processes(server: ServerThread) -
 
 
 def test_a_served_window_refills_as_matches_end_and_creates_none_once_stopping(
-        server: ServerThread, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # 3 matches in play per session, created 2 at a time: 12 fixtures over 2 sessions make
     # each window refill twice as its matches end, on one stream each.
     monkeypatch.setattr(served, "AT_ONCE", 3)
     monkeypatch.setattr(served, "BATCH", 2)
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 12,
-                   6)
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 12, 6)
     local = {r.index: (r.winners, r.scores, r.moves) for r in run(t, workers=1).results}
     results = served.play_served(t, t.fixtures(), server.address)
     assert [(r.index, r.winners, r.scores, r.moves) for r in results] == [
-        (i, *local[i]) for i in sorted(local)]
+        (i, *local[i]) for i in sorted(local)
+    ]
     # Stopping after each window's first batch: its 2 matches finish, no more are created.
     asked = threading.local()
 
@@ -93,17 +96,29 @@ def test_a_served_window_refills_as_matches_end_and_creates_none_once_stopping(
 
 
 def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_verify(
-        server: ServerThread, tmp_path: Path) -> None:
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 2,
-                   5, deals="seeded", keep=str(tmp_path))
+    server: ServerThread, tmp_path: Path
+) -> None:
+    t = Tournament(
+        "dix",
+        ("heuristic", "random"),
+        (("single_hand", "true"),),
+        "duplicate",
+        2,
+        5,
+        deals="seeded",
+        keep=str(tmp_path),
+    )
     result = run(t, workers=1, server=server.address)
     assert len(result.results) == 2 and not result.interrupted
     key = bytes(server.signer.public_key).hex()
     for r in result.results:
         replay = tmp_path / f"{r.match_id}.jsonl"
         receipts = [tmp_path / f"{r.match_id}.seat{k}.receipts.jsonl" for k in (0, 1)]
-        report = verify(archive.read(replay), keys=KeyRing([bytes.fromhex(key)]),
-                        receipts=[x for p in receipts for x in read_receipts(p)])
+        report = verify(
+            archive.read(replay),
+            keys=KeyRing([bytes.fromhex(key)]),
+            receipts=[x for p in receipts for x in read_receipts(p)],
+        )
         assert report.verified, report.text()
         assert report.fair and not report.prearranged  # the server's seed, the seats' bytes
         contributions = archive.read(replay).header["seats"]
@@ -111,41 +126,69 @@ def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_veri
 
 
 def test_a_tournament_of_the_servers_own_bots_plays_the_in_process_matches(
-        server: ServerThread) -> None:
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 6,
-                   3, server_bots=True)
+    server: ServerThread,
+) -> None:
+    t = Tournament(
+        "dix",
+        ("heuristic", "random"),
+        (("single_hand", "true"),),
+        "duplicate",
+        6,
+        3,
+        server_bots=True,
+    )
     served = run(t, workers=2, server=server.address)
     local = run(t, workers=1)
     assert not served.interrupted and len(served.results) == 6
     # Prearranged deals and the in-process bots' seeds (spec option seed=): the same matches.
     assert [(r.winners, r.scores, r.moves) for r in served.results] == [
-        (r.winners, r.scores, r.moves) for r in local.results]
+        (r.winners, r.scores, r.moves) for r in local.results
+    ]
     stub = server.stub()
     for r in served.results:
-        log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=r.match_id),
-                               metadata=auth(ARBITER)).entries
+        log = stub.GetMatchLog(
+            pb.GetMatchLogRequest(match_id=r.match_id), metadata=auth(ARBITER)
+        ).entries
         seats = [json.loads(e.canonical_json)["seat"] for e in log[1:]]
         assert len(seats) == r.moves and set(seats) == {0, 1}  # the bots' own entries
 
 
 def test_the_servers_bots_keep_a_window_of_matches_in_play_to_the_last(
-        server: ServerThread) -> None:
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 30,
-                   8, server_bots=True)
+    server: ServerThread,
+) -> None:
+    t = Tournament(
+        "dix",
+        ("heuristic", "random"),
+        (("single_hand", "true"),),
+        "duplicate",
+        30,
+        8,
+        server_bots=True,
+    )
     heard: list[int] = []
     # 5 in play at once, fewer than a batch: a batch is made once all 5 have room, 30 in all.
-    results = play_server_bots(t, t.fixtures(), server.address, at_once=5,
-                               heard=lambda r: heard.append(r.index))
+    results = play_server_bots(
+        t, t.fixtures(), server.address, at_once=5, heard=lambda r: heard.append(r.index)
+    )
     local = run(t, workers=1)
     assert sorted(heard) == [f.index for f in t.fixtures()]
     assert [(r.index, r.winners, r.scores, r.moves) for r in results] == [
-        (r.index, r.winners, r.scores, r.moves) for r in local.results]
+        (r.index, r.winners, r.scores, r.moves) for r in local.results
+    ]
 
 
 def test_an_interrupted_tournament_of_the_servers_bots_keeps_the_matches_in_play(
-        server: ServerThread) -> None:
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 400,
-                   2, server_bots=True)
+    server: ServerThread,
+) -> None:
+    t = Tournament(
+        "dix",
+        ("heuristic", "random"),
+        (("single_hand", "true"),),
+        "duplicate",
+        400,
+        2,
+        server_bots=True,
+    )
 
     def stop_early(done: int) -> None:
         if done == 3:
@@ -157,19 +200,22 @@ def test_an_interrupted_tournament_of_the_servers_bots_keeps_the_matches_in_play
     assert 3 <= len(result.results) <= 64
     local = {r.index: r for r in run(t, workers=1).results}
     for r in result.results:
-        assert (r.winners, r.scores, r.moves) == (local[r.index].winners,
-                                                  local[r.index].scores, local[r.index].moves)
+        assert (r.winners, r.scores, r.moves) == (
+            local[r.index].winners,
+            local[r.index].scores,
+            local[r.index].moves,
+        )
 
 
-def test_an_interrupted_served_tournament_keeps_the_matches_in_play(
-        server: ServerThread) -> None:
+def test_an_interrupted_served_tournament_keeps_the_matches_in_play(server: ServerThread) -> None:
     # Worker processes tell each match's end as it comes (progress within a long chunk), and
     # the first Ctrl-C stops them creating matches: those in play end and are kept.
     # More fixtures than the workers' sessions hold in play at once (2 x SESSIONS x AT_ONCE).
     total = 800
     assert total > 2 * served.SESSIONS * served.AT_ONCE
-    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate",
-                   total, 2)
+    t = Tournament(
+        "dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", total, 2
+    )
     reported: list[int] = []
 
     def stop_early(done: int) -> None:
@@ -182,5 +228,8 @@ def test_an_interrupted_served_tournament_keeps_the_matches_in_play(
     assert 3 <= len(result.results) < total
     local = {r.index: r for r in run(t, workers=1).results}
     for r in result.results:
-        assert (r.winners, r.scores, r.moves) == (local[r.index].winners,
-                                                  local[r.index].scores, local[r.index].moves)
+        assert (r.winners, r.scores, r.moves) == (
+            local[r.index].winners,
+            local[r.index].scores,
+            local[r.index].moves,
+        )

@@ -23,8 +23,16 @@ from tests.conftest import repo_root
 
 CHROMIUM = Path("/usr/bin/chromium")
 # The probe's flags: headless, as root, and no calls to the outside (this machine has none).
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SERVICE = "/kozyr.v1.KozyrService/"
 # A finished match's log is public: its replay may show every card.
 PUBLIC_AFTER_END = {"InspectReplay", "GetMatchLog", "ReplayMatch"}
@@ -43,14 +51,16 @@ def shots() -> Path:
 def browser() -> Iterator[Any]:
     """One Chromium for a test module (it is slow to start on a busy machine)."""
     if not CHROMIUM.exists():
-        pytest.fail("Debian's chromium is missing: `make test` installs it (apt-get install -y "
-                    "chromium)")
+        pytest.fail(
+            "Debian's chromium is missing: `make test` installs it (apt-get install -y chromium)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         # A first start on a busy machine (a cold disk cache, two loaded cores) can pass 30 s.
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True,
-                                     timeout=120_000)
+        chromium = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=ARGS, headless=True, timeout=120_000
+        )
         try:
             yield chromium
         finally:
@@ -91,8 +101,9 @@ def card_pattern(code: str) -> re.Pattern[str]:
 class Seat(threading.Thread):
     """Plays one seat from Python (random legal moves) until the match ends or it is stopped."""
 
-    def __init__(self, stub: Stub, match_id: str, token: str, seed: int = 1,
-                 limit: int = 2000) -> None:
+    def __init__(
+        self, stub: Stub, match_id: str, token: str, seed: int = 1, limit: int = 2000
+    ) -> None:
         super().__init__(daemon=True)
         self.stub, self.match_id, self.token = stub, match_id, token
         self.rng, self.limit = random.Random(seed), limit
@@ -103,8 +114,9 @@ class Seat(threading.Thread):
 
     def run(self) -> None:
         try:
-            stream = self.stub.WatchMatch(pb.WatchMatchRequest(match_id=self.match_id),
-                                          metadata=auth(self.token))
+            stream = self.stub.WatchMatch(
+                pb.WatchMatchRequest(match_id=self.match_id), metadata=auth(self.token)
+            )
             for update in stream:
                 view = update.view
                 if self.stopped.is_set() or self.moves >= self.limit:
@@ -117,16 +129,22 @@ class Seat(threading.Thread):
                 self.error = e
 
     def _move(self) -> None:
-        legal = self.stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=self.match_id),
-                                         metadata=auth(self.token))
+        legal = self.stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(match_id=self.match_id), metadata=auth(self.token)
+        )
         if not legal.moves:
             return
         move = legal.moves[self.rng.randrange(len(legal.moves))]
         try:
-            self.stub.SubmitMove(pb.SubmitMoveRequest(match_id=self.match_id, move=move,
-                                                      command_id=uuid.uuid4().hex,
-                                                      expected_version=legal.version),
-                                 metadata=auth(self.token))
+            self.stub.SubmitMove(
+                pb.SubmitMoveRequest(
+                    match_id=self.match_id,
+                    move=move,
+                    command_id=uuid.uuid4().hex,
+                    expected_version=legal.version,
+                ),
+                metadata=auth(self.token),
+            )
         except grpc.RpcError as e:
             # An update this seat had already acted on, seen again from the stream's start.
             if e.code() not in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
@@ -142,15 +160,16 @@ def messages(body: bytes) -> list[dict[str, Any]]:
     out = []
     while len(body) >= 5:
         size = int.from_bytes(body[1:5], "big")
-        out.append(json.loads(body[5:5 + size]))
-        body = body[5 + size:]
+        out.append(json.loads(body[5 : 5 + size]))
+        body = body[5 + size :]
     return out
 
 
 # The Connect JSON names of the API's bytes fields (Receipt.signature, the seed contributions,
 # a public key): base64 of random bytes, which may hold "+7D/" by chance and never a card.
-BYTES_FIELDS = frozenset({"signature", "seedContribution", "seed_contribution", "publicKey",
-                          "public_key"})
+BYTES_FIELDS = frozenset(
+    {"signature", "seedContribution", "seed_contribution", "publicKey", "public_key"}
+)
 
 
 def _without_bytes(value: Any) -> Any:
@@ -161,8 +180,9 @@ def _without_bytes(value: Any) -> Any:
     return value
 
 
-def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, bytes]]
-          ) -> list[str]:
+def leaks(
+    stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, bytes]]
+) -> list[str]:
     """Cards (and seeds) the page got before it could know them, judged from the finished
     match's public log as tests/api/test_no_leak.py judges the API's bytes."""
     log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
@@ -182,8 +202,11 @@ def leaks(stub: Stub, match_id: str, seat: int | None, bodies: list[tuple[str, b
                 if card_pattern(code).search(text):
                     found.append(f"{code} reached seat {seat} at version {version} ({method})")
             if version < final:
-                found += [f"a seed reached seat {seat} at version {version}"
-                          for secret in secrets if secret.decode("latin-1") in text]
+                found += [
+                    f"a seed reached seat {seat} at version {version}"
+                    for secret in secrets
+                    if secret.decode("latin-1") in text
+                ]
     assert checked > 20, f"the check must look at hidden cards (it looked at {checked})"
     return found
 
@@ -201,8 +224,9 @@ def _wait(page: Any, condition: str, arg: Any) -> None:
         raise AssertionError(f"the page did not move on:\n{page.inner_text('main')}") from None
 
 
-def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
-                     until_hand: int | None = None) -> int:
+def play_page_to_end(
+    page: Any, moves: int = 400, shot: Path | None = None, until_hand: int | None = None
+) -> int:
     """Click a legal card whenever the page offers one, until it says the match is finished
     or, with `until_hand`, the board shows that hand (a screenshot to `shot` after the eighth
     move); the number of moves made."""
@@ -210,10 +234,13 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
         hand = page.get_attribute("section.board", "data-hand") if until_hand else None
         if hand is not None and until_hand is not None and int(hand) >= until_hand:
             return played
-        _wait(page, "h => document.querySelector('button.card.legal, button.action') || "
-              "document.querySelector('[data-testid=status]').textContent.startsWith("
-              "'Finished') || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
-              until_hand or 0)
+        _wait(
+            page,
+            "h => document.querySelector('button.card.legal, button.action') || "
+            "document.querySelector('[data-testid=status]').textContent.startsWith("
+            "'Finished') || (h && +document.querySelector('section.board')?.dataset.hand >= h)",
+            until_hand or 0,
+        )
         if page.inner_text("[data-testid=status]").startswith("Finished"):
             return played
         if played == 8 and shot is not None:
@@ -227,6 +254,10 @@ def play_page_to_end(page: Any, moves: int = 400, shot: Path | None = None,
             page.keyboard.press("Enter")
         else:
             target.click()
-        _wait(page, "v => document.querySelector('[data-testid=status]').dataset.version !== v"
-              " || document.querySelector('[data-testid=message]').textContent", before)
+        _wait(
+            page,
+            "v => document.querySelector('[data-testid=status]').dataset.version !== v"
+            " || document.querySelector('[data-testid=message]').textContent",
+            before,
+        )
     raise AssertionError(f"the match did not finish in {moves} moves")

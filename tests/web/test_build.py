@@ -17,14 +17,24 @@ from tests.conftest import repo_root
 WEB = repo_root() / "web"
 STATIC = repo_root() / "service" / "kozyr" / "web" / "static"
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("npm") is None,
-                                 reason="npm is not installed: the page is not rebuilt")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("npm") is None, reason="npm is not installed: the page is not rebuilt"
+    ),
+]
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> None:
-    result = subprocess.run(args, cwd=WEB, capture_output=True, text=True, timeout=600,
-                            stdin=subprocess.DEVNULL, env=env)
+    result = subprocess.run(
+        args,
+        cwd=WEB,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     if result.returncode != 0:
         pytest.fail(f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
 
@@ -41,6 +51,7 @@ def test_the_committed_page_is_what_web_builds(tmp_path: Path) -> None:
     _run(["npm", "run", "bundle"], env={**os.environ, "KOZYR_WEB_OUT": str(tmp_path)})
     built = sorted(p.name for p in tmp_path.iterdir())
     assert built == sorted(p.name for p in STATIC.iterdir())
-    stale = [name for name in built
-             if (tmp_path / name).read_bytes() != (STATIC / name).read_bytes()]
+    stale = [
+        name for name in built if (tmp_path / name).read_bytes() != (STATIC / name).read_bytes()
+    ]
     assert not stale, f"rebuild the page (make web) and commit: {stale} differ"

@@ -49,22 +49,32 @@ def test_a_whole_dix_match_through_the_page(web: Web, chromium: Any) -> None:
     assert page.inner_text("[data-testid=verdict]") == "VERIFIED"
     page.select_option("[data-testid=viewer]", "0")
     page.click("[aria-label='first step']")
-    page.wait_for_function("document.querySelector('[data-testid=step]').textContent"
-                           ".startsWith('step 1 ')")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=step]').textContent.startsWith('step 1 ')"
+    )
     for n in range(2, 6):
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("n => document.querySelector('[data-testid=step]').textContent"
-                               ".startsWith(`step ${n} `)", arg=n)
+        page.wait_for_function(
+            "n => document.querySelector('[data-testid=step]').textContent"
+            ".startsWith(`step ${n} `)",
+            arg=n,
+        )
     page.screenshot(path=str(shots() / "web-replay.png"), full_page=True)
     # An exported file, opened in the viewer: verified; the same file tampered with: not.
     log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id)).entries
-    text = archive.dumps(archive.build(
-        [archive.RawEntry(e.version, e.canonical_json, e.hash) for e in log]))
-    for content, verdict in ((text, "VERIFIED"),
-                             (text.replace('"seat":1', '"seat":0', 1), "NOT_VERIFIED")):
-        page.set_input_files("input[type=file]", files=[
-            {"name": "match.jsonl", "mimeType": "text/plain", "buffer": content.encode()}])
-        page.wait_for_function("v => document.querySelector('[data-testid=verdict]')"
-                               "?.textContent === v", arg=verdict)
+    text = archive.dumps(
+        archive.build([archive.RawEntry(e.version, e.canonical_json, e.hash) for e in log])
+    )
+    for content, verdict in (
+        (text, "VERIFIED"),
+        (text.replace('"seat":1', '"seat":0', 1), "NOT_VERIFIED"),
+    ):
+        page.set_input_files(
+            "input[type=file]",
+            files=[{"name": "match.jsonl", "mimeType": "text/plain", "buffer": content.encode()}],
+        )
+        page.wait_for_function(
+            "v => document.querySelector('[data-testid=verdict]')?.textContent === v", arg=verdict
+        )
     leaked = leaks(stub, match_id, seat=0, bodies=traffic.collect())
     assert not leaked, leaked

@@ -54,8 +54,10 @@ def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
     token = _token(page, match_id)
     stub = web.server.stub()
     legal = stub.ListLegalMoves(pb.ListLegalMovesRequest(match_id=match_id), metadata=auth(token))
-    stub.SubmitMove(pb.SubmitMoveRequest(match_id=match_id, move=legal.moves[0],
-                                         command_id="behind-its-back"), metadata=auth(token))
+    stub.SubmitMove(
+        pb.SubmitMoveRequest(match_id=match_id, move=legal.moves[0], command_id="behind-its-back"),
+        metadata=auth(token),
+    )
     page.locator(PLAYABLE).first.click()
     page.wait_for_function("document.querySelector('[data-testid=message]').textContent")
     text = page.inner_text("[data-testid=message]")
@@ -63,8 +65,11 @@ def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
     assert "reconnecting" in page.inner_text("main")
     page.unroute("**/WatchMatch")
     # ... and the page resumes from where it was, with no reload.
-    page.wait_for_function("v => +document.querySelector('[data-testid=status]').dataset"
-                           ".version >= v", arg=legal.version + 1, timeout=30_000)
+    page.wait_for_function(
+        "v => +document.querySelector('[data-testid=status]').dataset.version >= v",
+        arg=legal.version + 1,
+        timeout=30_000,
+    )
     print("refused:", text)
 
 
@@ -74,8 +79,13 @@ def _join_from_the_lobby(web: Web, page: Any, match_id: str) -> None:
     first."""
     stub = web.server.stub()
     for n in range(10):
-        stub.CreateMatch(pb.CreateMatchRequest(game="dix", request_id=f"newer-{n}", seats=[
-            pb.SeatRequest(name=f"newer{n}"), pb.SeatRequest(name="")]))
+        stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix",
+                request_id=f"newer-{n}",
+                seats=[pb.SeatRequest(name=f"newer{n}"), pb.SeatRequest(name="")],
+            )
+        )
     page.goto(web.url + "/")
     page.locator("[data-open-match]").first.wait_for()
     assert page.locator("[data-open-match]").count() == 10
@@ -124,15 +134,21 @@ def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> 
         before = _version(other)
         started = time.monotonic()
         mover.locator(PLAYABLE).first.click()
-        other.wait_for_function("v => +document.querySelector('[data-testid=status]').dataset"
-                                ".version > v", arg=before, timeout=10_000)
+        other.wait_for_function(
+            "v => +document.querySelector('[data-testid=status]').dataset.version > v",
+            arg=before,
+            timeout=10_000,
+        )
         seen.append(time.monotonic() - started)
     assert a.inner_text(STATUS).startswith("Finished") and b.inner_text(STATUS).startswith(
-        "Finished")
+        "Finished"
+    )
     assert len(seen) > 10
     # Informative only (no timing assertions in tests): click to the other page's redraw.
-    print(f"durak: {len(seen)} moves seen by the other page, median "
-          f"{statistics.median(seen) * 1e3:.0f} ms, max {max(seen) * 1e3:.0f} ms")
+    print(
+        f"durak: {len(seen)} moves seen by the other page, median "
+        f"{statistics.median(seen) * 1e3:.0f} ms, max {max(seen) * 1e3:.0f} ms"
+    )
     stub = web.server.stub()
     for seat, traffic in ((0, traffic_a), (1, traffic_b)):
         leaked = leaks(stub, match_id, seat=seat, bodies=traffic.collect())
@@ -143,8 +159,12 @@ def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> 
 
 def test_a_six_dozens_hand_on_a_phone(web: Web, chromium: Any) -> None:
     context, page, traffic = _open_table(
-        chromium, viewport={"width": 390, "height": 844}, device_scale_factor=2,
-        is_mobile=True, has_touch=True)
+        chromium,
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
     page.goto(web.url + "/")
     form = page.locator("form[data-game=six-dozens]")
     form.locator("summary").tap()
@@ -165,8 +185,9 @@ def test_a_six_dozens_hand_on_a_phone(web: Web, chromium: Any) -> None:
     mine.stopped.set()
     assert not mine.is_alive() and mine.error is None, mine.error
     assert played >= 1, first_hand
-    page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
-                           ".startsWith('Finished')")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
+    )
     leaked = leaks(stub, match_id, seat=0, bodies=traffic.collect())
     assert not leaked, leaked
     context.close()
@@ -190,8 +211,9 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
     with b.expect_navigation():  # joining reloads the page (the watch restarts as the seat)
         b.click("form.join button[type=submit]")
     for page in (a, b):
-        page.wait_for_function("document.querySelector('[data-testid=status]')?.dataset"
-                               ".version >= 2")
+        page.wait_for_function(
+            "document.querySelector('[data-testid=status]')?.dataset.version >= 2"
+        )
         page.locator("[data-clock='0']").wait_for()
         line = page.inner_text("[data-testid=deadline]")
         assert "5:00 + 3 s a decision" in line and "due at" in line, line
@@ -202,8 +224,9 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
     mover, other = _whose_turn(a, b)
     running = mover.locator(".clock.running")
     first = running.inner_text()
-    mover.wait_for_function("t => document.querySelector('.clock.running').textContent !== t",
-                            arg=first, timeout=30_000)  # it counts down
+    mover.wait_for_function(
+        "t => document.querySelector('.clock.running').textContent !== t", arg=first, timeout=30_000
+    )  # it counts down
     mover.locator(PLAYABLE).first.click()
     other.locator(".clock.running").wait_for()
     other.screenshot(path=str(shots() / "web-clocks.png"))
@@ -211,8 +234,9 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
     other.locator("[data-testid=resign]").click()
     other.locator("[data-testid=resign-confirm]").click()
     for page in (a, b):
-        page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
-                               ".startsWith('Finished')")
+        page.wait_for_function(
+            "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
+        )
         assert "resigned" in page.inner_text(STATUS), page.inner_text(STATUS)
         assert not page.locator("[data-testid=resign], [data-testid=abort]").count()
     ctx_a.close()
@@ -236,8 +260,9 @@ def test_a_page_aborts_before_anyone_decided(web: Web, chromium: Any) -> None:
     b.locator("[data-testid=abort]").wait_for()
     b.click("[data-testid=abort]")
     for page in (a, b):
-        page.wait_for_function("document.querySelector('[data-testid=status]').textContent"
-                               ".startsWith('Finished')")
+        page.wait_for_function(
+            "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
+        )
         assert "aborted (no result): bea" in page.inner_text(STATUS), page.inner_text(STATUS)
     ctx_a.close()
     ctx_b.close()

@@ -47,8 +47,7 @@ class Arbiter:
             self._digest = _checked(token)
 
     @classmethod
-    def from_sources(cls, path: str | None, env: dict[str, str] | None = None
-                     ) -> Arbiter | None:
+    def from_sources(cls, path: str | None, env: dict[str, str] | None = None) -> Arbiter | None:
         """From the file `path`, else $KOZYR_ARBITER_TOKEN_FILE, else $KOZYR_ARBITER_TOKEN."""
         env = dict(os.environ) if env is None else env
         path = path or env.get("KOZYR_ARBITER_TOKEN_FILE")
@@ -78,13 +77,15 @@ class Arbiter:
 
 def _checked(token: str) -> bytes:
     if len(token) < MIN_ARBITER_TOKEN or not token.isascii() or not token.isprintable():
-        raise ArbiterTokenError(f"an arbiter token is at least {MIN_ARBITER_TOKEN} printable "
-                                "ASCII characters")
+        raise ArbiterTokenError(
+            f"an arbiter token is at least {MIN_ARBITER_TOKEN} printable ASCII characters"
+        )
     return hashlib.sha256(token.encode()).digest()
 
 
-def revoke(client: SyncClient, match_id: str, *, token: str | None = None,
-           seat: int | None = None) -> int:
+def revoke(
+    client: SyncClient, match_id: str, *, token: str | None = None, seat: int | None = None
+) -> int:
     """Revoke a seat token of a match (the token itself, or every token of `seat`); the count.
 
     Store-independent on purpose: it only needs the meta hash's layout (engine/redis_store.py).
@@ -95,8 +96,11 @@ def revoke(client: SyncClient, match_id: str, *, token: str | None = None,
         digests = [token_hash(token)]
     else:
         fields: dict[Any, Any] = client.hgetall(key)
-        digests = [_text(f)[4:] for f, v in fields.items()
-                   if _text(f).startswith("tok:") and _text(v) == str(seat)]
+        digests = [
+            _text(f)[4:]
+            for f, v in fields.items()
+            if _text(f).startswith("tok:") and _text(v) == str(seat)
+        ]
     removed = 0
     for digest in digests:
         removed += int(client.hdel(key, f"tok:{digest}"))

@@ -48,7 +48,10 @@ def game_info(game: Game) -> pb.GameInfo:
 
 def _option(spec: OptionSpec) -> pb.OptionSpec:
     msg = pb.OptionSpec(
-        name=spec.name, kind=spec.kind, default_value=option_text(spec.default), help=spec.help,
+        name=spec.name,
+        kind=spec.kind,
+        default_value=option_text(spec.default),
+        help=spec.help,
         choices=[option_text(c) for c in spec.choices],
     )
     if spec.minimum is not None:
@@ -106,8 +109,9 @@ def _command_from_move(game: Game, move: pb.Move) -> Any:
     if which is None:
         raise bad_request("EMPTY_MOVE", "the move is empty: set the game's move")
     if which != TABLE_FIELD[game.NAME]:
-        raise bad_request("WRONG_GAME",
-                          f"this match plays {game.NAME}; send Move.{TABLE_FIELD[game.NAME]}")
+        raise bad_request(
+            "WRONG_GAME", f"this match plays {game.NAME}; send Move.{TABLE_FIELD[game.NAME]}"
+        )
     inner = getattr(move, which)
     action = inner.WhichOneof("action")
     if action is None:
@@ -171,8 +175,13 @@ def _move_from_command(game: Game, command: Any) -> pb.Move:
 
 
 def match_view(
-    record: MatchRecord, viewer: int | None, game_view: Any | None = None, *,
-    lean: bool = False, into: pb.MatchView | None = None, table: bool = True,
+    record: MatchRecord,
+    viewer: int | None,
+    game_view: Any | None = None,
+    *,
+    lean: bool = False,
+    into: pb.MatchView | None = None,
+    table: bool = True,
 ) -> pb.MatchView:
     """The MatchView of a record for a seat (or spectator/arbiter when viewer is None),
     filled into `into` when given (an empty view inside the message that carries it).
@@ -190,8 +199,10 @@ def match_view(
         msg.seed_commitment = record.created.commitment
         msg.players.extend(
             pb.Player(seat=i, name=name, joined=bool(name), seed_contribution=contribution)
-            for i, (name, contribution) in enumerate(zip(record.names, record.contributions,
-                                                         strict=True)))
+            for i, (name, contribution) in enumerate(
+                zip(record.names, record.contributions, strict=True)
+            )
+        )
     if viewer is not None:
         msg.seat = viewer
     clockview.fill_clock(msg, record)
@@ -206,8 +217,9 @@ def match_view(
             msg.to_act = to_act
     else:
         msg.status = pb.MATCH_STATUS_FINISHED
-        msg.outcome.CopyFrom(pb.Outcome(winners=outcome.winners, scores=outcome.scores,
-                                        reason=outcome.reason))
+        msg.outcome.CopyFrom(
+            pb.Outcome(winners=outcome.winners, scores=outcome.scores, reason=outcome.reason)
+        )
         clockview.outcome_fields(msg.outcome, outcome.termination, outcome.seats)
         if not record.started:  # an expired or aborted match that never started
             return msg
@@ -247,8 +259,11 @@ def _filler(descriptor: Any) -> Any:
         if nested and repeated and not keyword.iskeyword(name):
             # Items are tuples filling the item message's fields in order (or dataclasses).
             env[f"_item{k}"] = _item_filler(descriptor.fields_by_name[name].message_type)
-            lines += [f"        add = msg.{name}.add", "        for item in v:",
-                      f"            _item{k}(add(), item)"]
+            lines += [
+                f"        add = msg.{name}.add",
+                "        for item in v:",
+                f"            _item{k}(add(), item)",
+            ]
         else:
             lines.append("        " + _assign(name, repeated, nested, text, "v"))
     lines.append("    return msg")
@@ -258,11 +273,17 @@ def _filler(descriptor: Any) -> Any:
 
 def _item_filler(descriptor: Any) -> Any:
     """A filler of one repeated item: from a tuple by position, else by name (`fill`)."""
-    lines = ["def item(msg, value):", "    if type(value) is not tuple:",
-             "        return _fill(msg, value)", "    n = len(value)"]
+    lines = [
+        "def item(msg, value):",
+        "    if type(value) is not tuple:",
+        "        return _fill(msg, value)",
+        "    n = len(value)",
+    ]
     for k, (name, repeated, nested, text) in enumerate(_plan(descriptor)):
-        lines += [f"    if n > {k} and value[{k}] is not None:",
-                  "        " + _assign(name, repeated, nested, text, f"value[{k}]")]
+        lines += [
+            f"    if n > {k} and value[{k}] is not None:",
+            "        " + _assign(name, repeated, nested, text, f"value[{k}]"),
+        ]
     env = {"Card": Card, "_scalar": _scalar, "_set": _set, "_fill": fill}
     exec("\n".join(lines), env)  # the source is made above from the descriptor's field names
     return env["item"]
@@ -290,8 +311,12 @@ def _plan(descriptor: Any) -> tuple[tuple[str, bool, bool, bool], ...]:
     plan = _PLANS.get(descriptor)
     if plan is None:
         plan = _PLANS[descriptor] = tuple(
-            (f.name, f.is_repeated, f.type == FieldDescriptor.TYPE_MESSAGE,
-             f.type == FieldDescriptor.TYPE_STRING)
+            (
+                f.name,
+                f.is_repeated,
+                f.type == FieldDescriptor.TYPE_MESSAGE,
+                f.type == FieldDescriptor.TYPE_STRING,
+            )
             for f in descriptor.fields
         )
     return plan
@@ -313,8 +338,7 @@ def _set(msg: Message, name: str, repeated: bool, nested: bool, text: bool, valu
 
 def _fill_positional(msg: Message, value: Any) -> None:
     if isinstance(value, tuple):
-        for (name, repeated, nested, text), item in zip(_plan(msg.DESCRIPTOR), value,
-                                                        strict=False):
+        for (name, repeated, nested, text), item in zip(_plan(msg.DESCRIPTOR), value, strict=False):
             if item is not None:
                 _set(msg, name, repeated, nested, text, item)
     else:
@@ -331,9 +355,14 @@ def _scalar(text: bool, value: Any) -> Any:
     return value
 
 
-def events_for(game: Game, version: int, events: Sequence[Any], viewer: int | None,
-               arbiter: bool = False, shown: dict[int, pb.Event] | None = None
-               ) -> list[pb.Event]:
+def events_for(
+    game: Game,
+    version: int,
+    events: Sequence[Any],
+    viewer: int | None,
+    arbiter: bool = False,
+    shown: dict[int, pb.Event] | None = None,
+) -> list[pb.Event]:
     """The entry's events as the viewer may see them (the arbiter sees all but the secrets
     the engine itself keeps out of events). `shown` keeps, by position, the messages of the
     events that are the same for every viewer, for the entry's other viewers."""
@@ -345,11 +374,18 @@ def events_for(game: Game, version: int, events: Sequence[Any], viewer: int | No
         visible = event if arbiter else _redact(game, event, viewer)
         if visible is None:
             continue
-        message = pb.Event(version=version, type=type(visible).__name__,
-                           data_json=jsontext.dumps(encode(visible)),
-                           text=_describe(game, visible))
-        if shown is not None and not arbiter and visible is event and (
-                _redact(game, event, None) is event):
+        message = pb.Event(
+            version=version,
+            type=type(visible).__name__,
+            data_json=jsontext.dumps(encode(visible)),
+            text=_describe(game, visible),
+        )
+        if (
+            shown is not None
+            and not arbiter
+            and visible is event
+            and (_redact(game, event, None) is event)
+        ):
             shown[k] = message  # a spectator sees it whole: so does every viewer
         out.append(message)
     return out

@@ -51,8 +51,12 @@ def _info(error: MatchError) -> error_details_pb2.ErrorInfo:
 def refusal(error: MatchError) -> pb.Refusal:
     """One refused item of a batch: what to_status would say of it as a call of its own."""
     info = _info(error)
-    return pb.Refusal(code=getattr(code_pb2, STATUS[error.kind].name), reason=info.reason,
-                      message=bounded(error.message, MAX_MESSAGE), metadata=dict(info.metadata))
+    return pb.Refusal(
+        code=getattr(code_pb2, STATUS[error.kind].name),
+        reason=info.reason,
+        message=bounded(error.message, MAX_MESSAGE),
+        metadata=dict(info.metadata),
+    )
 
 
 def to_status(error: MatchError) -> grpc.Status:
@@ -62,8 +66,9 @@ def to_status(error: MatchError) -> grpc.Status:
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(
-        code=getattr(code_pb2, code.name), message=bounded(error.message, MAX_MESSAGE),
-        details=[detail]
+        code=getattr(code_pb2, code.name),
+        message=bounded(error.message, MAX_MESSAGE),
+        details=[detail],
     )
     return rpc_status.to_status(status)
 
@@ -82,8 +87,11 @@ def exhausted(reason: str, subject: str, description: str, retry_after_s: float)
     """RESOURCE_EXHAUSTED with ErrorInfo, google.rpc.QuotaFailure and RetryInfo details."""
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
     info.metadata["limit"] = subject
-    quota = error_details_pb2.QuotaFailure(violations=[
-        error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)])
+    quota = error_details_pb2.QuotaFailure(
+        violations=[
+            error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)
+        ]
+    )
     retry = error_details_pb2.RetryInfo()
     retry.retry_delay.FromNanoseconds(int(max(retry_after_s, 0.001) * 1e9))
     details = []
@@ -91,7 +99,9 @@ def exhausted(reason: str, subject: str, description: str, retry_after_s: float)
         detail = any_pb2.Any()
         detail.Pack(message)
         details.append(detail)
-    status = status_pb2.Status(code=code_pb2.RESOURCE_EXHAUSTED,
-                               message=f"{description}; retry in {retry_after_s:.3g} s",
-                               details=details)
+    status = status_pb2.Status(
+        code=code_pb2.RESOURCE_EXHAUSTED,
+        message=f"{description}; retry in {retry_after_s:.3g} s",
+        details=details,
+    )
     return rpc_status.to_status(status)

@@ -122,14 +122,24 @@ def bearer_values(context: grpc.aio.ServicerContext[Any, Any]) -> list[str]:
     """The authorization header's values, refused unless at most one of a sane shape."""
     values = [v for k, v in context.invocation_metadata() or () if k == "authorization"]
     if len(values) > 1:
-        raise MatchError(Kind.UNAUTHENTICATED, "DUPLICATE_AUTHORIZATION",
-                         "send one authorization header, not several")
+        raise MatchError(
+            Kind.UNAUTHENTICATED,
+            "DUPLICATE_AUTHORIZATION",
+            "send one authorization header, not several",
+        )
     for value in values:
         text = value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
-        if (len(text) > MAX_AUTHORIZATION or not text.isascii() or not text.isprintable()
-                or (isinstance(value, bytes) and not value.isascii())):
-            raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
-                             "send the token as 'authorization: Bearer <token>' in ASCII")
+        if (
+            len(text) > MAX_AUTHORIZATION
+            or not text.isascii()
+            or not text.isprintable()
+            or (isinstance(value, bytes) and not value.isascii())
+        ):
+            raise MatchError(
+                Kind.UNAUTHENTICATED,
+                "MALFORMED_TOKEN",
+                "send the token as 'authorization: Bearer <token>' in ASCII",
+            )
     return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
@@ -151,19 +161,18 @@ def check_request(request: Message) -> None:
 class Guard:
     """The limits of one server: rate buckets and watcher counts (one event loop's state)."""
 
-    def __init__(self, config: ServerConfig, clock: Callable[[], float] = time.monotonic
-                 ) -> None:
+    def __init__(self, config: ServerConfig, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.per_token = Buckets(config.rate_per_token, config.burst_per_token, clock)
         self.per_peer = Buckets(config.rate_per_peer, config.burst_per_peer, clock)
-        self.creations = Buckets(config.matches_per_minute / 60.0, config.matches_per_minute,
-                                 clock)
+        self.creations = Buckets(config.matches_per_minute / 60.0, config.matches_per_minute, clock)
         self.watchers_by_match: dict[str, int] = {}
         self.watchers_by_peer: dict[str, int] = {}
         self.watchers = 0
 
-    def admit(self, method: str, request: Message, context: grpc.aio.ServicerContext[Any, Any]
-              ) -> grpc.Status | None:
+    def admit(
+        self, method: str, request: Message, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> grpc.Status | None:
         """None if the call may go on, else the status that refuses it."""
         try:
             tokens = bearer_values(context)
@@ -175,17 +184,20 @@ class Guard:
             key = hashlib.sha256(tokens[0].encode()).hexdigest()
             wait = self.per_token.take(key)
             if wait:
-                return exhausted("RATE_LIMITED", "token", "too many requests with this token",
-                                 wait)
+                return exhausted("RATE_LIMITED", "token", "too many requests with this token", wait)
         wait = self.per_peer.take(host)
         if wait:
             return exhausted("RATE_LIMITED", "peer", "too many requests from this client", wait)
         if method in ("CreateMatch", "CreateMatches"):  # a batch counts each of its matches
             wait = self.creations.take(host, len(getattr(request, "matches", ())) or 1)
             if wait:
-                return exhausted("TOO_MANY_MATCHES", "matches_per_minute",
-                                 f"at most {self.config.matches_per_minute} new matches a "
-                                 "minute from one client", wait)
+                return exhausted(
+                    "TOO_MANY_MATCHES",
+                    "matches_per_minute",
+                    f"at most {self.config.matches_per_minute} new matches a "
+                    "minute from one client",
+                    wait,
+                )
         return None
 
     @contextlib.contextmanager
@@ -196,11 +208,15 @@ class Guard:
         if self.watchers >= config.max_watchers:
             refusal = ("max_watchers", f"the server has {config.max_watchers} watchers")
         elif self.watchers_by_match.get(match_id, 0) >= config.watchers_per_match:
-            refusal = ("watchers_per_match",
-                       f"the match has {config.watchers_per_match} watchers already")
+            refusal = (
+                "watchers_per_match",
+                f"the match has {config.watchers_per_match} watchers already",
+            )
         elif self.watchers_by_peer.get(peer, 0) >= config.watchers_per_peer:
-            refusal = ("watchers_per_peer",
-                       f"this connection watches {config.watchers_per_peer} matches already")
+            refusal = (
+                "watchers_per_peer",
+                f"this connection watches {config.watchers_per_peer} matches already",
+            )
         if refusal is not None:
             yield exhausted("TOO_MANY_WATCHERS", refusal[0], refusal[1], 1.0)
             return
@@ -225,8 +241,13 @@ def _add(counts: dict[str, int], key: str, delta: int) -> None:
 
 def undecodable_status(method: str, why: str) -> grpc.Status:
     """INVALID_ARGUMENT for request bytes that are not the method's request message."""
-    return to_status(MatchError(Kind.BAD_REQUEST, "BAD_REQUEST_BYTES",
-                                f"the request is not a valid {method} request ({why})"))
+    return to_status(
+        MatchError(
+            Kind.BAD_REQUEST,
+            "BAD_REQUEST_BYTES",
+            f"the request is not a valid {method} request ({why})",
+        )
+    )
 
 
 def guarded_handler(servicer: Any, guard: Guard) -> grpc.GenericRpcHandler:
@@ -240,22 +261,26 @@ def guarded_handler(servicer: Any, guard: Guard) -> grpc.GenericRpcHandler:
             handlers[method.name] = grpc.stream_stream_rpc_method_handler(
                 _guard_session(method.name, behaviour, guard),
                 request_deserializer=_deserializer(request_cls),
-                response_serializer=response_cls.SerializeToString)
+                response_serializer=response_cls.SerializeToString,
+            )
         elif method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _guard_stream(method.name, behaviour, guard),
                 request_deserializer=_deserializer(request_cls),
-                response_serializer=response_cls.SerializeToString)
+                response_serializer=response_cls.SerializeToString,
+            )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 _guard_unary(method.name, behaviour, guard),
                 request_deserializer=_deserializer(request_cls),
-                response_serializer=response_cls.SerializeToString)
+                response_serializer=response_cls.SerializeToString,
+            )
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
 
 
-def guarded(name: str, behaviour: Callable[..., Any], guard: Guard, *, streaming: bool
-            ) -> Callable[..., Any]:
+def guarded(
+    name: str, behaviour: Callable[..., Any], guard: Guard, *, streaming: bool
+) -> Callable[..., Any]:
     """One servicer method behind the guard, for another transport (the web port) to call."""
     return (_guard_stream if streaming else _guard_unary)(name, behaviour, guard)
 
@@ -272,10 +297,12 @@ def _guard_unary(name: str, behaviour: Callable[..., Any], guard: Guard) -> Call
     return unary
 
 
-def _guard_stream(name: str, behaviour: Callable[..., Any], guard: Guard
-                  ) -> Callable[..., AsyncIterator[Any]]:
-    async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]
-                     ) -> AsyncIterator[Any]:
+def _guard_stream(
+    name: str, behaviour: Callable[..., Any], guard: Guard
+) -> Callable[..., AsyncIterator[Any]]:
+    async def stream(
+        request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Any]:
         if isinstance(request, Undecodable):
             await context.abort_with_status(undecodable_status(name, request.why))
         refusal = guard.admit(name, request, context)
@@ -293,10 +320,12 @@ def _guard_stream(name: str, behaviour: Callable[..., Any], guard: Guard
     return stream
 
 
-def _guard_session(name: str, behaviour: Callable[..., Any], guard: Guard
-                   ) -> Callable[..., AsyncIterator[Any]]:
-    async def session(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
-                      ) -> AsyncIterator[Any]:
+def _guard_session(
+    name: str, behaviour: Callable[..., Any], guard: Guard
+) -> Callable[..., AsyncIterator[Any]]:
+    async def session(
+        requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Any]:
         refusal = guard.admit(name, pb.SessionRequest(), context)  # the header, the rates
         if refusal is not None:
             await context.abort_with_status(refusal)

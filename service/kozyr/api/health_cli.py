@@ -19,7 +19,8 @@ def _health(args: argparse.Namespace) -> int:
         try:
             stub: Any = health_pb2_grpc.HealthStub(channel)
             answer = stub.Check(
-                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)
+                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout
+            )
         except grpc.RpcError as e:
             print(f"kozyr health: {args.address}: {e.code().name}", file=sys.stderr)
             return 1

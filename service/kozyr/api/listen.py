@@ -43,8 +43,7 @@ def check_address(address: str) -> None:
                 raise CannotListen(f"cannot listen on {address}: {e.strerror}") from None
             holder = listening_pid(port)
             who = f"pid {holder}" if holder else "another process"
-            raise CannotListen(f"cannot listen on {address}: the port is in use by {who}"
-                               ) from None
+            raise CannotListen(f"cannot listen on {address}: the port is in use by {who}") from None
 
 
 def listening_pid(port: int) -> int | None:

@@ -21,8 +21,11 @@ DEFAULT_PAGE, MAX_PAGE = 50, 500
 MAX_ROUNDS = 40  # chunks one page may scan before it answers what it has (with a token)
 FEED_CURSOR_HEADER = "kozyr-feed-cursor"  # WatchEvents' initial metadata: where it starts
 CURSOR = re.compile(r"\d{1,20}-\d{1,20}")
-STATUS = {pb.MATCH_STATUS_WAITING: "waiting", pb.MATCH_STATUS_PLAYING: "playing",
-          pb.MATCH_STATUS_FINISHED: "finished"}
+STATUS = {
+    pb.MATCH_STATUS_WAITING: "waiting",
+    pb.MATCH_STATUS_PLAYING: "playing",
+    pb.MATCH_STATUS_FINISHED: "finished",
+}
 STATUS_PB = {v: k for k, v in STATUS.items()}
 GENERIC_LINK = re.compile(r"(?:^|/)join/([A-Za-z0-9_-]{1,64})/?(?:[?#].*)?$")
 
@@ -54,8 +57,7 @@ def _position(name: str, token: str) -> int | None:
     try:
         listed, position = json.loads(base64.urlsafe_b64decode(token.encode()))
     except (ValueError, TypeError):
-        raise bad_request("BAD_PAGE_TOKEN", "the page token is not one ListMatches gave"
-                          ) from None
+        raise bad_request("BAD_PAGE_TOKEN", "the page token is not one ListMatches gave") from None
     if listed != name or not isinstance(position, int):
         raise bad_request("BAD_PAGE_TOKEN", "the page token belongs to other filters")
     return position
@@ -64,27 +66,37 @@ def _position(name: str, token: str) -> int | None:
 def _filter(request: pb.ListMatchesRequest) -> tuple[str, Callable[[dict[str, Any]], bool]]:
     """The lobby list to scan and the test each entry on it must pass."""
     if request.game and request.game not in GAMES:
-        raise bad_request("UNKNOWN_GAME", f"no game {request.game[:32]!r}: "
-                                          + ", ".join(GAMES))
+        raise bad_request("UNKNOWN_GAME", f"no game {request.game[:32]!r}: " + ", ".join(GAMES))
     if request.status and request.status not in STATUS:
         raise bad_request("BAD_STATUS", "status must be WAITING, PLAYING or FINISHED")
     limits.check_user(request.user)
     status = STATUS.get(request.status, "")
 
     def wanted(entry: dict[str, Any]) -> bool:
-        return ((not request.game or entry["game"] == request.game)
-                and (not status or entry["status"] == status)
-                and (not request.open_seats or bool(entry["open_seats"]))
-                and (not request.user or request.user in entry["users"]))
+        return (
+            (not request.game or entry["game"] == request.game)
+            and (not status or entry["status"] == status)
+            and (not request.open_seats or bool(entry["open_seats"]))
+            and (not request.user or request.user in entry["users"])
+        )
 
-    name = (f"user:{request.user}" if request.user else "open" if request.open_seats
-            else f"status:{status}" if status else f"game:{request.game}" if request.game
-            else "all")
+    name = (
+        f"user:{request.user}"
+        if request.user
+        else "open"
+        if request.open_seats
+        else f"status:{status}"
+        if status
+        else f"game:{request.game}"
+        if request.game
+        else "all"
+    )
     return name, wanted
 
 
-async def list_matches(platform: Platform, tenancy: Tenancy, tenant: str,
-                       request: pb.ListMatchesRequest) -> pb.ListMatchesResponse:
+async def list_matches(
+    platform: Platform, tenancy: Tenancy, tenant: str, request: pb.ListMatchesRequest
+) -> pb.ListMatchesResponse:
     """One page of the tenant's lobby, newest first; every entry checked against its log."""
     size = request.page_size or DEFAULT_PAGE
     if not 1 <= size <= MAX_PAGE:
@@ -111,14 +123,21 @@ async def list_matches(platform: Platform, tenancy: Tenancy, tenant: str,
             break
     return pb.ListMatchesResponse(
         matches=[_summary(e, template) for e in found],
-        next_page_token=_token(name, below) if more and below is not None else "")
+        next_page_token=_token(name, below) if more and below is not None else "",
+    )
 
 
 def _summary(entry: dict[str, Any], template: str) -> pb.MatchSummary:
     return pb.MatchSummary(
-        match_id=entry["match_id"], game=entry["game"], status=STATUS_PB[entry["status"]],
-        names=entry["names"], users=entry["users"], open_seats=entry["open_seats"],
-        created_ms=entry["created_ms"], join_link=join_link(template, entry["match_id"]))
+        match_id=entry["match_id"],
+        game=entry["game"],
+        status=STATUS_PB[entry["status"]],
+        names=entry["names"],
+        users=entry["users"],
+        open_seats=entry["open_seats"],
+        created_ms=entry["created_ms"],
+        join_link=join_link(template, entry["match_id"]),
+    )
 
 
 def check_cursor(cursor: str) -> None:
@@ -131,8 +150,10 @@ def check_types(types: Sequence[str]) -> frozenset[str]:
     """The event types a feed watcher asked for (empty: all); INVALID_ARGUMENT for others."""
     unknown = [t for t in types if t not in feed.TYPES]
     if unknown:
-        raise bad_request("UNKNOWN_EVENT_TYPE", f"no event type {bounded(unknown[0])!r}; the "
-                                                f"types are {', '.join(feed.TYPES)}")
+        raise bad_request(
+            "UNKNOWN_EVENT_TYPE",
+            f"no event type {bounded(unknown[0])!r}; the types are {', '.join(feed.TYPES)}",
+        )
     return frozenset(types)
 
 
@@ -140,17 +161,25 @@ def tenant_event(item: FeedItem, data: dict[str, Any] | None = None) -> pb.Tenan
     """A feed item on the wire (its JSON text, with its cursor, as the webhook body); `data`
     is the item's JSON read already."""
     data = json.loads(item.text) if data is None else data
-    event = pb.TenantEvent(cursor=item.cursor, type=data["type"], match_id=data["match_id"],
-                           version=data["version"], game=data["game"], time_ms=data["time_ms"],
-                           json=item.body(data))
+    event = pb.TenantEvent(
+        cursor=item.cursor,
+        type=data["type"],
+        match_id=data["match_id"],
+        version=data["version"],
+        game=data["game"],
+        time_ms=data["time_ms"],
+        json=item.body(data),
+    )
     if "seat" in data:
         event.seat = data["seat"]
         event.user, event.name = data["user"], data["name"]
     if data.get("outcome"):
         outcome = data["outcome"]
-        event.outcome.CopyFrom(pb.Outcome(winners=outcome["winners"], scores=outcome["scores"],
-                                          reason=outcome["reason"]))
+        event.outcome.CopyFrom(
+            pb.Outcome(
+                winners=outcome["winners"], scores=outcome["scores"], reason=outcome["reason"]
+            )
+        )
     event.termination = data.get("termination", "")
     event.head_hash = data.get("head_hash", "")
     return event
-

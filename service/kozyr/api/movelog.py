@@ -29,8 +29,9 @@ SAMPLES = 1024  # latencies kept per summary for its median
 class MoveLog:
     """Counts moves and writes the `move` lines as configured (see the module docstring)."""
 
-    def __init__(self, interval_s: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, interval_s: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.interval_s = interval_s
         self._clock = clock
         self._since = clock()
@@ -68,11 +69,18 @@ class MoveLog:
         if self._results or self._created:
             moves: dict[str, Any] = {}
             if self._results:
-                moves = {"results": dict(self._results),
-                         "median_latency_ms": round(statistics.median(self._latencies), 3),
-                         "max_latency_ms": round(self._largest, 3)}
-            log.info("moves", interval_s=round(now - self._since, 3),
-                     moves=sum(self._results.values()), matches_created=self._created, **moves)
+                moves = {
+                    "results": dict(self._results),
+                    "median_latency_ms": round(statistics.median(self._latencies), 3),
+                    "max_latency_ms": round(self._largest, 3),
+                }
+            log.info(
+                "moves",
+                interval_s=round(now - self._since, 3),
+                moves=sum(self._results.values()),
+                matches_created=self._created,
+                **moves,
+            )
         self._since = now
         self._each = _debug_enabled()
         self._results.clear()

@@ -15,23 +15,45 @@ def to_pb(receipt: Receipt | None) -> pb.Receipt | None:
     """The proto form of a receipt (None stays None: the field is left unset)."""
     if receipt is None:
         return None
-    return pb.Receipt(match_id=receipt.match_id, version=receipt.version,
-                      entry_hash=receipt.entry_hash, commitment=receipt.commitment,
-                      key_id=receipt.key_id, signature=bytes.fromhex(receipt.signature))
+    return pb.Receipt(
+        match_id=receipt.match_id,
+        version=receipt.version,
+        entry_hash=receipt.entry_hash,
+        commitment=receipt.commitment,
+        key_id=receipt.key_id,
+        signature=bytes.fromhex(receipt.signature),
+    )
 
 
 def signing_keys(signer: Signer | None) -> pb.GetSigningKeysResponse:
     """Every public key of the signer, the current one first (none without a signer)."""
     keys = () if signer is None else signer.keys
-    return pb.GetSigningKeysResponse(keys=[
-        pb.SigningKey(key_id=k.key_id, public_key=k.public_key, current=k.current,
-                      fingerprint=k.fingerprint) for k in keys])
+    return pb.GetSigningKeysResponse(
+        keys=[
+            pb.SigningKey(
+                key_id=k.key_id,
+                public_key=k.public_key,
+                current=k.current,
+                fingerprint=k.fingerprint,
+            )
+            for k in keys
+        ]
+    )
 
 
-def log_entries(record: MatchRecord, entries: Sequence[StoredEntry],
-                sign: Callable[[str, int, str, str], Receipt | None]) -> list[pb.LogEntry]:
+def log_entries(
+    record: MatchRecord,
+    entries: Sequence[StoredEntry],
+    sign: Callable[[str, int, str, str], Receipt | None],
+) -> list[pb.LogEntry]:
     """The log as GetMatchLog sends it: every entry with the server's receipt of it."""
     commitment = record.created.commitment
-    return [pb.LogEntry(version=e.version, canonical_json=e.text, hash=e.hash,
-                        receipt=to_pb(sign(record.match_id, e.version, e.hash, commitment)))
-            for e in entries]
+    return [
+        pb.LogEntry(
+            version=e.version,
+            canonical_json=e.text,
+            hash=e.hash,
+            receipt=to_pb(sign(record.match_id, e.version, e.hash, commitment)),
+        )
+        for e in entries
+    ]

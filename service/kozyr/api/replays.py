@@ -27,8 +27,9 @@ async def replay_text(servicer: Any, request: pb.InspectReplayRequest, context: 
     """The replay file text to inspect: sent whole, or built from a readable stored log."""
     if request.WhichOneof("source") == "replay_file":
         if len(request.replay_file) > MAX_REPLAY_FILE:
-            raise bad_request("FIELD_TOO_LONG",
-                              f"a replay file may have at most {MAX_REPLAY_FILE} characters")
+            raise bad_request(
+                "FIELD_TOO_LONG", f"a replay file may have at most {MAX_REPLAY_FILE} characters"
+            )
         return request.replay_file
     if not request.match_id:
         raise bad_request("EMPTY_SOURCE", "send a match_id or a replay_file")
@@ -64,8 +65,7 @@ def _analyse(text: str) -> _Analysed:
     return _Analysed(report.status, report.text(), len(frames), tuple(frames))
 
 
-async def inspect_async(text: str, request: pb.InspectReplayRequest
-                        ) -> pb.InspectReplayResponse:
+async def inspect_async(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResponse:
     """`inspect` in a worker thread: a long file must not hold up the event loop's matches."""
     return await asyncio.to_thread(inspect, text, request)
 
@@ -75,8 +75,9 @@ def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResp
     analysed = _analyse(text)
     frames = analysed.frames
     if not frames:
-        return pb.InspectReplayResponse(status=analysed.status, report=analysed.report,
-                                        versions=analysed.versions)
+        return pb.InspectReplayResponse(
+            status=analysed.status, report=analysed.report, versions=analysed.versions
+        )
     report = analysed
     total = len(frames)
     step = request.version or total
@@ -87,11 +88,16 @@ def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResp
     seat = request.as_seat if request.HasField("as_seat") else None
     if seat is not None and not 0 <= seat < record.players:
         raise bad_request("NOT_A_SEAT", f"there is no seat {seat} in this match")
-    viewer: show.Viewer = seat if seat is not None else (
-        show.SPECTATOR if request.spectator else show.FULL)
+    viewer: show.Viewer = (
+        seat if seat is not None else (show.SPECTATOR if request.spectator else show.FULL)
+    )
     full = seat is None and not request.spectator
     return pb.InspectReplayResponse(
-        status=report.status, report=report.report, versions=total, version=step,
+        status=report.status,
+        report=report.report,
+        versions=total,
+        version=step,
         view=convert.match_view(record, seat),
         text=show.table_text(record, viewer),
-        events=convert.events_for(record.game, step, frame.events, seat, arbiter=full))
+        events=convert.events_for(record.game, step, frame.events, seat, arbiter=full),
+    )

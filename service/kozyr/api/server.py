@@ -38,8 +38,15 @@ from kozyr.engine.timers import Timers
 from kozyr.webhooks.deliveries import Deliveries
 from kozyr.webhooks.sender import Sender
 
-__all__ = ["CannotListen", "Running", "Tls", "check_address", "configure_logging", "serve",
-           "start_server"]
+__all__ = [
+    "CannotListen",
+    "Running",
+    "Tls",
+    "check_address",
+    "configure_logging",
+    "serve",
+    "start_server",
+]
 
 SERVICE_NAME = kozyr_pb2.DESCRIPTOR.services_by_name["KozyrService"].full_name
 
@@ -55,9 +62,11 @@ class Tls:
 
     def credentials(self) -> grpc.ServerCredentials:
         """The gRPC server credentials."""
-        return grpc.ssl_server_credentials([(self.key, self.cert)],
-                                           root_certificates=self.client_ca,
-                                           require_client_auth=self.client_ca is not None)
+        return grpc.ssl_server_credentials(
+            [(self.key, self.cert)],
+            root_certificates=self.client_ca,
+            require_client_auth=self.client_ca is not None,
+        )
 
 
 @dataclass
@@ -111,21 +120,33 @@ async def _cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
     log.error("background_tasks_would_not_stop", tasks=len(pending))
 
 
-async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
-                       config: ServerConfig | None = None, tls: Tls | None = None,
-                       reflection_on: bool = True, arbiter: Arbiter | None = None,
-                       reuse_port: bool = False, tenancy: Tenancy | None = None) -> Running:
+async def start_server(
+    engine: Engine,
+    address: str = "127.0.0.1:50051",
+    *,
+    config: ServerConfig | None = None,
+    tls: Tls | None = None,
+    reflection_on: bool = True,
+    arbiter: Arbiter | None = None,
+    reuse_port: bool = False,
+    tenancy: Tenancy | None = None,
+) -> Running:
     """Build and start a server on `address` ("127.0.0.1:0" picks a free port); with
     `reuse_port`, one of several processes on that port (kozyr serve --workers)."""
     config = config or ServerConfig()
     tenancy = tenancy or Tenancy({})
-    options = [(k, int(reuse_port) if k == "grpc.so_reuseport" else v)
-               for k, v in config.grpc_options()]
+    options = [
+        (k, int(reuse_port) if k == "grpc.so_reuseport" else v) for k, v in config.grpc_options()
+    ]
     server = grpc.aio.server(options=options)
-    servicer = KozyrServicer(engine, arbiter=arbiter, tenancy=tenancy,
-                             leeway_s=config.ticket_leeway_s,
-                             move_log=MoveLog(config.move_log_interval_s),
-                             session_moves=config.session_moves_in_flight)
+    servicer = KozyrServicer(
+        engine,
+        arbiter=arbiter,
+        tenancy=tenancy,
+        leeway_s=config.ticket_leeway_s,
+        move_log=MoveLog(config.move_log_interval_s),
+        session_moves=config.session_moves_in_flight,
+    )
     servicer.session_rate = (config.session_moves_per_s, config.session_moves_burst)
     guard = Guard(config)
     server.add_generic_rpc_handlers((guarded_handler(servicer, guard),))
@@ -133,11 +154,19 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if reflection_on:
         reflection.enable_server_reflection(
-            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), server)
+            (
+                SERVICE_NAME,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            server,
+        )
     try:
-        port = (server.add_secure_port(address, tls.credentials()) if tls is not None
-                else server.add_insecure_port(address))
+        port = (
+            server.add_secure_port(address, tls.credentials())
+            if tls is not None
+            else server.add_insecure_port(address)
+        )
     except RuntimeError:
         port = 0
     if port == 0:
@@ -145,13 +174,19 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
         raise CannotListen(f"cannot listen on {address}")
     await server.start()
     seatbots = SeatBots(engine)
-    timers = Timers(engine, seatbots, interval_s=config.timer_interval_s,
-                    idle_interval_s=config.timer_idle_interval_s,
-                    lease_ms=int(config.timer_lease_s * 1000))
-    servicer.term_defaults = Defaults(int(config.abandon_grace_s * 1000),
-                                      int(config.open_match_expiry_s * 1000))
-    running = Running(server, port, servicer, health_servicer, engine, guard,
-                      seatbots=seatbots, timers=timers)
+    timers = Timers(
+        engine,
+        seatbots,
+        interval_s=config.timer_interval_s,
+        idle_interval_s=config.timer_idle_interval_s,
+        lease_ms=int(config.timer_lease_s * 1000),
+    )
+    servicer.term_defaults = Defaults(
+        int(config.abandon_grace_s * 1000), int(config.open_match_expiry_s * 1000)
+    )
+    running = Running(
+        server, port, servicer, health_servicer, engine, guard, seatbots=seatbots, timers=timers
+    )
     await _set_health(health_servicer, await _store_answers(engine, config.health_timeout_s))
     running.tasks.append(asyncio.create_task(_probe(running, config)))
     assert running.timers is not None
@@ -163,18 +198,18 @@ async def start_server(engine: Engine, address: str = "127.0.0.1:50051", *,
     return running
 
 
-async def _platform_tasks(engine: Engine, store: RedisStore, tenancy: Tenancy,
-                          config: ServerConfig) -> list[asyncio.Task[None]]:
+async def _platform_tasks(
+    engine: Engine, store: RedisStore, tenancy: Tenancy, config: ServerConfig
+) -> list[asyncio.Task[None]]:
     """The tenants' feed and lobby on the store's Redis, with their catch-up sweep, and the
     webhook sender (primed before the server answers, so it misses no event)."""
     if engine.platform is None:
-        engine.platform = Platform(store, RedisPlatformStore.sharing(store),
-                                   grace_s=config.feed_sweep_interval_s)
+        engine.platform = Platform(
+            store, RedisPlatformStore.sharing(store), grace_s=config.feed_sweep_interval_s
+        )
     platform = engine.platform
-    tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids,
-                                                        config.feed_sweep_interval_s))]
-    sender = Sender(Deliveries(RedisPlatformStore.beside(store.redis, 8).redis), tenancy,
-                    config)
+    tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids, config.feed_sweep_interval_s))]
+    sender = Sender(Deliveries(RedisPlatformStore.beside(store.redis, 8).redis), tenancy, config)
     if sender.active:
         await sender.prime()
         tasks.append(asyncio.create_task(sender.run_forever()))
@@ -195,8 +230,11 @@ async def _store_answers(engine: Engine, timeout: float) -> bool:
 
 
 async def _set_health(servicer: health.aio.HealthServicer, serving: bool) -> None:
-    status = (health_pb2.HealthCheckResponse.SERVING if serving
-              else health_pb2.HealthCheckResponse.NOT_SERVING)
+    status = (
+        health_pb2.HealthCheckResponse.SERVING
+        if serving
+        else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
     for name in ("", SERVICE_NAME):
         await servicer.set(name, status)
 
@@ -263,50 +301,78 @@ def tune_gc(young_threshold: int) -> None:
     gc.set_threshold(young_threshold, *GC_OLDER)
 
 
-async def serve(redis_url: str, address: str, *, arbiter: Arbiter | None = None,
-                seed_box: SeedBox | None = None, signer: Signer | None = None,
-                config: ServerConfig | None = None,
-                tls: Tls | None = None, reflection_on: bool = True,
-                metrics_port: int | None = None, grace: float = 10.0,
-                on_serving: Callable[[str], None] | None = None,
-                supervised: EmbeddedRedis | None = None, reuse_port: bool = False,
-                web_port: int | None = None, tenancy: Tenancy | None = None) -> None:
+async def serve(
+    redis_url: str,
+    address: str,
+    *,
+    arbiter: Arbiter | None = None,
+    seed_box: SeedBox | None = None,
+    signer: Signer | None = None,
+    config: ServerConfig | None = None,
+    tls: Tls | None = None,
+    reflection_on: bool = True,
+    metrics_port: int | None = None,
+    grace: float = 10.0,
+    on_serving: Callable[[str], None] | None = None,
+    supervised: EmbeddedRedis | None = None,
+    reuse_port: bool = False,
+    web_port: int | None = None,
+    tenancy: Tenancy | None = None,
+) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully (`on_serving` gets the bound address).
 
     SIGHUP reads the arbiter token file again (how an arbiter token is revoked)."""
     log = structlog.get_logger("kozyr.server")
     config = config or ServerConfig()
     store = RedisStore.from_url(
-        redis_url, max_connections=config.redis_max_connections,
+        redis_url,
+        max_connections=config.redis_max_connections,
         watch_connections=config.redis_watch_connections,
         socket_timeout=config.redis_socket_timeout_s,
-        socket_connect_timeout=config.redis_connect_timeout_s)
+        socket_connect_timeout=config.redis_connect_timeout_s,
+    )
     await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
     engine = Engine(store, seed_box=seed_box, signer=signer)
-    running = await start_server(engine, address, config=config, tls=tls,
-                                 reflection_on=reflection_on, arbiter=arbiter,
-                                 reuse_port=reuse_port, tenancy=tenancy)
+    running = await start_server(
+        engine,
+        address,
+        config=config,
+        tls=tls,
+        reflection_on=reflection_on,
+        arbiter=arbiter,
+        reuse_port=reuse_port,
+        tenancy=tenancy,
+    )
     if metrics_port is not None:
         # Metrics listen on the same host as the API (loopback by default).
-        start_http_server(metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"),
-                          registry=METRICS.registry)
+        start_http_server(
+            metrics_port, addr=address.rsplit(":", 1)[0].strip("[]"), registry=METRICS.registry
+        )
     bound = f"{address.rsplit(':', 1)[0]}:{running.port}"
     web = None
     if web_port is not None:  # the browser's port, same host, same servicer and guard
         from kozyr.api.web import start_web
 
         host = address.rsplit(":", 1)[0]
-        web = await start_web(running.servicer, running.guard, host, web_port,
-                              reuse_port=reuse_port)
+        web = await start_web(
+            running.servicer, running.guard, host, web_port, reuse_port=reuse_port
+        )
         print(f"kozyr: web table on http://{host}:{web.port}/", file=sys.stderr, flush=True)
     if supervised is not None:  # its supervisor tells health the moment Redis dies
         supervised.on_death = running.report_store_lost
     tune_gc(config.gc_young_threshold)
     if on_serving is not None:
         on_serving(bound)
-    log.info("serving", address=bound, metrics_port=metrics_port, tls=tls is not None,
-             reflection=reflection_on, tenants=(tenancy or Tenancy({})).ids(),
-             require_auth=bool(tenancy and tenancy.require_auth), gc=list(gc.get_threshold()))
+    log.info(
+        "serving",
+        address=bound,
+        metrics_port=metrics_port,
+        tls=tls is not None,
+        reflection=reflection_on,
+        tenants=(tenancy or Tenancy({})).ids(),
+        require_auth=bool(tenancy and tenancy.require_auth),
+        gc=list(gc.get_threshold()),
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

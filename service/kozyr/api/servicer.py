@@ -112,9 +112,16 @@ def _stream_rpc(
 class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     """gRPC front of an Engine."""
 
-    def __init__(self, engine: Engine, arbiter: Arbiter | None = None,
-                 tenancy: Tenancy | None = None, leeway_s: float = 30.0, *,
-                 move_log: MoveLog | None = None, session_moves: int = 256) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        arbiter: Arbiter | None = None,
+        tenancy: Tenancy | None = None,
+        leeway_s: float = 30.0,
+        *,
+        move_log: MoveLog | None = None,
+        session_moves: int = 256,
+    ) -> None:
         self.engine = engine
         self.arbiter = arbiter
         self.tenancy = tenancy or Tenancy({})
@@ -138,9 +145,12 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         for value in bearer_values(context):  # one value at most, printable ASCII, bounded
             scheme, _, token = value.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
-                raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
-                                  "send the token as 'authorization: Bearer <token>'",
-                                  match_id)
+                raise MatchError(
+                    Kind.UNAUTHENTICATED,
+                    "MALFORMED_TOKEN",
+                    "send the token as 'authorization: Bearer <token>'",
+                    match_id,
+                )
             token = token.strip()
         if token is not None and self.arbiter is not None and self.arbiter.matches(token):
             limits.check_match_id(match_id)
@@ -151,17 +161,27 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         viewer = await self._viewer(match_id, context)
         ticket = tenants.current().ticket
         if ticket is not None and ticket.scope != "play":
-            raise MatchError(Kind.FORBIDDEN, "TICKET_CANNOT_MOVE",
-                             f"a {ticket.scope} ticket cannot move; moves need a play ticket",
-                             match_id)
+            raise MatchError(
+                Kind.FORBIDDEN,
+                "TICKET_CANNOT_MOVE",
+                f"a {ticket.scope} ticket cannot move; moves need a play ticket",
+                match_id,
+            )
         if viewer.seat is None and not viewer.arbiter:
             await self.engine.record(match_id)  # an unknown match is NOT_FOUND first
-            raise MatchError(Kind.UNAUTHENTICATED, "NO_TOKEN",
-                              "moves need your seat token: send 'authorization: Bearer <token>'",
-                              match_id)
+            raise MatchError(
+                Kind.UNAUTHENTICATED,
+                "NO_TOKEN",
+                "moves need your seat token: send 'authorization: Bearer <token>'",
+                match_id,
+            )
         if viewer.seat is None:
-            raise MatchError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
-                              "only a seated player may move; send your seat token", match_id)
+            raise MatchError(
+                Kind.FORBIDDEN,
+                "SPECTATOR_CANNOT_MOVE",
+                "only a seated player may move; send your seat token",
+                match_id,
+            )
         return viewer.seat
 
     def _view(self, record: MatchRecord, viewer: Viewer) -> pb.MatchView:
@@ -172,28 +192,33 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     def _update(self, applied: Step, viewer: Viewer) -> tuple[list[pb.Event], pb.MatchView]:
         record = applied.record
-        shown = convert.events_for(record.game, applied.entry.version, applied.events,
-                                   viewer.seat, arbiter=viewer.arbiter)
+        shown = convert.events_for(
+            record.game, applied.entry.version, applied.events, viewer.seat, arbiter=viewer.arbiter
+        )
         return shown, self._view(record, viewer)
 
     # ------------------------------------------------------------------ RPCs
 
     @_rpc
-    async def ListGames(self, request: pb.ListGamesRequest,
-                        context: Context) -> pb.ListGamesResponse:
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: Context
+    ) -> pb.ListGamesResponse:
         """Every game with its options."""
-        return pb.ListGamesResponse(games=[convert.game_info(g) for g in GAMES.values()],
-                                    process=self.process)
+        return pb.ListGamesResponse(
+            games=[convert.game_info(g) for g in GAMES.values()], process=self.process
+        )
 
     @_rpc
-    async def CreateMatch(self, request: pb.CreateMatchRequest,
-                          context: Context) -> pb.CreateMatchResponse:
+    async def CreateMatch(
+        self, request: pb.CreateMatchRequest, context: Context
+    ) -> pb.CreateMatchResponse:
         """Create a match and hand out the named seats' tokens."""
         return await self._create(request)
 
     @_rpc
-    async def CreateMatches(self, request: pb.CreateMatchesRequest,
-                            context: Context) -> pb.CreateMatchesResponse:
+    async def CreateMatches(
+        self, request: pb.CreateMatchesRequest, context: Context
+    ) -> pb.CreateMatchesResponse:
         """Create each match of the batch as CreateMatch would; each is answered on its own."""
         self.access.take_creations(tenants.current().tenant, len(request.matches))
         # At once: their store calls share the lanes' writes (py-spy had a server playing
@@ -215,22 +240,28 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             return pb.CreateMatchResult(refused=refusal(e))
         except Exception:  # the others stand: this one alone is refused, and logged
             status = _internal("CreateMatches")
-            return pb.CreateMatchResult(refused=pb.Refusal(
-                code=status.code.value[0], reason="INTERNAL", message=status.details))
+            return pb.CreateMatchResult(
+                refused=pb.Refusal(
+                    code=status.code.value[0], reason="INTERNAL", message=status.details
+                )
+            )
 
     async def _create(self, request: pb.CreateMatchRequest) -> pb.CreateMatchResponse:
         if not request.game:
             raise bad_request("EMPTY_GAME", "name the game: " + ", ".join(GAMES))
         if not request.seats:
-            raise bad_request("NO_SEATS", "list one seat per player (a name, or empty to leave "
-                                          "it open)")
+            raise bad_request(
+                "NO_SEATS", "list one seat per player (a name, or empty to leave it open)"
+            )
         if len(request.options) > MAX_OPTIONS or any(
-                len(k) > MAX_OPTION_TEXT or len(v) > MAX_OPTION_TEXT
-                for k, v in request.options.items()):
+            len(k) > MAX_OPTION_TEXT or len(v) > MAX_OPTION_TEXT for k, v in request.options.items()
+        ):
             raise bad_request("FIELD_TOO_LONG", "too many or too long options")
         if max(len(request.prearranged_decks), len(request.prearranged_dice)) > MAX_PREARRANGED:
-            raise bad_request("TOO_MANY_PREARRANGED",
-                              f"at most {MAX_PREARRANGED} prearranged decks and roll lists")
+            raise bad_request(
+                "TOO_MANY_PREARRANGED",
+                f"at most {MAX_PREARRANGED} prearranged decks and roll lists",
+            )
         decks = []
         for text in request.prearranged_decks:
             if len(text) > MAX_DECK_TEXT:
@@ -246,8 +277,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             try:
                 dice.append(tuple(int(v) for v in text.replace(",", " ").split()))
             except ValueError:
-                raise bad_request("BAD_DICE", "write die rolls as numbers 1..6 separated by "
-                                              "spaces") from None
+                raise bad_request(
+                    "BAD_DICE", "write die rolls as numbers 1..6 separated by spaces"
+                ) from None
         match_terms, names = terms.terms_of(request, self.term_defaults)
         created = await self.engine.create(
             request.game,
@@ -262,32 +294,44 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             tenant=tenants.current().tenant,
             users=[s.user for s in request.seats],
         )
-        self.move_log.created(match_id=created.match_id, game=bounded(request.game),
-                              seats=len(request.seats))
+        self.move_log.created(
+            match_id=created.match_id, game=bounded(request.game), seats=len(request.seats)
+        )
         return pb.CreateMatchResponse(
             match_id=created.match_id,
             version=created.version,
-            tokens=[pb.SeatToken(seat=t.seat, name=t.name, token=t.token)
-                    for t in created.tokens],
+            tokens=[pb.SeatToken(seat=t.seat, name=t.name, token=t.token) for t in created.tokens],
             receipt=wire_receipts.to_pb(created.receipt),
             seed_commitment=created.commitment,
         )
 
     @_rpc
-    async def JoinMatch(self, request: pb.JoinMatchRequest,
-                        context: Context) -> pb.JoinMatchResponse:
+    async def JoinMatch(
+        self, request: pb.JoinMatchRequest, context: Context
+    ) -> pb.JoinMatchResponse:
         """Claim an open seat (by match id or join link; with a play ticket, its seat)."""
         match_id, seat, user = await self._joining(request)
         if len(request.name) > MAX_NAME:
             raise bad_request("FIELD_TOO_LONG", f"a name may have at most {MAX_NAME} characters")
-        joined = await self.engine.join(match_id, request.name, seat, request.seed_contribution,
-                                        user=user)
-        log.info("seat_joined", match_id=match_id, seat=joined.seat, user=bounded(user),
-                 version=joined.version, started=joined.started)
-        return pb.JoinMatchResponse(seat=joined.seat, token=joined.token,
-                                    version=joined.version, started=joined.started,
-                                    receipt=wire_receipts.to_pb(joined.receipt),
-                                    seed_commitment=joined.commitment)
+        joined = await self.engine.join(
+            match_id, request.name, seat, request.seed_contribution, user=user
+        )
+        log.info(
+            "seat_joined",
+            match_id=match_id,
+            seat=joined.seat,
+            user=bounded(user),
+            version=joined.version,
+            started=joined.started,
+        )
+        return pb.JoinMatchResponse(
+            seat=joined.seat,
+            token=joined.token,
+            version=joined.version,
+            started=joined.started,
+            receipt=wire_receipts.to_pb(joined.receipt),
+            seed_commitment=joined.commitment,
+        )
 
     async def _joining(self, request: pb.JoinMatchRequest) -> tuple[str, int | None, str]:
         """The match, seat and user a join is for."""
@@ -305,37 +349,48 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         if ticket is None:
             return match_id, seat, ""
         if ticket.scope != "play":
-            raise MatchError(Kind.FORBIDDEN, "TICKET_CANNOT_JOIN",
-                             f"a {ticket.scope} ticket cannot take a seat", match_id)
+            raise MatchError(
+                Kind.FORBIDDEN,
+                "TICKET_CANNOT_JOIN",
+                f"a {ticket.scope} ticket cannot take a seat",
+                match_id,
+            )
         if seat is not None and seat != ticket.seat:
-            raise MatchError(Kind.FORBIDDEN, "TICKET_FOR_ANOTHER_SEAT",
-                             f"the ticket is for seat {ticket.seat}", match_id)
+            raise MatchError(
+                Kind.FORBIDDEN,
+                "TICKET_FOR_ANOTHER_SEAT",
+                f"the ticket is for seat {ticket.seat}",
+                match_id,
+            )
         return match_id, ticket.seat, ticket.user
 
     @_rpc
-    async def GetMatch(self, request: pb.GetMatchRequest,
-                       context: Context) -> pb.GetMatchResponse:
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
         """The caller's view."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
         return pb.GetMatchResponse(view=self._view(record, viewer))
 
     @_rpc
-    async def ListLegalMoves(self, request: pb.ListLegalMovesRequest,
-                             context: Context) -> pb.ListLegalMovesResponse:
+    async def ListLegalMoves(
+        self, request: pb.ListLegalMovesRequest, context: Context
+    ) -> pb.ListLegalMovesResponse:
         """The caller's legal moves."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.current(request.match_id)
         moves: list[pb.Move] = []
         if viewer.seat is not None and record.started and not record.finished:
             game = record.game
-            moves = [convert.move_from_command(game, c)
-                     for c in game.legal_commands(record.state, viewer.seat)]
+            moves = [
+                convert.move_from_command(game, c)
+                for c in game.legal_commands(record.state, viewer.seat)
+            ]
         return pb.ListLegalMovesResponse(version=record.version, moves=moves)
 
     @_rpc
-    async def SubmitMove(self, request: pb.SubmitMoveRequest,
-                         context: Context) -> pb.SubmitMoveResponse:
+    async def SubmitMove(
+        self, request: pb.SubmitMoveRequest, context: Context
+    ) -> pb.SubmitMoveResponse:
         """Decide and record one move."""
         started = time.perf_counter()
         match_id, seat = request.match_id, None
@@ -350,7 +405,10 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             command = convert.command_from_move(game, request.move)
             ticket = tenants.current().ticket
             applied = await self.engine.submit(
-                match_id, seat, command, request.command_id,
+                match_id,
+                seat,
+                command,
+                request.command_id,
                 request.expected_version if request.HasField("expected_version") else None,
                 actor=ticket.user if ticket is not None else "",
             )
@@ -360,9 +418,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if not e.match_id:
                 e.match_id = match_id
             count_move(game_name, e.code)
-            self.move_log.record(e.code, (time.perf_counter() - started) * 1e3,
-                                 match_id=match_id, seat=seat,
-                                 command_id=bounded(request.command_id))
+            self.move_log.record(
+                e.code,
+                (time.perf_counter() - started) * 1e3,
+                match_id=match_id,
+                seat=seat,
+                command_id=bounded(request.command_id),
+            )
             raise
         record = applied.record
         events = convert.events_for(record.game, applied.entry.version, applied.events, seat)
@@ -370,14 +432,25 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         elapsed = time.perf_counter() - started
         count_move(game_name, "OK")
         METRICS.latency.observe(elapsed)
-        self.move_log.record("OK", elapsed * 1e3, match_id=match_id, seat=seat,
-                             command_id=request.command_id, version=applied.entry.version)
-        return pb.SubmitMoveResponse(version=applied.entry.version, events=events, view=view,
-                                     receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
+        self.move_log.record(
+            "OK",
+            elapsed * 1e3,
+            match_id=match_id,
+            seat=seat,
+            command_id=request.command_id,
+            version=applied.entry.version,
+        )
+        return pb.SubmitMoveResponse(
+            version=applied.entry.version,
+            events=events,
+            view=view,
+            receipt=wire_receipts.to_pb(self.engine.receipt(applied)),
+        )
 
     @_stream_rpc
-    async def WatchMatch(self, request: pb.WatchMatchRequest,
-                         context: Context) -> AsyncGenerator[pb.MatchUpdate, None]:
+    async def WatchMatch(
+        self, request: pb.WatchMatchRequest, context: Context
+    ) -> AsyncGenerator[pb.MatchUpdate, None]:
         """Stream updates after from_version until the match ends or the server stops."""
         viewer = await self._viewer(request.match_id, context)
         METRICS.watchers.inc()
@@ -386,12 +459,16 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             await self.presence.opened(request.match_id, seat)
         try:
             async with contextlib.aclosing(
-                    self.engine.updates(request.match_id, request.from_version)) as updates:
+                self.engine.updates(request.match_id, request.from_version)
+            ) as updates:
                 while (applied := await self._next_update(updates)) is not None:
                     events, view = self._update(applied, viewer)
                     yield pb.MatchUpdate(
-                        version=applied.entry.version, events=events, view=view,
-                        receipt=wire_receipts.to_pb(self.engine.receipt(applied)))
+                        version=applied.entry.version,
+                        events=events,
+                        view=view,
+                        receipt=wire_receipts.to_pb(self.engine.receipt(applied)),
+                    )
         finally:
             METRICS.watchers.dec()
             if seat is not None:
@@ -421,46 +498,60 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         return step.result()
 
     @_stream_rpc
-    async def PlaySession(self, requests: AsyncIterator[Any],
-                          context: Context) -> AsyncGenerator[pb.SessionPushes, None]:
+    async def PlaySession(
+        self, requests: AsyncIterator[Any], context: Context
+    ) -> AsyncGenerator[pb.SessionPushes, None]:
         """A bot's seats over one stream (kozyr.api.session)."""
-        session = Session(self.engine, self.closing, in_flight=self.session_moves,
-                          move_log=self.move_log, rate=self.session_rate)
+        session = Session(
+            self.engine,
+            self.closing,
+            in_flight=self.session_moves,
+            move_log=self.move_log,
+            rate=self.session_rate,
+        )
         async with contextlib.aclosing(session.run(requests)) as pushes:
             async for push in pushes:
                 yield push
 
     @_rpc
-    async def EndMatch(self, request: pb.EndMatchRequest,
-                       context: Context) -> pb.EndMatchResponse:
+    async def EndMatch(self, request: pb.EndMatchRequest, context: Context) -> pb.EndMatchResponse:
         """Resign, abort or claim the win for the caller's seat (docs/rules.md R-7)."""
         limits.check_match_id(request.match_id)
         seat = await self._seat(request.match_id, context)
         applied = await terms.end_match(self.engine, request, seat, self._watched)
-        log.info("match_ended_early", match_id=request.match_id, seat=seat,
-                 reason=pb.EndReason.Name(request.reason), version=applied.entry.version)
+        log.info(
+            "match_ended_early",
+            match_id=request.match_id,
+            seat=seat,
+            reason=pb.EndReason.Name(request.reason),
+            version=applied.entry.version,
+        )
         events, view = self._update(applied, Viewer(seat))
         return pb.EndMatchResponse(version=applied.entry.version, events=events, view=view)
 
     @_rpc
-    async def GetMatchLog(self, request: pb.GetMatchLogRequest,
-                          context: Context) -> pb.GetMatchLogResponse:
+    async def GetMatchLog(
+        self, request: pb.GetMatchLogRequest, context: Context
+    ) -> pb.GetMatchLogResponse:
         """The full log: for the arbiter, or for anyone once the match is finished."""
         record = await self._replayable(request.match_id, context)
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=wire_receipts.log_entries(record, entries, self.engine.receipts.sign))
+            entries=wire_receipts.log_entries(record, entries, self.engine.receipts.sign),
+        )
 
     @_rpc
-    async def GetSigningKeys(self, request: pb.GetSigningKeysRequest,
-                             context: Context) -> pb.GetSigningKeysResponse:
+    async def GetSigningKeys(
+        self, request: pb.GetSigningKeysRequest, context: Context
+    ) -> pb.GetSigningKeysResponse:
         """The public keys receipts are signed with."""
         return wire_receipts.signing_keys(self.engine.signer)
 
     @_rpc
-    async def ReplayMatch(self, request: pb.ReplayMatchRequest,
-                          context: Context) -> pb.ReplayMatchResponse:
+    async def ReplayMatch(
+        self, request: pb.ReplayMatchRequest, context: Context
+    ) -> pb.ReplayMatchResponse:
         """The view at a version, for the arbiter or for anyone once the match is finished."""
         current = await self._replayable(request.match_id, context)
         if not 1 <= request.version <= current.version:
@@ -472,45 +563,61 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             raise bad_request("NOT_A_SEAT", f"there is no seat {seat} in this match")
         view = convert.match_view(record, seat)
         # The same text `kozyr replay show` prints for that step and viewer.
-        shown = seat if seat is not None else (
-            replay_show.SPECTATOR if request.spectator else replay_show.FULL)
+        shown = (
+            seat
+            if seat is not None
+            else (replay_show.SPECTATOR if request.spectator else replay_show.FULL)
+        )
         return pb.ReplayMatchResponse(view=view, text=replay_show.table_text(record, shown))
 
     @_rpc
-    async def InspectReplay(self, request: pb.InspectReplayRequest,
-                            context: Context) -> pb.InspectReplayResponse:
+    async def InspectReplay(
+        self, request: pb.InspectReplayRequest, context: Context
+    ) -> pb.InspectReplayResponse:
         """The verdict and one step of a stored match's replay or of a replay file (web)."""
-        return await replays.inspect_async(await replays.replay_text(self, request, context),
-                                           request)
+        return await replays.inspect_async(
+            await replays.replay_text(self, request, context), request
+        )
 
     async def _replayable(self, match_id: str, context: Context) -> MatchRecord:
         """The match's record if the caller may read its history: the arbiter, or all once over."""
         viewer = await self._viewer(match_id, context)
         record = await self.engine.record(match_id)
         if not (viewer.arbiter or record.finished):
-            raise MatchError(Kind.FORBIDDEN, "MATCH_NOT_FINISHED",
-                              "the log is open to everyone once the match is finished; before "
-                              "that only the arbiter may read it", record.match_id, viewer.seat)
+            raise MatchError(
+                Kind.FORBIDDEN,
+                "MATCH_NOT_FINISHED",
+                "the log is open to everyone once the match is finished; before "
+                "that only the arbiter may read it",
+                record.match_id,
+                viewer.seat,
+            )
         return record
 
     # ------------------------------------------------------------------ platforms
 
     def _platform(self) -> Platform:
         if self.engine.platform is None:
-            raise MatchError(Kind.UNAVAILABLE, "NO_PLATFORM",
-                             "this server keeps no tenant feed or lobby (it has no Redis)")
+            raise MatchError(
+                Kind.UNAVAILABLE,
+                "NO_PLATFORM",
+                "this server keeps no tenant feed or lobby (it has no Redis)",
+            )
         return self.engine.platform
 
     @_rpc
-    async def ListMatches(self, request: pb.ListMatchesRequest,
-                          context: Context) -> pb.ListMatchesResponse:
+    async def ListMatches(
+        self, request: pb.ListMatchesRequest, context: Context
+    ) -> pb.ListMatchesResponse:
         """One page of the caller's tenant's lobby."""
-        return await lobby.list_matches(self._platform(), self.tenancy,
-                                        tenants.current().tenant, request)
+        return await lobby.list_matches(
+            self._platform(), self.tenancy, tenants.current().tenant, request
+        )
 
     @_stream_rpc
-    async def WatchEvents(self, request: pb.WatchEventsRequest,
-                          context: Context) -> AsyncGenerator[pb.TenantEvent, None]:
+    async def WatchEvents(
+        self, request: pb.WatchEventsRequest, context: Context
+    ) -> AsyncGenerator[pb.TenantEvent, None]:
         """The caller's tenant's feed after from_cursor, until the caller or the server stops."""
         lobby.check_cursor(request.from_cursor)
         types = lobby.check_types(request.types)

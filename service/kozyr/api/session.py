@@ -88,9 +88,16 @@ class _Pushing:
 class Session:
     """One PlaySession stream: its seats, its moves in flight and the pushes waiting to go."""
 
-    def __init__(self, engine: Engine, closing: asyncio.Event, *, in_flight: int = 256,
-                 move_log: MoveLog | None = None, rate: tuple[float, int] = (5_000.0, 10_000),
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        closing: asyncio.Event,
+        *,
+        in_flight: int = 256,
+        move_log: MoveLog | None = None,
+        rate: tuple[float, int] = (5_000.0, 10_000),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.engine = engine
         self.closing = closing
         self.move_log = move_log or MoveLog()
@@ -149,19 +156,31 @@ class Session:
         try:
             async for request in requests:
                 if not isinstance(request, pb.SessionRequest):  # undecodable bytes
-                    raise bad_request("BAD_REQUEST_BYTES", "the message is not a valid "
-                                                           f"SessionRequest ({request.why})")
+                    raise bad_request(
+                        "BAD_REQUEST_BYTES",
+                        f"the message is not a valid SessionRequest ({request.why})",
+                    )
                 if request.seats:
                     await self._add(request.seats)
                 if len(request.moves) > MAX_MOVES_PER_MESSAGE:
-                    raise bad_request("TOO_MANY_MOVES",
-                                      f"send at most {MAX_MOVES_PER_MESSAGE} moves per message")
+                    raise bad_request(
+                        "TOO_MANY_MOVES", f"send at most {MAX_MOVES_PER_MESSAGE} moves per message"
+                    )
                 for move in request.moves:
                     if wait := self.bucket.take(self.clock()):
-                        self._refuse(MatchError(
-                            Kind.EXHAUSTED, "RATE_LIMITED", "too many moves on this session: "
-                            f"wait {wait:.2f} s, then send this move again",
-                            move.match_id, move.seat), move.match_id, move.seat, move.command_id)
+                        self._refuse(
+                            MatchError(
+                                Kind.EXHAUSTED,
+                                "RATE_LIMITED",
+                                "too many moves on this session: "
+                                f"wait {wait:.2f} s, then send this move again",
+                                move.match_id,
+                                move.seat,
+                            ),
+                            move.match_id,
+                            move.seat,
+                            move.command_id,
+                        )
                         continue
                     await self.in_flight.acquire()
                     task = asyncio.create_task(self._move(move))
@@ -176,8 +195,9 @@ class Session:
 
     async def _add(self, seats: Any) -> None:
         if len(seats) > MAX_SEATS_PER_MESSAGE:
-            raise bad_request("TOO_MANY_SEATS",
-                              f"add at most {MAX_SEATS_PER_MESSAGE} seats per message")
+            raise bad_request(
+                "TOO_MANY_SEATS", f"add at most {MAX_SEATS_PER_MESSAGE} seats per message"
+            )
         touched: dict[str, list[_Seat]] = {}
         for wanted in seats:
             try:
@@ -186,25 +206,43 @@ class Session:
                     raise bad_request("NO_SUCH_VERSION", "from_version must be 0..2^31-1")
                 viewer = await self.engine.authenticate(wanted.match_id, wanted.token or None)
                 if viewer.seat is None:
-                    raise MatchError(Kind.FORBIDDEN, "SPECTATOR_CANNOT_MOVE",
-                                     "a session acts for seats: send a seat token",
-                                     wanted.match_id)
+                    raise MatchError(
+                        Kind.FORBIDDEN,
+                        "SPECTATOR_CANNOT_MOVE",
+                        "a session acts for seats: send a seat token",
+                        wanted.match_id,
+                    )
                 if viewer.seat != wanted.seat:
-                    raise MatchError(Kind.UNAUTHENTICATED, "WRONG_SEAT",
-                                     f"the token is not seat {wanted.seat}'s", wanted.match_id)
+                    raise MatchError(
+                        Kind.UNAUTHENTICATED,
+                        "WRONG_SEAT",
+                        f"the token is not seat {wanted.seat}'s",
+                        wanted.match_id,
+                    )
             except MatchError as e:
                 self._refuse(e, wanted.match_id, wanted.seat, "")
                 continue
             key = (wanted.match_id, viewer.seat)
             if key not in self.seats and len(self.seats) >= MAX_SESSION_SEATS:
-                self._refuse(MatchError(Kind.EXHAUSTED, "TOO_MANY_SEATS",
-                                        f"a session holds at most {MAX_SESSION_SEATS} seats"),
-                             wanted.match_id, viewer.seat, "")
+                self._refuse(
+                    MatchError(
+                        Kind.EXHAUSTED,
+                        "TOO_MANY_SEATS",
+                        f"a session holds at most {MAX_SESSION_SEATS} seats",
+                    ),
+                    wanted.match_id,
+                    viewer.seat,
+                    "",
+                )
                 continue
             # Added again (a resume on the same stream): it starts over from its version.
-            seat = self.seats[key] = _Seat(viewer.seat, wanted.from_version,
-                                           wanted.skip_events, wanted.skip_receipts,
-                                           game_views=wanted.game_views)
+            seat = self.seats[key] = _Seat(
+                viewer.seat,
+                wanted.from_version,
+                wanted.skip_events,
+                wanted.skip_receipts,
+                game_views=wanted.game_views,
+            )
             touched.setdefault(wanted.match_id, []).append(seat)
         for match_id, added in touched.items():
             self._follow(match_id, added)
@@ -224,6 +262,7 @@ class Session:
 
     async def _run_follower(self, match_id: str, seats: dict[int, _Seat]) -> None:
         """Push the seats' decisions from their versions on, until the match ends."""
+
         def hear(step: Any) -> None:
             shown: dict[int, pb.Event] = {}  # events every seat may see, made once
             for seat in seats.values():
@@ -233,7 +272,8 @@ class Session:
             start = max(min(s.from_version for s in seats.values()) - 1, 0)
             # The steps this process appends are heard from within their appends (`sink`).
             async with contextlib.aclosing(
-                    self.engine.updates(match_id, start, sink=hear)) as updates:
+                self.engine.updates(match_id, start, sink=hear)
+            ) as updates:
                 async for step in updates:
                     hear(step)
                     if step.record.finished:
@@ -244,8 +284,12 @@ class Session:
         except Exception:
             log.exception("session_seat_failed", match_id=match_id)
             for number in seats:
-                self._refuse(MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has "
-                                        "been logged"), match_id, number, "")
+                self._refuse(
+                    MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has been logged"),
+                    match_id,
+                    number,
+                    "",
+                )
         finally:
             if self.followers.get(match_id) is asyncio.current_task():
                 del self.followers[match_id]
@@ -260,8 +304,9 @@ class Session:
             return  # heard before its follower started again
         seat.seen = version
         if version > seat.from_version and not seat.skip_events:
-            seat.events += convert.events_for(record.game, version, step.events, seat.seat,
-                                              shown=shown)
+            seat.events += convert.events_for(
+                record.game, version, step.events, seat.seat, shown=shown
+            )
         if record.finished:
             with self._push() as push:
                 done = push.finished
@@ -280,8 +325,9 @@ class Session:
             decision = push.decision
             decision.match_id, decision.seat, decision.version = match_id, seat.seat, version
             decision.events.extend(seat.events)
-            convert.match_view(record, seat.seat, lean=seat.lean, into=decision.view,
-                               table=not seat.game_views)
+            convert.match_view(
+                record, seat.seat, lean=seat.lean, into=decision.view, table=not seat.game_views
+            )
             if seat.game_views:
                 decision.game_view_json = convert.game_view_json(record, seat.seat)
             decision.MergeFromString(convert.decision_moves(game, legal))
@@ -297,9 +343,13 @@ class Session:
         try:
             if (move.match_id, move.seat) not in self.seats:
                 limits.check_match_id(move.match_id)
-                raise MatchError(Kind.FORBIDDEN, "NOT_IN_SESSION",
-                                 "add the seat to this session before moving for it",
-                                 move.match_id, move.seat)
+                raise MatchError(
+                    Kind.FORBIDDEN,
+                    "NOT_IN_SESSION",
+                    "add the seat to this session before moving for it",
+                    move.match_id,
+                    move.seat,
+                )
             if not move.HasField("move"):
                 raise bad_request("EMPTY_MOVE", "the move is empty")
             if not 1 <= move.version < 2**31:
@@ -307,18 +357,24 @@ class Session:
             game = await self.engine.game_of(move.match_id)
             game_name = game.NAME
             command = convert.command_from_move(game, move.move)
-            await self.engine.submit(move.match_id, move.seat, command, move.command_id,
-                                     move.version)
+            await self.engine.submit(
+                move.match_id, move.seat, command, move.command_id, move.version
+            )
         except MatchError as e:
             result = e.code
             self._refuse(e, move.match_id, move.seat, move.command_id)
         finally:
             self.in_flight.release()
             count_move(game_name, result)
-            self.move_log.record(result, (time.perf_counter() - started) * 1e3,
-                                 match_id=bounded(move.match_id), seat=move.seat,
-                                 command_id=bounded(move.command_id), version=move.version,
-                                 session=True)
+            self.move_log.record(
+                result,
+                (time.perf_counter() - started) * 1e3,
+                match_id=bounded(move.match_id),
+                seat=move.seat,
+                command_id=bounded(move.command_id),
+                version=move.version,
+                session=True,
+            )
 
     def _refuse(self, error: MatchError, match_id: str, seat: int, command_id: str) -> None:
         with self._push() as push:

@@ -32,8 +32,9 @@ from kozyr.match.errors import Kind, MatchError
 API_KEY_HEADER = "x-api-key"
 MAX_API_KEY = 256
 # RPCs about one match, where a seat token or the arbiter's identifies the caller.
-MATCH_RPCS = frozenset({"GetMatch", "ListLegalMoves", "SubmitMove", "WatchMatch",
-                        "GetMatchLog", "ReplayMatch"})
+MATCH_RPCS = frozenset(
+    {"GetMatch", "ListLegalMoves", "SubmitMove", "WatchMatch", "GetMatchLog", "ReplayMatch"}
+)
 # RPCs only a tenant's own server (its API key; anonymous in open mode) may make.
 TENANT_RPCS = frozenset({"CreateMatch", "CreateMatches", "ListMatches", "WatchEvents"})
 
@@ -67,14 +68,16 @@ def _unauthenticated(code: str, message: str) -> MatchError:
 class Access:
     """Resolves callers and checks what a tenant's key or ticket may touch."""
 
-    def __init__(self, tenancy: Tenancy, leeway_s: float = 30.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, tenancy: Tenancy, leeway_s: float = 30.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.tenancy = tenancy
         self.tickets = TicketVerifier(tenancy, leeway_s)
-        self._keys = {digest: t.id for t in tenancy.tenants.values()
-                      for digest in t.api_key_sha256}
-        self._creations = {t.id: Buckets(t.matches_per_minute / 60.0, t.matches_per_minute,
-                                         clock) for t in tenancy.tenants.values()}
+        self._keys = {digest: t.id for t in tenancy.tenants.values() for digest in t.api_key_sha256}
+        self._creations = {
+            t.id: Buckets(t.matches_per_minute / 60.0, t.matches_per_minute, clock)
+            for t in tenancy.tenants.values()
+        }
 
     def enter(self, method: str, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
         """Resolve and remember the caller of this RPC, or refuse it (UNAUTHENTICATED)."""
@@ -88,12 +91,17 @@ class Access:
         if not tenant and not self.tenancy.require_auth:
             tenant = LOCAL_TENANT
         if self.tenancy.require_auth and not tenant and not (token and method in MATCH_RPCS):
-            raise _unauthenticated("AUTH_REQUIRED", "this server requires authentication: "
-                                   f"send '{API_KEY_HEADER}: <tenant key>' or a seat ticket "
-                                   "('authorization: Bearer <ticket>')")
+            raise _unauthenticated(
+                "AUTH_REQUIRED",
+                "this server requires authentication: "
+                f"send '{API_KEY_HEADER}: <tenant key>' or a seat ticket "
+                "('authorization: Bearer <ticket>')",
+            )
         if ticket is not None and method in TENANT_RPCS:
-            raise _denied("TENANT_KEY_REQUIRED", f"{method} is for the tenant's own server: "
-                                                 f"send its '{API_KEY_HEADER}'")
+            raise _denied(
+                "TENANT_KEY_REQUIRED",
+                f"{method} is for the tenant's own server: send its '{API_KEY_HEADER}'",
+            )
         if method == "CreateMatch":
             self.take_creations(tenant, 1)
         caller = Caller(tenant, bool(keyed), ticket)
@@ -106,10 +114,13 @@ class Access:
         buckets = self._creations.get(tenant)
         wait = buckets.take(tenant, count) if buckets is not None else 0.0
         if wait:
-            raise MatchError(Kind.EXHAUSTED, "TOO_MANY_MATCHES",
-                             f"tenant {tenant} may create at most "
-                             f"{self.tenancy.tenants[tenant].matches_per_minute} matches a "
-                             f"minute; retry in {wait:.3g} s")
+            raise MatchError(
+                Kind.EXHAUSTED,
+                "TOO_MANY_MATCHES",
+                f"tenant {tenant} may create at most "
+                f"{self.tenancy.tenants[tenant].matches_per_minute} matches a "
+                f"minute; retry in {wait:.3g} s",
+            )
 
     def _tenant_of_key(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
         values = [v for k, v in context.invocation_metadata() or () if k == API_KEY_HEADER]
@@ -117,8 +128,10 @@ class Access:
             return ""
         key = values[0] if isinstance(values[0], str) else values[0].decode("ascii", "replace")
         if len(values) > 1 or len(key) > MAX_API_KEY or not key.isascii():
-            raise _unauthenticated("BAD_API_KEY", f"send one {API_KEY_HEADER} of at most "
-                                                  f"{MAX_API_KEY} ASCII characters")
+            raise _unauthenticated(
+                "BAD_API_KEY",
+                f"send one {API_KEY_HEADER} of at most {MAX_API_KEY} ASCII characters",
+            )
         digest = hashlib.sha256(key.encode()).hexdigest()
         for known, tenant in self._keys.items():
             if hmac.compare_digest(known, digest):
@@ -135,8 +148,11 @@ class Access:
             await engine.record(match_id)  # an unknown match is NOT_FOUND first
             raise _denied("OTHER_TENANT", "this match belongs to another tenant", match_id)
         if caller.ticket is not None and caller.ticket.match_id != match_id:
-            raise _denied("TICKET_FOR_ANOTHER_MATCH",
-                          f"the ticket is for match {caller.ticket.match_id}", match_id)
+            raise _denied(
+                "TICKET_FOR_ANOTHER_MATCH",
+                f"the ticket is for match {caller.ticket.match_id}",
+                match_id,
+            )
 
     async def ticket_viewer(self, engine: Engine, ticket: Ticket, match_id: str) -> Viewer:
         """The viewer a verified ticket stands for in its match."""
@@ -147,10 +163,10 @@ class Access:
         assert ticket.seat is not None  # a play ticket names its seat (api/tickets.py)
         record = await engine.record(match_id)
         if ticket.seat >= record.players:
-            raise _denied("NOT_A_SEAT", f"the ticket's seat {ticket.seat} is not in this match",
-                          match_id)
+            raise _denied(
+                "NOT_A_SEAT", f"the ticket's seat {ticket.seat} is not in this match", match_id
+            )
         holder = record.users[ticket.seat]
         if record.names[ticket.seat] and holder and holder != ticket.user:
-            raise _denied("SEAT_OF_ANOTHER_USER",
-                          "another user holds the ticket's seat", match_id)
+            raise _denied("SEAT_OF_ANOTHER_USER", "another user holds the ticket's seat", match_id)
         return Viewer(ticket.seat)

@@ -33,8 +33,7 @@ def seat_bots(request: pb.CreateMatchRequest) -> tuple[str, ...]:
     bots = []
     for seat in request.seats:
         if len(seat.bot) > MAX_BOT_SPEC:
-            raise bad_request("FIELD_TOO_LONG", f"a bot spec has at most {MAX_BOT_SPEC} "
-                                                "characters")
+            raise bad_request("FIELD_TOO_LONG", f"a bot spec has at most {MAX_BOT_SPEC} characters")
         bots.append(check_bot(seat.bot.strip()) if seat.bot.strip() else "")
     return tuple(bots) if any(bots) else ()
 
@@ -50,8 +49,9 @@ def seat_names(request: pb.CreateMatchRequest, bots: tuple[str, ...]) -> list[st
     return names
 
 
-def terms_of(request: pb.CreateMatchRequest, defaults: Defaults = Defaults()
-             ) -> tuple[MatchTerms, list[str]]:
+def terms_of(
+    request: pb.CreateMatchRequest, defaults: Defaults = Defaults()
+) -> tuple[MatchTerms, list[str]]:
     """The match's terms and the seats' names from a CreateMatch request."""
     bots = seat_bots(request)
     tc = request.time_control
@@ -64,19 +64,29 @@ def terms_of(request: pb.CreateMatchRequest, defaults: Defaults = Defaults()
     if len(request.policy_bot) > MAX_BOT_SPEC:
         raise bad_request("FIELD_TOO_LONG", f"a bot spec has at most {MAX_BOT_SPEC} characters")
     policy_bot = check_bot(request.policy_bot.strip()) if request.policy_bot.strip() else ""
-    grace = (request.abandon_grace_ms if request.HasField("abandon_grace_ms")
-             else defaults.grace_ms)
+    grace = request.abandon_grace_ms if request.HasField("abandon_grace_ms") else defaults.grace_ms
     expire = request.expire_ms if request.HasField("expire_ms") else defaults.expire_ms
-    terms = clock.make_terms(bots=bots, clock=kind, limit_ms=tc.limit_ms, bank_ms=tc.bank_ms,
-                             increment_ms=tc.increment_ms, days=tc.days, policy=policy,
-                             policy_bot=policy_bot, grace_ms=grace, expire_ms=expire)
+    terms = clock.make_terms(
+        bots=bots,
+        clock=kind,
+        limit_ms=tc.limit_ms,
+        bank_ms=tc.bank_ms,
+        increment_ms=tc.increment_ms,
+        days=tc.days,
+        policy=policy,
+        policy_bot=policy_bot,
+        grace_ms=grace,
+        expire_ms=expire,
+    )
     return terms, seat_names(request, bots)
 
 
-
-
-async def end_match(engine: Engine, request: pb.EndMatchRequest, seat: int,
-                    watched: Callable[[str, int], Awaitable[bool]]) -> Step:
+async def end_match(
+    engine: Engine,
+    request: pb.EndMatchRequest,
+    seat: int,
+    watched: Callable[[str, int], Awaitable[bool]],
+) -> Step:
     """EndMatch: resign, abort or claim the win for `seat` (R-7)."""
     if request.reason == pb.END_REASON_RESIGN:
         return await endings.resign(engine, request.match_id, seat, request.command_id)
@@ -84,5 +94,4 @@ async def end_match(engine: Engine, request: pb.EndMatchRequest, seat: int,
         return await endings.abort(engine, request.match_id, seat, request.command_id)
     if request.reason == pb.END_REASON_CLAIM_VICTORY:
         return await endings.claim(engine, request.match_id, seat, request.command_id, watched)
-    raise bad_request("BAD_END_REASON", "say why: RESIGN, ABORT or CLAIM_VICTORY",
-                      request.match_id)
+    raise bad_request("BAD_END_REASON", "say why: RESIGN, ABORT or CLAIM_VICTORY", request.match_id)

@@ -57,7 +57,8 @@ class TicketVerifier:
         self.tenancy = tenancy
         self.leeway_s = leeway_s
         self._keys: dict[str, list[tuple[Any, list[str], str | None]]] = {
-            tid: _keys_of(t) for tid, t in tenancy.tenants.items()}
+            tid: _keys_of(t) for tid, t in tenancy.tenants.items()
+        }
 
     def verify(self, token: str) -> Ticket:
         """The ticket's claims, or UNAUTHENTICATED with the precise reason."""
@@ -72,46 +73,69 @@ class TicketVerifier:
         tenant = issuer if isinstance(issuer, str) else ""
         keys = self._keys.get(tenant)
         if not keys:
-            raise _refused("UNKNOWN_TENANT", "the ticket's issuer (iss) is no tenant of this "
-                                             "server, or it has no ticket key")
+            raise _refused(
+                "UNKNOWN_TENANT",
+                "the ticket's issuer (iss) is no tenant of this server, or it has no ticket key",
+            )
         alg, kid = header.get("alg"), header.get("kid")
-        candidates = [(k, algs) for k, algs, key_id in keys
-                      if alg in algs and (kid is None or key_id in (None, kid))]
+        candidates = [
+            (k, algs)
+            for k, algs, key_id in keys
+            if alg in algs and (kid is None or key_id in (None, kid))
+        ]
         if not candidates:
-            raise _refused("BAD_TICKET_SIGNATURE",
-                           f"tenant {tenant} signs tickets with {_algs(keys)}, not {alg!r}")
+            raise _refused(
+                "BAD_TICKET_SIGNATURE",
+                f"tenant {tenant} signs tickets with {_algs(keys)}, not {alg!r}",
+            )
         claims: dict[str, Any] | None = None
         for key, algs in candidates:
             try:
-                claims = jwt.decode(token, key, algorithms=algs, audience=AUDIENCE,
-                                    issuer=tenant, leeway=self.leeway_s,
-                                    options={"require": REQUIRED})
+                claims = jwt.decode(
+                    token,
+                    key,
+                    algorithms=algs,
+                    audience=AUDIENCE,
+                    issuer=tenant,
+                    leeway=self.leeway_s,
+                    options={"require": REQUIRED},
+                )
                 break
             except jwt.ExpiredSignatureError:
-                raise _refused("TICKET_EXPIRED", "the ticket has expired; ask the platform "
-                                                 "for a new one") from None
+                raise _refused(
+                    "TICKET_EXPIRED", "the ticket has expired; ask the platform for a new one"
+                ) from None
             except jwt.InvalidSignatureError:
                 continue
             except jwt.PyJWTError as e:
                 raise _refused("BAD_TICKET", f"the ticket's claims are refused: {e}") from None
         if claims is None:
-            raise _refused("BAD_TICKET_SIGNATURE",
-                           f"the ticket's signature does not verify with tenant {tenant}'s key")
+            raise _refused(
+                "BAD_TICKET_SIGNATURE",
+                f"the ticket's signature does not verify with tenant {tenant}'s key",
+            )
         return _ticket(tenant, claims)
 
 
 def _ticket(tenant: str, claims: dict[str, Any]) -> Ticket:
-    user, match_id, scope, seat = (claims.get("sub"), claims.get("match"), claims.get("scope"),
-                                   claims.get("seat"))
+    user, match_id, scope, seat = (
+        claims.get("sub"),
+        claims.get("match"),
+        claims.get("scope"),
+        claims.get("seat"),
+    )
     if not isinstance(user, str) or not USER.fullmatch(user):
-        raise _refused("BAD_TICKET", f"sub (the user id) is 1-{MAX_USER} printable ASCII "
-                                     "characters without spaces")
+        raise _refused(
+            "BAD_TICKET",
+            f"sub (the user id) is 1-{MAX_USER} printable ASCII characters without spaces",
+        )
     if not isinstance(match_id, str) or not limits.MATCH_ID.fullmatch(match_id):
         raise _refused("BAD_TICKET", "match is not a match id")
     if scope not in SCOPES:
         raise _refused("BAD_TICKET", f"scope must be one of {', '.join(SCOPES)}")
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                             or not 0 <= seat < 64):
+    if seat is not None and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 64
+    ):
         raise _refused("BAD_TICKET", "seat must be a seat number")
     if scope == "play" and seat is None:
         raise _refused("BAD_TICKET", "a play ticket names its seat")
@@ -131,8 +155,7 @@ def _keys_of(tenant: TenantConfig) -> list[tuple[Any, list[str], str | None]]:
         try:
             public = load_pem_public_key(tenant.ticket_public_key.encode())
         except ValueError:
-            raise ConfigError(f"tenant {tenant.id}: the ticket key is no PEM public key"
-                              ) from None
+            raise ConfigError(f"tenant {tenant.id}: the ticket key is no PEM public key") from None
         if isinstance(public, ed25519.Ed25519PublicKey):
             keys.append((public, ["EdDSA"], None))
         elif isinstance(public, rsa.RSAPublicKey):
@@ -145,7 +168,10 @@ def _keys_of(tenant: TenantConfig) -> list[tuple[Any, list[str], str | None]]:
         except (ValueError, jwt.PyJWTError) as e:
             raise ConfigError(f"tenant {tenant.id}: the JWKS file is unusable: {e}") from None
         for jwk in jwks:
-            alg = jwk.algorithm_name if jwk.algorithm_name in ("EdDSA", "RS256") else (
-                "EdDSA" if jwk.key_type == "OKP" else "RS256")
+            alg = (
+                jwk.algorithm_name
+                if jwk.algorithm_name in ("EdDSA", "RS256")
+                else ("EdDSA" if jwk.key_type == "OKP" else "RS256")
+            )
             keys.append((jwk.key, [alg], jwk.key_id))
     return keys

@@ -21,8 +21,11 @@ def _revoke(args: argparse.Namespace) -> int:
     from kozyr.api.auth import revoke
     from kozyr.match.errors import MatchError
 
-    url = args.redis_url or os.environ.get("REDIS_URL") or \
-        f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
+    url = (
+        args.redis_url
+        or os.environ.get("REDIS_URL")
+        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
+    )
     token = None
     if args.token_file is not None:
         try:
@@ -58,10 +61,19 @@ def register(sub: Any) -> None:
     parser.add_argument("match_id")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--seat", type=int, help="revoke every token of this seat")
-    which.add_argument("--token-file", help="revoke the token in this file (never on the "
-                                            "command line, where the process list shows it)")
-    parser.add_argument("--redis-url", default=None,
-                        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)")
-    parser.add_argument("--data-dir", default="data",
-                        help="the data folder of a running `kozyr serve` with its embedded Redis")
+    which.add_argument(
+        "--token-file",
+        help="revoke the token in this file (never on the "
+        "command line, where the process list shows it)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default="data",
+        help="the data folder of a running `kozyr serve` with its embedded Redis",
+    )
     parser.set_defaults(func=_revoke)

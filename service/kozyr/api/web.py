@@ -39,15 +39,26 @@ from kozyr.api.guard import Guard, guarded, undecodable_status
 from kozyr.api.servicer import KozyrServicer
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
-TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
-         ".json": "application/json", ".map": "application/json"}
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".json": "application/json",
+    ".map": "application/json",
+}
 # The page talks to its own origin only and runs no inline script: a card in a name or a
 # message can never become markup that calls elsewhere.
-HEADERS = [(b"content-security-policy",
-            b"default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
-           (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-           (b"cache-control", b"no-cache")]
+HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-cache"),
+]
 DETAILS_KEY = "grpc-status-details-bin"
 SERVICE = pb.DESCRIPTOR.services_by_name["KozyrService"]
 
@@ -107,9 +118,11 @@ class WebService:
     """
 
     def __init__(self, servicer: KozyrServicer, guard: Guard) -> None:
-        self._calls = {m.name: guarded(m.name, getattr(servicer, m.name), guard,
-                                       streaming=m.server_streaming)
-                       for m in SERVICE.methods if not m.client_streaming}
+        self._calls = {
+            m.name: guarded(m.name, getattr(servicer, m.name), guard, streaming=m.server_streaming)
+            for m in SERVICE.methods
+            if not m.client_streaming
+        }
 
     async def _unary(self, name: str, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
@@ -117,8 +130,9 @@ class WebService:
         except _Aborted as e:
             raise connect_error(e.status) from None
 
-    async def _stream(self, name: str, request: Any, ctx: RequestContext[Any, Any]
-                      ) -> AsyncIterator[Any]:
+    async def _stream(
+        self, name: str, request: Any, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[Any]:
         """A server stream, closed as soon as the browser goes away."""
         try:
             async with contextlib.aclosing(self._calls[name](request, _Context(ctx))) as items:
@@ -134,21 +148,27 @@ def _snake(name: str) -> str:
 
 def _bind(name: str, streaming: bool) -> Callable[..., Any]:
     if streaming:
-        def stream(self: WebService, request: Any, ctx: RequestContext[Any, Any]
-                   ) -> AsyncIterator[Any]:
+
+        def stream(
+            self: WebService, request: Any, ctx: RequestContext[Any, Any]
+        ) -> AsyncIterator[Any]:
             return self._stream(name, request, ctx)
+
         method: Callable[..., Any] = stream
     else:
+
         async def unary(self: WebService, request: Any, ctx: RequestContext[Any, Any]) -> Any:
             return await self._unary(name, request, ctx)
+
         method = unary
     method.__name__, method.__doc__ = _snake(name), f"{name} (the guarded servicer's)."
     return method
 
 
 def _grpc_only(name: str) -> Callable[..., Any]:
-    async def refuse(self: WebService, requests: Any, ctx: RequestContext[Any, Any]
-                     ) -> AsyncIterator[Any]:
+    async def refuse(
+        self: WebService, requests: Any, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[Any]:
         raise ConnectError(Code.UNIMPLEMENTED, f"{name} is served on the gRPC port only")
         yield  # pragma: no cover - makes this an async generator
 
@@ -159,8 +179,11 @@ def _grpc_only(name: str) -> Callable[..., Any]:
 # Browsers cannot send a client stream (fetch has no full duplex): those RPCs (PlaySession)
 # stay gRPC-only, and the web port answers them UNIMPLEMENTED rather than not at all.
 for _m in SERVICE.methods:
-    setattr(WebService, _snake(_m.name), _grpc_only(_m.name) if _m.client_streaming
-            else _bind(_m.name, _m.server_streaming))
+    setattr(
+        WebService,
+        _snake(_m.name),
+        _grpc_only(_m.name) if _m.client_streaming else _bind(_m.name, _m.server_streaming),
+    )
 
 
 class _Strict(Codec[Any, Any]):
@@ -199,11 +222,14 @@ def _static_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:
     return files
 
 
-def web_app(servicer: KozyrServicer, guard: Guard, static: Path = STATIC
-            ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+def web_app(
+    servicer: KozyrServicer, guard: Guard, static: Path = STATIC
+) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """The ASGI application of the web port: Connect under /kozyr.v1.KozyrService/, else files."""
-    api = KozyrServiceASGIApplication(cast(KozyrService, WebService(servicer, guard)),
-                                      codecs=[_Strict(c) for c in google_protobuf_codecs()])
+    api = KozyrServiceASGIApplication(
+        cast(KozyrService, WebService(servicer, guard)),
+        codecs=[_Strict(c) for c in google_protobuf_codecs()],
+    )
     files = _static_files(static)
     prefix = "/" + SERVICE.full_name + "/"
 
@@ -215,10 +241,16 @@ def web_app(servicer: KozyrServicer, guard: Guard, static: Path = STATIC
             return
         found = files.get(scope["path"]) if scope["method"] in ("GET", "HEAD") else None
         body, kind = found or (b"not found\n", b"text/plain; charset=utf-8")
-        await send({"type": "http.response.start", "status": 200 if found else 404,
-                    "headers": [(b"content-type", kind), *HEADERS]})
-        await send({"type": "http.response.body",
-                    "body": b"" if scope["method"] == "HEAD" else body})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200 if found else 404,
+                "headers": [(b"content-type", kind), *HEADERS],
+            }
+        )
+        await send(
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+        )
 
     return app
 
@@ -248,8 +280,15 @@ class WebPort:
             self.task.cancel()
 
 
-async def start_web(servicer: KozyrServicer, guard: Guard, host: str, port: int,
-                    static: Path = STATIC, *, reuse_port: bool = False) -> WebPort:
+async def start_web(
+    servicer: KozyrServicer,
+    guard: Guard,
+    host: str,
+    port: int,
+    static: Path = STATIC,
+    *,
+    reuse_port: bool = False,
+) -> WebPort:
     """Serve the web port on host:port (0 picks a free port) in this event loop; with
     `reuse_port`, one of several worker processes on that port, as for gRPC."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -261,8 +300,13 @@ async def start_web(servicer: KozyrServicer, guard: Guard, host: str, port: int,
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host.strip("[]"), port))
     sock.set_inheritable(True)
-    config = uvicorn.Config(web_app(servicer, guard, static), lifespan="off", log_config=None,
-                            access_log=False, timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        web_app(servicer, guard, static),
+        lifespan="off",
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     for _ in range(500):  # bounded: uvicorn starts in a few ms

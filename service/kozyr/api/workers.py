@@ -44,8 +44,9 @@ def reserve(address: str) -> tuple[socket.socket, int]:
     return sock, int(sock.getsockname()[1])
 
 
-def worker_argv(argv: Sequence[str], *, address: str, redis_url: str, seed_key: str,
-                index: int) -> list[str]:
+def worker_argv(
+    argv: Sequence[str], *, address: str, redis_url: str, seed_key: str, index: int
+) -> list[str]:
     """The `kozyr serve` command line of worker `index`: the parent's, less --workers, with
     the resolved address, store and seed key (a later flag wins in argparse)."""
     out: list[str] = []
@@ -60,8 +61,17 @@ def worker_argv(argv: Sequence[str], *, address: str, redis_url: str, seed_key: 
         if item.startswith("--workers="):
             continue
         out.append(item)
-    return [*out, "--address", address, "--redis-url", redis_url, "--seed-key-file", seed_key,
-            "--worker-index", str(index)]
+    return [
+        *out,
+        "--address",
+        address,
+        "--redis-url",
+        redis_url,
+        "--seed-key-file",
+        seed_key,
+        "--worker-index",
+        str(index),
+    ]
 
 
 @dataclass
@@ -77,16 +87,28 @@ class Supervisor:
     def _spawn(self, i: int) -> None:
         # Through the launcher: a worker gets SIGTERM (a graceful stop) if we die.
         self.processes[i] = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", LAUNCHER, str(os.getpid()), sys.executable,
-             "-m", "kozyr.cli", *self.argvs[i]])
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                LAUNCHER,
+                str(os.getpid()),
+                sys.executable,
+                "-m",
+                "kozyr.cli",
+                *self.argvs[i],
+            ]
+        )
         self.started[i] = time.monotonic()
 
     def run(self) -> int:
         """Start every worker, keep them running until SIGTERM/SIGINT; the exit status."""
         self.processes = [None] * len(self.argvs)
         self.started = [0.0] * len(self.argvs)
-        previous = {sig: signal.signal(sig, self._on_stop)
-                    for sig in (signal.SIGTERM, signal.SIGINT)}
+        previous = {
+            sig: signal.signal(sig, self._on_stop) for sig in (signal.SIGTERM, signal.SIGINT)
+        }
         previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, self._on_hup)
         try:
             for i in range(len(self.argvs)):
@@ -94,8 +116,11 @@ class Supervisor:
             while not self.stopping:
                 for i, process in enumerate(self.processes):
                     if process is not None and process.poll() is not None and not self.stopping:
-                        print(f"kozyr serve: worker {i} (pid {process.pid}) exited with "
-                              f"{process.returncode}; starting it again", file=sys.stderr)
+                        print(
+                            f"kozyr serve: worker {i} (pid {process.pid}) exited with "
+                            f"{process.returncode}; starting it again",
+                            file=sys.stderr,
+                        )
                         pause = RESTART_PAUSE_S - (time.monotonic() - self.started[i])
                         time.sleep(max(0.0, pause))
                         if not self.stopping:
@@ -133,8 +158,9 @@ def seed_key_path(args_seed_key: str | None, data_dir: str) -> str:
     """The seed key every worker shares (made now if missing, so workers never race)."""
     from kozyr.engine.seedbox import load_or_create
 
-    path = args_seed_key or os.environ.get("KOZYR_SEED_KEY_FILE") or \
-        str(Path(data_dir) / "seed.key")
+    path = (
+        args_seed_key or os.environ.get("KOZYR_SEED_KEY_FILE") or str(Path(data_dir) / "seed.key")
+    )
     load_or_create(Path(path))
     return str(Path(path).resolve())
 
@@ -157,8 +183,9 @@ def serve_workers(args: argparse.Namespace, argv: Sequence[str]) -> int:
             print(f"kozyr serve: cannot use the seed key: {e}", file=sys.stderr)
             return 1
         if lock is not None:
-            embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync,
-                                     lock=lock).start(supervise=True)
+            embedded = EmbeddedRedis(args.data_dir, appendfsync=args.appendfsync, lock=lock).start(
+                supervise=True
+            )
             url = embedded.url
         reserved, port = reserve(args.address)
         with reserved:
@@ -167,8 +194,10 @@ def serve_workers(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 lock.note(address)
             workers = int(args.workers)
             print(f"kozyr serve: {workers} workers on {address}", file=sys.stderr)
-            argvs = [worker_argv(argv, address=address, redis_url=url, seed_key=seed_key,
-                                 index=i) for i in range(workers)]
+            argvs = [
+                worker_argv(argv, address=address, redis_url=url, seed_key=seed_key, index=i)
+                for i in range(workers)
+            ]
             return Supervisor(argvs).run()
     except (FolderInUse, FolderUnusable, CannotListen, OSError) as e:
         print(f"kozyr serve: {e}", file=sys.stderr)

@@ -46,7 +46,6 @@ def check_spec(spec: BotSpec) -> None:
             raise BadBotSpec("ismcts rollout is 'policy' (default) or 'random'")
 
 
-
 def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
     """A bot for one seat of one match; `seed` drives all its random choices."""
     if isinstance(spec, str):
@@ -58,9 +57,25 @@ def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
         return RandomBot(rng)
     if spec.kind == "heuristic":
         return HeuristicBot(game, seat)
-    return ISMCTSBot(game, seat, rng, iters=options.get("iters"), ms=options.get("ms"),
-                     c=options.get("c", 0.7), rollout=options.get("rollout", "policy"))
+    return ISMCTSBot(
+        game,
+        seat,
+        rng,
+        iters=options.get("iters"),
+        ms=options.get("ms"),
+        c=options.get("c", 0.7),
+        rollout=options.get("rollout", "policy"),
+    )
 
 
-__all__ = ["KINDS", "BadBotSpec", "Bot", "BotSpec", "Seat", "check_spec", "make_bot",
-           "parse_players", "parse_spec"]
+__all__ = [
+    "KINDS",
+    "BadBotSpec",
+    "Bot",
+    "BotSpec",
+    "Seat",
+    "check_spec",
+    "make_bot",
+    "parse_players",
+    "parse_spec",
+]

@@ -178,8 +178,17 @@ class _Node:
 class ISMCTSBot:
     """SO-ISMCTS for one seat of one match (see the module docstring)."""
 
-    def __init__(self, game: AnyGame, seat: int, rng: random.Random, *, iters: int | None = None,
-                 ms: float | None = None, c: float = 0.7, rollout: str = "policy") -> None:
+    def __init__(
+        self,
+        game: AnyGame,
+        seat: int,
+        rng: random.Random,
+        *,
+        iters: int | None = None,
+        ms: float | None = None,
+        c: float = 0.7,
+        rollout: str = "policy",
+    ) -> None:
         if (iters is None) == (ms is None):
             raise ValueError("give ismcts exactly one budget: iters=N or ms=N")
         if (iters is not None and iters < 1) or (ms is not None and ms <= 0):
@@ -207,8 +216,7 @@ class ISMCTSBot:
         info.update(obs.history)
         players = len(obs.view.players)
         root = _Node(-1)
-        self.policy = (playout_policy(self.game, obs) if self.rollout == "policy"
-                       else random_policy)
+        self.policy = playout_policy(self.game, obs) if self.rollout == "policy" else random_policy
         sample = info.sample
         rng = self.rng
         if self.iters is not None:
@@ -230,8 +238,12 @@ class ISMCTSBot:
 
     def _iterate(self, root: _Node, state: State, players: int) -> None:
         game = self.game
-        to_act, legal_commands, decide, evolve = (game.to_act, game.legal_commands, game.decide,
-                                                  game.evolve)
+        to_act, legal_commands, decide, evolve = (
+            game.to_act,
+            game.legal_commands,
+            game.decide,
+            game.evolve,
+        )
         rewards_of = self.rewards
         rng = self.rng
         c = self.c

@@ -139,8 +139,11 @@ def _redis_pid_alive(pid: int, config: Path) -> bool:
         return _alive(pid)  # no /proc (not Linux): trust the pid file
     # A zombie has ended; what it held is released already.
     state = stat.rsplit(")", 1)[-1].split()[0]
-    return state != "Z" and b"redis-server" in cmdline and (
-        str(config).encode() in cmdline or str(config.parent).encode() in cmdline)
+    return (
+        state != "Z"
+        and b"redis-server" in cmdline
+        and (str(config).encode() in cmdline or str(config.parent).encode() in cmdline)
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -160,8 +163,12 @@ class EmbeddedRedis:
     (`kozyr serve` takes it before anything else, to name its address in it).
     """
 
-    def __init__(self, data_dir: str | os.PathLike[str], appendfsync: str = "everysec",
-                 lock: FolderLock | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        appendfsync: str = "everysec",
+        lock: FolderLock | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.appendfsync = appendfsync
         self.process: subprocess.Popen[bytes] | None = None
@@ -203,9 +210,12 @@ class EmbeddedRedis:
                 return self._start(timeout)
             started: queue.Queue[BaseException | None] = queue.Queue()
             self._stopping.clear()
-            self._supervisor = threading.Thread(target=self._supervise,
-                                                args=(timeout, started), daemon=True,
-                                                name="kozyr-redis-supervisor")
+            self._supervisor = threading.Thread(
+                target=self._supervise,
+                args=(timeout, started),
+                daemon=True,
+                name="kozyr-redis-supervisor",
+            )
             self._supervisor.start()
             failure = started.get()
             if failure is not None:
@@ -264,8 +274,16 @@ class EmbeddedRedis:
             + "\n"
         )
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", LAUNCHER, str(os.getpid()),
-             redis_server_binary(), str(config)],
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                LAUNCHER,
+                str(os.getpid()),
+                redis_server_binary(),
+                str(config),
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -325,8 +343,10 @@ class EmbeddedRedis:
             else:
                 os.kill(pid, signal.SIGKILL)
         if self._answers():
-            raise RuntimeError(f"a redis-server we did not start is serving {self.socket_path}; "
-                               "stop it before starting Kozyr on this folder")
+            raise RuntimeError(
+                f"a redis-server we did not start is serving {self.socket_path}; "
+                "stop it before starting Kozyr on this folder"
+            )
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server cleanly (SIGTERM makes it flush the append-only file)."""

@@ -19,8 +19,9 @@ from kozyr.match.record import MatchRecord
 ChooseBot = Callable[[MatchRecord, int, str], Awaitable[Any]]
 
 
-async def append_with(engine: Engine, match_id: str, key: str,
-                      build: Callable[[MatchRecord, int], Awaitable[Step]]) -> Step:
+async def append_with(
+    engine: Engine, match_id: str, key: str, build: Callable[[MatchRecord, int], Awaitable[Step]]
+) -> Step:
     """Append the entry `build(record, now_ms)` makes (or refuses with MatchError) through
     the same expected-version append as a move: on CONFLICT it is built again on the
     caught-up record, and a repeated `key` gets the recorded answer. Early endings and
@@ -39,15 +40,20 @@ async def append_with(engine: Engine, match_id: str, key: str,
             # owner's feed and lobby hear of it (engine/platform.py), as for a finishing move.
             meta = {PHASE: str(phase(step.record))} if step.record.finished else None
             status, version = await engine.store.append(
-                match_id, record.version, key, step.text, step.digest, meta)
+                match_id, record.version, key, step.text, step.digest, meta
+            )
             if status == "OK":
                 await engine.committed(record, step)
                 return step
             if status == "DUPLICATE":
                 return await engine.answer_at(match_id, version)
             record = await engine.after_refusal(record, status, version)
-    raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
-                     "too many concurrent writers on this match; try again", match_id)
+    raise MatchError(
+        Kind.CONFLICT,
+        "TOO_MANY_CONFLICTS",
+        "too many concurrent writers on this match; try again",
+        match_id,
+    )
 
 
 async def resign(engine: Engine, match_id: str, seat: int, command_id: str) -> Step:
@@ -73,8 +79,13 @@ async def abort(engine: Engine, match_id: str, seat: int, command_id: str) -> St
     return await append_with(engine, match_id, command_key(seat, command_id), build)
 
 
-async def claim(engine: Engine, match_id: str, seat: int, command_id: str,
-                watched: Callable[[str, int], Awaitable[bool]]) -> Step:
+async def claim(
+    engine: Engine,
+    match_id: str,
+    seat: int,
+    command_id: str,
+    watched: Callable[[str, int], Awaitable[bool]],
+) -> Step:
     """R-7: `seat` claims the win from the abandoned seat to act (`watched(match, seat)` says
     whether anyone watches that seat now)."""
     limits.check_command_id(command_id)
@@ -83,8 +94,9 @@ async def claim(engine: Engine, match_id: str, seat: int, command_id: str,
         absent = clock.may_claim(record, seat, now, watched=False)
         is_watched = await watched(match_id, absent)
         seed = await engine.server_seed(match_id)
-        return endings.claim(record, seat, command_id, watched=is_watched, server_seed=seed,
-                             time_ms=now)
+        return endings.claim(
+            record, seat, command_id, watched=is_watched, server_seed=seed, time_ms=now
+        )
 
     return await append_with(engine, match_id, command_key(seat, command_id), build)
 
@@ -99,8 +111,9 @@ async def apply_due(engine: Engine, match_id: str, choose: ChooseBot) -> Step | 
         if due is None or due.at_ms > now or due.kind == "BOT":
             raise MatchError(Kind.CONFLICT, "NOT_DUE", "nothing is due", match_id)
         if due.kind == "EXPIRY":
-            return endings.expire(record, server_seed=await engine.server_seed(match_id),
-                                  time_ms=now)
+            return endings.expire(
+                record, server_seed=await engine.server_seed(match_id), time_ms=now
+            )
         command = None
         if endings.timeout_command(record, due)[0] == "BOT":
             assert due.seat is not None

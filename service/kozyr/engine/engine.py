@@ -168,18 +168,29 @@ class Engine:
         except KeyError as e:
             raise bad_request("UNKNOWN_GAME", str(e.args[0])) from None
         limits.check_request_id(request_id)
-        setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
-                      dice=tuple(tuple(r) for r in dice))
+        setup = Setup(
+            first_dealer=first_dealer,
+            decks=tuple(tuple(d) for d in decks),
+            dice=tuple(tuple(r) for r in dice),
+        )
         match_id = request_match_id(scope, request_id) if request_id else secrets.token_hex(8)
         server_seed, now = self._random(32), self.now_ms()
-        created = lifecycle.created_event(game, options, seats, setup, match_id=match_id,
-                                          server_seed=server_seed, users=users)
+        created = lifecycle.created_event(
+            game, options, seats, setup, match_id=match_id, server_seed=server_seed, users=users
+        )
         step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
         bots = step.record.terms.bots or ("",) * len(seats)
-        tokens = tuple(SeatToken(i, name, new_token(self._random))
-                       for i, (name, _) in enumerate(seats) if name and not bots[i])
-        meta = {"game": game.NAME, "tenant": tenant, PHASE: str(phase(step.record)),
-                **self.seeds.meta(match_id, server_seed)}
+        tokens = tuple(
+            SeatToken(i, name, new_token(self._random))
+            for i, (name, _) in enumerate(seats)
+            if name and not bots[i]
+        )
+        meta = {
+            "game": game.NAME,
+            "tenant": tenant,
+            PHASE: str(phase(step.record)),
+            **self.seeds.meta(match_id, server_seed),
+        }
         meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
         body = fingerprint_of(created) if request_id else ""  # only a retry compares it
         if request_id:
@@ -201,26 +212,44 @@ class Engine:
         await appended(self.platform, None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
-    async def _created_earlier(self, request_id: str, match_id: str, body: str,
-                               now: int) -> Created:
+    async def _created_earlier(
+        self, request_id: str, match_id: str, body: str, now: int
+    ) -> Created:
         stored = await self.store.meta(match_id, "request")
         record = read_record(stored) if stored is not None else None
         if record is None or record.fingerprint != body:
-            raise MatchError(Kind.EXISTS, "REQUEST_ID_REUSED",
-                             f"request_id {request_id!r} was used for another CreateMatch "
-                             "request; use a new request id for a new match", match_id)
+            raise MatchError(
+                Kind.EXISTS,
+                "REQUEST_ID_REUSED",
+                f"request_id {request_id!r} was used for another CreateMatch "
+                "request; use a new request id for a new match",
+                match_id,
+            )
         if now - record.time_ms > self.request_ttl_ms:
-            raise MatchError(Kind.EXISTS, "REQUEST_ID_EXPIRED",
-                             f"request_id {request_id!r} created match {match_id} more than "
-                             f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
-                             "longer handed out again", match_id)
+            raise MatchError(
+                Kind.EXISTS,
+                "REQUEST_ID_EXPIRED",
+                f"request_id {request_id!r} created match {match_id} more than "
+                f"{self.request_ttl_ms // 3_600_000} h ago; its tokens are no "
+                "longer handed out again",
+                match_id,
+            )
         first = (await self.store.read_after(match_id, 0, upto=1))[0]
         promised = commitment_of(first.text)
-        return Created(match_id, unseal(request_id, match_id, record), 1, promised,
-                       self.receipts.sign(match_id, 1, first.hash, promised))
+        return Created(
+            match_id,
+            unseal(request_id, match_id, record),
+            1,
+            promised,
+            self.receipts.sign(match_id, 1, first.hash, promised),
+        )
 
     async def join(
-        self, match_id: str, name: str, seat: int | None = None, contribution: bytes = b"",
+        self,
+        match_id: str,
+        name: str,
+        seat: int | None = None,
+        contribution: bytes = b"",
         user: str = "",
     ) -> Joined:
         """Claim an open seat (the first open one when `seat` is None) for a platform `user`."""
@@ -231,25 +260,45 @@ class Engine:
             for _ in range(self.max_retries):
                 chosen = lifecycle.choose_seat(record, seat)
                 seed = await self.seeds.of(match_id) if lifecycle.join_starts(record) else None
-                step = lifecycle.join(record, chosen, name, contribution, server_seed=seed,
-                                      time_ms=self.now_ms(), user=user)
+                step = lifecycle.join(
+                    record,
+                    chosen,
+                    name,
+                    contribution,
+                    server_seed=seed,
+                    time_ms=self.now_ms(),
+                    user=user,
+                )
                 meta = {f"tok:{token_hash(token)}": str(chosen), PHASE: str(phase(step.record))}
                 await self.deadline_before(record, step)
                 status, version = await self.store.append(
-                    match_id, record.version, "", step.text, step.digest, meta)
+                    match_id, record.version, "", step.text, step.digest, meta
+                )
                 if status == "OK":
                     await self.committed(record, step)
-                    return Joined(chosen, token, step.record.version, step.record.started,
-                                  step.record.created.commitment, self.receipt(step))
+                    return Joined(
+                        chosen,
+                        token,
+                        step.record.version,
+                        step.record.started,
+                        step.record.created.commitment,
+                        self.receipt(step),
+                    )
                 record = await self.after_refusal(record, status, version)
-        raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
-                         "the match is busy; try joining again", match_id)
+        raise MatchError(
+            Kind.CONFLICT, "TOO_MANY_CONFLICTS", "the match is busy; try joining again", match_id
+        )
 
     # ------------------------------------------------------------------ moves
 
     async def submit(
-        self, match_id: str, seat: int, command: Any, command_id: str,
-        expected_version: int | None = None, actor: str = "",
+        self,
+        match_id: str,
+        seat: int,
+        command: Any,
+        command_id: str,
+        expected_version: int | None = None,
+        actor: str = "",
     ) -> Step:
         """Decide and append one command; the same (seat, command_id) again answers the same."""
         limits.check_command_id(command_id)
@@ -271,25 +320,36 @@ class Engine:
                         return answer
                     if expected_version is not None and expected_version > record.version:
                         raise MatchError(
-                            Kind.BAD_REQUEST, "BAD_EXPECTED_VERSION",
+                            Kind.BAD_REQUEST,
+                            "BAD_EXPECTED_VERSION",
                             f"the match is only at version {record.version}, not "
-                            f"{expected_version}", match_id, seat) from None
+                            f"{expected_version}",
+                            match_id,
+                            seat,
+                        ) from None
                     raise
                 seed = await self.seeds.of(match_id) if decision.finishes else None
-                step = lifecycle.play(record, decision, command_id, server_seed=seed,
-                                      time_ms=now, actor=actor)
+                step = lifecycle.play(
+                    record, decision, command_id, server_seed=seed, time_ms=now, actor=actor
+                )
                 meta = {PHASE: str(phase(step.record))} if decision.finishes else None
                 await self.deadline_before(record, step)
                 status, version = await self.store.append(
-                    match_id, record.version, key, step.text, step.digest, meta)
+                    match_id, record.version, key, step.text, step.digest, meta
+                )
                 if status == "OK":
                     await self.committed(record, step)
                     return step
                 if status == "DUPLICATE":
                     return await self.answer_at(match_id, version)
                 record, caught_up = await self.after_refusal(record, status, version), True
-        raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS",
-                         "too many concurrent writers on this match; try again", match_id, seat)
+        raise MatchError(
+            Kind.CONFLICT,
+            "TOO_MANY_CONFLICTS",
+            "too many concurrent writers on this match; try again",
+            match_id,
+            seat,
+        )
 
     async def server_seed(self, match_id: str) -> bytes:
         """The match's server seed (for an entry that finishes the match or deals)."""
@@ -312,8 +372,9 @@ class Engine:
         entry = Entry.from_canonical(stored[-1].text)
         return Step(entry, tuple(decode_events(record.game, entry)), record)
 
-    async def after_refusal(self, record: MatchRecord, status: AppendStatus,
-                            current: int) -> MatchRecord:
+    async def after_refusal(
+        self, record: MatchRecord, status: AppendStatus, current: int
+    ) -> MatchRecord:
         """The record to decide on again after the store refused an append (CONFLICT: caught
         up); MatchError for a full, damaged or rolled-back store."""
         match_id = record.match_id
@@ -328,16 +389,24 @@ class Engine:
         if status == "GAP":
             self._forget(match_id)
             log.error("stream_gap", match_id=match_id, version=record.version)
-            raise MatchError(Kind.UNAVAILABLE, "STREAM_DAMAGED",
-                             "the match's event stream had entries deleted; an operator must "
-                             "repair it before play can go on", match_id)
+            raise MatchError(
+                Kind.UNAVAILABLE,
+                "STREAM_DAMAGED",
+                "the match's event stream had entries deleted; an operator must "
+                "repair it before play can go on",
+                match_id,
+            )
         if current < record.version:
             # The store lost entries this process saw (a restored backup, a failover that lost
             # its tail, its fence key too): never write over them - remember, and refuse.
             self._forget(match_id)
             self._fences[match_id] = max(self._fences.get(match_id, 0), record.version)
-            log.error("stream_behind", match_id=match_id, stream_version=current,
-                      cached_version=record.version)
+            log.error(
+                "stream_behind",
+                match_id=match_id,
+                stream_version=current,
+                cached_version=record.version,
+            )
             raise behind(match_id, current, f"this server saw version {record.version}")
         return await self._catch_up(record)
 
@@ -377,8 +446,9 @@ class Engine:
         if (loaded := await self.snapshots.cold_load(match_id)) is not None:  # snapshot + tail
             return self._remember(loaded[0], loaded[1], fresh=True)
         stored = await self.log(match_id)
-        return self._remember(await self._fold(match_id, None, stored), text_bytes(stored),
-                              fresh=True)
+        return self._remember(
+            await self._fold(match_id, None, stored), text_bytes(stored), fresh=True
+        )
 
     async def current(self, match_id: str) -> MatchRecord:
         """The record, with no read of the log when the cache is the newest version heard."""
@@ -390,11 +460,11 @@ class Engine:
         stored = await self.store.read_after(record.match_id, record.version)
         if not stored:
             return record
-        return self._remember(await self._fold(record.match_id, record, stored),
-                              text_bytes(stored))
+        return self._remember(await self._fold(record.match_id, record, stored), text_bytes(stored))
 
-    async def _fold(self, match_id: str, record: MatchRecord | None,
-                    stored: Sequence[StoredEntry]) -> MatchRecord:
+    async def _fold(
+        self, match_id: str, record: MatchRecord | None, stored: Sequence[StoredEntry]
+    ) -> MatchRecord:
         """Fold entries into a record this process may decide on: the log withholds the match
         seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
         sealed server seed."""
@@ -418,8 +488,12 @@ class Engine:
         if not stored:
             raise not_found(match_id)
         if stored[-1].version != version:
-            raise MatchError(Kind.BAD_REQUEST, "NO_SUCH_VERSION",
-                             f"the match has no version {version} yet", match_id)
+            raise MatchError(
+                Kind.BAD_REQUEST,
+                "NO_SUCH_VERSION",
+                f"the match has no version {version} yet",
+                match_id,
+            )
         return fold_stored(None, stored)
 
     async def log(self, match_id: str) -> list[StoredEntry]:
@@ -437,25 +511,30 @@ class Engine:
         if self._arbiter and hmac.compare_digest(token.encode(), self._arbiter.encode()):
             return Viewer(None, arbiter=True)
         if not limits.TOKEN.fullmatch(token):
-            raise MatchError(Kind.UNAUTHENTICATED, "MALFORMED_TOKEN",
-                             "the bearer token is malformed", match_id)
+            raise MatchError(
+                Kind.UNAUTHENTICATED, "MALFORMED_TOKEN", "the bearer token is malformed", match_id
+            )
         digest = token_hash(token)
         seat = self._tokens.get((match_id, digest))
         if seat is None:
             value = await self.store.meta(match_id, f"tok:{digest}")
             if value is None:
                 await self.record(match_id)  # NOT_FOUND beats a token error for unknown matches
-                raise MatchError(Kind.UNAUTHENTICATED, "BAD_TOKEN",
-                                 "this token belongs to no seat of this match", match_id)
+                raise MatchError(
+                    Kind.UNAUTHENTICATED,
+                    "BAD_TOKEN",
+                    "this token belongs to no seat of this match",
+                    match_id,
+                )
             seat = int(value)
             self._tokens[(match_id, digest)] = seat
         return Viewer(seat)
 
     # ------------------------------------------------------------------ watching
 
-    async def updates(self, match_id: str, from_version: int,
-                      sink: Callable[[Step], object] | None = None
-                      ) -> AsyncGenerator[Step, None]:
+    async def updates(
+        self, match_id: str, from_version: int, sink: Callable[[Step], object] | None = None
+    ) -> AsyncGenerator[Step, None]:
         """Every entry after `from_version` with the record after it, waiting for new ones;
         ends after the entry that finishes the match. Reads go through the watchers' own
         connections, so any number of watchers never starves moves. With `sink`, the steps
@@ -466,8 +545,12 @@ class Engine:
         if not stored:
             raise not_found(match_id)
         if not 0 <= from_version <= stored[-1].version:
-            raise MatchError(Kind.BAD_REQUEST, "NO_SUCH_VERSION",
-                             f"from_version must be 0..{stored[-1].version}", match_id)
+            raise MatchError(
+                Kind.BAD_REQUEST,
+                "NO_SUCH_VERSION",
+                f"from_version must be 0..{stored[-1].version}",
+                match_id,
+            )
         record = fold_stored(None, stored[:from_version]) if from_version else None
         if record is not None and record.finished:
             return
@@ -514,8 +597,9 @@ class Engine:
         """The signed receipt of a step's entry (None without a signer): every answer that
         appends, and every watched update, carries one (docs/fairness.md §6)."""
         record = step.record
-        return self.receipts.sign(record.match_id, step.entry.version, record.head,
-                                  record.created.commitment)
+        return self.receipts.sign(
+            record.match_id, step.entry.version, record.head, record.created.commitment
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -532,8 +616,7 @@ class Engine:
             lock = self._locks[match_id] = asyncio.Lock()
         return lock
 
-    def _remember(self, record: MatchRecord, added: int = 0, *, fresh: bool = False
-                  ) -> MatchRecord:
+    def _remember(self, record: MatchRecord, added: int = 0, *, fresh: bool = False) -> MatchRecord:
         """Cache `record`, whose fold took `added` more bytes of log text (all of it when
         `fresh`), evicting the least recently used matches past either bound."""
         match_id = record.match_id
@@ -542,8 +625,9 @@ class Engine:
         before = 0 if fresh else self._sizes.get(match_id, 0)
         self._cached_bytes += before + added - self._sizes.get(match_id, 0)
         self._sizes[match_id] = before + added
-        while len(self._cache) > 1 and (len(self._cache) > self.cache_size
-                                        or self._cached_bytes > self.cache_bytes):
+        while len(self._cache) > 1 and (
+            len(self._cache) > self.cache_size or self._cached_bytes > self.cache_bytes
+        ):
             evicted, _ = self._cache.popitem(last=False)
             self._cached_bytes -= self._sizes.pop(evicted, 0)
         return record

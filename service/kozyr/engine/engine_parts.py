@@ -69,16 +69,25 @@ def check_expected(record: MatchRecord, expected: int | None, seat: int) -> None
     if expected is None or expected == record.version:
         return
     if expected < 1:  # a version the match can never be at: the request is wrong, not stale
-        raise MatchError(Kind.BAD_REQUEST, "BAD_EXPECTED_VERSION",
-                         "expected_version counts the match's entries: 1 or more",
-                         record.match_id, seat)
-    raise MatchError(Kind.CONFLICT, "STALE_VERSION",
-                     f"the match is at version {record.version}, not {expected}",
-                     record.match_id, seat)
+        raise MatchError(
+            Kind.BAD_REQUEST,
+            "BAD_EXPECTED_VERSION",
+            "expected_version counts the match's entries: 1 or more",
+            record.match_id,
+            seat,
+        )
+    raise MatchError(
+        Kind.CONFLICT,
+        "STALE_VERSION",
+        f"the match is at version {record.version}, not {expected}",
+        record.match_id,
+        seat,
+    )
 
 
-def fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
-                 server_seed: bytes | None = None) -> MatchRecord:
+def fold_stored(
+    record: MatchRecord | None, stored: Sequence[StoredEntry], server_seed: bytes | None = None
+) -> MatchRecord:
     for item in stored:
         record = apply_entry(record, Entry.from_canonical(item.text), item.hash, server_seed)
     assert record is not None
@@ -87,10 +96,13 @@ def fold_stored(record: MatchRecord | None, stored: Sequence[StoredEntry],
 
 def behind(match_id: str, current: int, why: str) -> MatchError:
     return MatchError(
-        Kind.UNAVAILABLE, "STREAM_BEHIND",
+        Kind.UNAVAILABLE,
+        "STREAM_BEHIND",
         f"the match's log is at version {current} but {why}: acknowledged moves are missing, "
         f"so it takes no writes until an operator runs `kozyr repair {match_id}` "
-        "(docs/operations.md)", match_id)
+        "(docs/operations.md)",
+        match_id,
+    )
 
 
 def text_bytes(stored: Sequence[StoredEntry]) -> int:
@@ -98,5 +110,6 @@ def text_bytes(stored: Sequence[StoredEntry]) -> int:
 
 
 def not_found(match_id: str) -> MatchError:
-    return MatchError(Kind.NOT_FOUND, "MATCH_NOT_FOUND", f"there is no match {match_id!r}",
-                      match_id)
+    return MatchError(
+        Kind.NOT_FOUND, "MATCH_NOT_FOUND", f"there is no match {match_id!r}", match_id
+    )

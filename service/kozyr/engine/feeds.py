@@ -42,8 +42,13 @@ class _Follow:
 
     __slots__ = ("deadline", "last", "sink", "version", "waiter")
 
-    def __init__(self, sink: Callable[[Step], object], version: int,
-                 waiter: asyncio.Future[None], deadline: float) -> None:
+    def __init__(
+        self,
+        sink: Callable[[Step], object],
+        version: int,
+        waiter: asyncio.Future[None],
+        deadline: float,
+    ) -> None:
         self.sink, self.version, self.waiter, self.deadline = sink, version, waiter, deadline
         self.last: Step | None = None
 
@@ -93,8 +98,9 @@ class Feeds:
         feed.waiters[waiter] = loop.time() + timeout
         await _parked(feed, feed.waiters, waiter)
 
-    async def follow(self, match_id: str, version: int, sink: Callable[[Step], object],
-                     timeout: float = 5.0) -> Step | None:
+    async def follow(
+        self, match_id: str, version: int, sink: Callable[[Step], object], timeout: float = 5.0
+    ) -> Step | None:
         """Hand `sink` each step this process appends after `version`, in order, from within
         the append itself: no task is woken per step. Return the last step handed over (None:
         none) once one finishes the match, a version comes that `sink` cannot be handed (another
@@ -232,9 +238,12 @@ class Feeds:
         if self._swept is not None and now - self._swept < 1.0:
             return
         self._swept = now
-        idle = [m for m in subscribed
-                if (f := self._feeds.get(m)) is None
-                or (f.idle_since is not None and now - f.idle_since > self.linger)]
+        idle = [
+            m
+            for m in subscribed
+            if (f := self._feeds.get(m)) is None
+            or (f.idle_since is not None and now - f.idle_since > self.linger)
+        ]
         if idle:
             await ticks.unsubscribe(idle)
             subscribed.difference_update(idle)
@@ -283,8 +292,9 @@ def _waiter(loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
     return loop.create_future()
 
 
-async def _parked(feed: _Feed, kept: dict[asyncio.Future[None], Any],
-                  waiter: asyncio.Future[None]) -> None:
+async def _parked(
+    feed: _Feed, kept: dict[asyncio.Future[None], Any], waiter: asyncio.Future[None]
+) -> None:
     """Await `waiter`, kept in `kept` (the feed's waiters or follows) meanwhile; the feed is
     idle from when its last one is gone (the listener drops idle feeds)."""
     feed.idle_since = None

@@ -60,7 +60,7 @@ def tick_channel(match_id: str) -> str:
 
 def match_of(name: str) -> str:
     """The match id inside a match key or channel name."""
-    return name[name.index("{") + 1:name.rindex("}")]
+    return name[name.index("{") + 1 : name.rindex("}")]
 
 
 def shared_key(name: str) -> str:

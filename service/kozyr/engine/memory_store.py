@@ -36,15 +36,24 @@ class MemoryStore:
         return log
 
     async def append(
-        self, match_id: str, expected_version: int, command_key: str, text: str, digest: str,
+        self,
+        match_id: str,
+        expected_version: int,
+        command_key: str,
+        text: str,
+        digest: str,
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append."""
-        return await self.append_many(match_id, expected_version, [(command_key, text, digest)],
-                                      meta)
+        return await self.append_many(
+            match_id, expected_version, [(command_key, text, digest)], meta
+        )
 
     async def append_many(
-        self, match_id: str, expected_version: int, entries: Sequence[tuple[str, str, str]],
+        self,
+        match_id: str,
+        expected_version: int,
+        entries: Sequence[tuple[str, str, str]],
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many."""
@@ -79,14 +88,16 @@ class MemoryStore:
         log.meta["repaired"] = str(log.fence)
         return fence, log.fence
 
-    async def read_after(self, match_id: str, version: int,
-                         upto: int | None = None) -> list[StoredEntry]:
+    async def read_after(
+        self, match_id: str, version: int, upto: int | None = None
+    ) -> list[StoredEntry]:
         """See Store.read_after."""
         log = self._logs.get(match_id)
         if log is None:
             return []
-        return [e for e in log.entries
-                if e.version > version and (upto is None or e.version <= upto)]
+        return [
+            e for e in log.entries if e.version > version and (upto is None or e.version <= upto)
+        ]
 
     async def version(self, match_id: str) -> int:
         """See Store.version."""
@@ -156,8 +167,9 @@ class MemoryStore:
         held = self._deadlines.get(match_id)
         return None if held is None else held[0]
 
-    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
-                              ) -> list[tuple[str, int]]:
+    async def claim_deadlines(
+        self, now_ms: int, lease_ms: int, limit: int
+    ) -> list[tuple[str, int]]:
         """See Store.claim_deadlines."""
         due = sorted((d, m) for m, (d, _) in self._deadlines.items() if d <= now_ms)[:limit]
         for _, m in due:
@@ -178,7 +190,7 @@ class MemoryStore:
         """Delete the newest `count` entries (the fence remembers them), so tests can damage a
         log the way a restored backup or a lost tail does."""
         log = self._logs[match_id]
-        del log.entries[len(log.entries) - count:]
+        del log.entries[len(log.entries) - count :]
 
 
 class MemoryTicks:

@@ -70,8 +70,9 @@ async def creating(platform: Platform | None, tenant: str, match_id: str) -> Non
         await platform.creating(tenant, match_id)
 
 
-async def appended(platform: Platform | None, before: MatchRecord | None, step: Step,
-                   tenant: str = "") -> None:
+async def appended(
+    platform: Platform | None, before: MatchRecord | None, step: Step, tenant: str = ""
+) -> None:
     """After an append (the engine's hook): a lifecycle entry goes to its owner's feed."""
     if platform is None or _same_phase(before, step.record):
         return  # a plain move: the feed has nothing to say (and no owner is looked up)
@@ -91,8 +92,14 @@ def _same_phase(before: MatchRecord | None, after: MatchRecord) -> bool:
 class Platform:
     """Feed and lobby writer of one process (any number of processes may run one)."""
 
-    def __init__(self, store: Store, platform_store: PlatformStore, *,
-                 clock: Callable[[], float] = time.time, grace_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        platform_store: PlatformStore,
+        *,
+        clock: Callable[[], float] = time.time,
+        grace_s: float = 5.0,
+    ) -> None:
         self.store = store
         self.data = platform_store
         self.owners = Owners(store)
@@ -124,8 +131,7 @@ class Platform:
         except MatchError as e:
             log.warning("feed_commit_deferred", match_id=step.record.match_id, error=e.code)
 
-    async def _commit(self, tenant: str, before: MatchRecord | None, step: Step, head: str
-                      ) -> bool:
+    async def _commit(self, tenant: str, before: MatchRecord | None, step: Step, head: str) -> bool:
         """Commit one entry; False if the feed was behind (caught up instead)."""
         after = step.record
         start, end = feed.phase(before), feed.phase(after)
@@ -137,9 +143,18 @@ class Platform:
         lists = feed.filters(entry)
         drop = sorted(feed.filters(feed.summary(before)) - lists) if before else []
         status, _ = await self.data.commit(
-            tenant, after.match_id, start, end, events, json.dumps(entry, sort_keys=True),
-            drop, sorted(lists), step.entry.time_ms if before is None else 0, after.finished,
-            self._now())
+            tenant,
+            after.match_id,
+            start,
+            end,
+            events,
+            json.dumps(entry, sort_keys=True),
+            drop,
+            sorted(lists),
+            step.entry.time_ms if before is None else 0,
+            after.finished,
+            self._now(),
+        )
         if status == "OK":
             self._ring(tenant, {e.type for e in lifecycle})
         if status == "BEHIND":
@@ -156,7 +171,8 @@ class Platform:
         fed = await self.data.fed(tenant, match_id)
         for before, step, digest in _steps(stored):
             if feed.phase(step.record) > fed and not await self._commit(
-                    tenant, before, step, digest):
+                tenant, before, step, digest
+            ):
                 return  # another writer moved the feed on meanwhile; its catch-up goes on
 
     # ------------------------------------------------------------------ sweeping
@@ -181,8 +197,7 @@ class Platform:
         await self.catch_up(tenant, match_id)
         return True
 
-    async def sweep_forever(self, tenants: Callable[[], Sequence[str]], interval_s: float
-                            ) -> None:
+    async def sweep_forever(self, tenants: Callable[[], Sequence[str]], interval_s: float) -> None:
         """Sweep at once (a restarted process catches up what died with it), then every
         `interval_s` seconds, until cancelled; a store that is away is tried again."""
         grace, self.grace_ms = self.grace_ms, 0
@@ -198,8 +213,9 @@ class Platform:
 
     # ------------------------------------------------------------------ reading
 
-    async def events(self, tenant: str, cursor: str, *, poll_s: float = 0.5,
-                     types: frozenset[str] = frozenset()) -> AsyncGenerator[FeedItem, None]:
+    async def events(
+        self, tenant: str, cursor: str, *, poll_s: float = 0.5, types: frozenset[str] = frozenset()
+    ) -> AsyncGenerator[FeedItem, None]:
         """Every event after `cursor`, then each new one, until the caller stops. Commits of
         this process ring at once (with `types`, only commits of those types: the caller
         keeps no other, so it need not read for them); other processes' are seen within
@@ -231,21 +247,25 @@ class Platform:
             if not wanted or not wanted.isdisjoint(types):
                 bell.set()
 
-    async def summaries(self, tenant: str, match_ids: Sequence[str]
-                        ) -> list[dict[str, Any] | None]:
+    async def summaries(self, tenant: str, match_ids: Sequence[str]) -> list[dict[str, Any] | None]:
         """The lobby entries of these matches, each caught up first if its log is ahead."""
         found = await self.data.summaries(tenant, match_ids)
         # A finished entry is final; any other may be behind its log: compare the phases.
-        indexed = {m: -1 if text is None else json.loads(text)["phase"]
-                   for m, (text, _) in zip(match_ids, found, strict=True)
-                   if text is None or json.loads(text)["status"] != "finished"}
+        indexed = {
+            m: -1 if text is None else json.loads(text)["phase"]
+            for m, (text, _) in zip(match_ids, found, strict=True)
+            if text is None or json.loads(text)["status"] != "finished"
+        }
         stale = list(indexed)
         behind: list[str] = []
         for at in range(0, len(stale), READ_BATCH):  # a few of the moves' connections at once
-            batch = stale[at:at + READ_BATCH]
+            batch = stale[at : at + READ_BATCH]
             written = await asyncio.gather(*(self.store.meta(m, PHASE) for m in batch))
-            behind += [m for m, w in zip(batch, written, strict=True)
-                       if w is not None and int(w) > indexed[m]]
+            behind += [
+                m
+                for m, w in zip(batch, written, strict=True)
+                if w is not None and int(w) > indexed[m]
+            ]
         for match_id in behind:
             await self.catch_up(tenant, match_id)
         if behind:
@@ -267,7 +287,8 @@ def _steps(stored: Sequence[StoredEntry]) -> list[tuple[MatchRecord | None, Step
         entry = Entry.from_canonical(item.text)
         after = apply_entry(record, entry, item.hash)
         if feed.phase(after) != feed.phase(record):
-            out.append((record, Step(entry, tuple(decode_events(after.game, entry)), after),
-                        item.hash))
+            out.append(
+                (record, Step(entry, tuple(decode_events(after.game, entry)), after), item.hash)
+            )
         record = after
     return out

@@ -36,10 +36,20 @@ class MemoryPlatformStore:
     def _t(self, tenant: str) -> _Tenant:
         return self._tenants.setdefault(tenant, _Tenant())
 
-    async def commit(self, tenant: str, match_id: str, before: int, after: int,
-                     events: Sequence[str], summary: str, drop: Sequence[str],
-                     lists: Sequence[str], created_ms: int, ended: bool, now_ms: int,
-                     ) -> tuple[CommitStatus, int]:
+    async def commit(
+        self,
+        tenant: str,
+        match_id: str,
+        before: int,
+        after: int,
+        events: Sequence[str],
+        summary: str,
+        drop: Sequence[str],
+        lists: Sequence[str],
+        created_ms: int,
+        ended: bool,
+        now_ms: int,
+    ) -> tuple[CommitStatus, int]:
         """See PlatformStore.commit."""
         t = self._t(tenant)
         fed = t.fed.get(match_id, 0)
@@ -84,23 +94,29 @@ class MemoryPlatformStore:
     async def due(self, tenant: str, before_ms: int, count: int) -> list[str]:
         """See PlatformStore.due."""
         live = self._t(tenant).live
-        return sorted((m for m, ms in live.items() if ms <= before_ms),
-                      key=lambda m: (live[m], m))[:count]
+        return sorted((m for m, ms in live.items() if ms <= before_ms), key=lambda m: (live[m], m))[
+            :count
+        ]
 
     async def drop_live(self, tenant: str, match_id: str) -> None:
         """See PlatformStore.drop_live."""
         self._t(tenant).live.pop(match_id, None)
 
-    async def lobby_scan(self, tenant: str, name: str, below: int | None, count: int
-                         ) -> list[tuple[str, int]]:
+    async def lobby_scan(
+        self, tenant: str, name: str, below: int | None, count: int
+    ) -> list[tuple[str, int]]:
         """See PlatformStore.lobby_scan."""
         members = self._t(tenant).lists.get(name, {})
-        rows = sorted(((m, s) for m, s in members.items() if below is None or s < below),
-                      key=lambda row: row[1], reverse=True)
+        rows = sorted(
+            ((m, s) for m, s in members.items() if below is None or s < below),
+            key=lambda row: row[1],
+            reverse=True,
+        )
         return rows[:count]
 
-    async def summaries(self, tenant: str, match_ids: Sequence[str]
-                        ) -> list[tuple[str | None, int]]:
+    async def summaries(
+        self, tenant: str, match_ids: Sequence[str]
+    ) -> list[tuple[str | None, int]]:
         """See PlatformStore.summaries."""
         t = self._t(tenant)
         return [(t.lobby.get(m), t.created.get(m, 0)) for m in match_ids]

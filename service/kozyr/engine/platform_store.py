@@ -45,10 +45,20 @@ class FeedItem:
 class PlatformStore(Protocol):
     """What the feed, the lobby and the webhook sender need from a store."""
 
-    async def commit(self, tenant: str, match_id: str, before: int, after: int,
-                     events: Sequence[str], summary: str, drop: Sequence[str],
-                     lists: Sequence[str], created_ms: int, ended: bool, now_ms: int,
-                     ) -> tuple[CommitStatus, int]:
+    async def commit(
+        self,
+        tenant: str,
+        match_id: str,
+        before: int,
+        after: int,
+        events: Sequence[str],
+        summary: str,
+        drop: Sequence[str],
+        lists: Sequence[str],
+        created_ms: int,
+        ended: bool,
+        now_ms: int,
+    ) -> tuple[CommitStatus, int]:
         """Append `events` to the feed and index `summary` in `lists` (leaving `drop`) if the
         feed holds phase `before` of the match: ("OK", after); ("DUPLICATE", fed) when it holds
         `after` or more; ("BEHIND", fed) when it holds less than `before`."""
@@ -78,13 +88,15 @@ class PlatformStore(Protocol):
         """Forget a live match that never came to exist."""
         ...
 
-    async def lobby_scan(self, tenant: str, name: str, below: int | None, count: int
-                         ) -> list[tuple[str, int]]:
+    async def lobby_scan(
+        self, tenant: str, name: str, below: int | None, count: int
+    ) -> list[tuple[str, int]]:
         """(match id, position) of list `name`, newest first, positions below `below`."""
         ...
 
-    async def summaries(self, tenant: str, match_ids: Sequence[str]
-                        ) -> list[tuple[str | None, int]]:
+    async def summaries(
+        self, tenant: str, match_ids: Sequence[str]
+    ) -> list[tuple[str | None, int]]:
         """Each match's summary JSON (None if unindexed) and creation time."""
         ...
 
@@ -145,8 +157,12 @@ class RedisPlatformStore:
     a RedisStore's pool behind that store's own gate (`sharing`: the feed and lobby add no
     connection of their own, and the pool never serves more callers than its size)."""
 
-    def __init__(self, client: AsyncClient, limit: int = 16,
-                 gate: Callable[[], AbstractAsyncContextManager[None]] | None = None) -> None:
+    def __init__(
+        self,
+        client: AsyncClient,
+        limit: int = 16,
+        gate: Callable[[], AbstractAsyncContextManager[None]] | None = None,
+    ) -> None:
         self.redis = client
         # On connections of their own like the match append (engine/redis_lane.py): each
         # match commits twice (created, ended), and redis-py's pooled path costs the event
@@ -170,8 +186,9 @@ class RedisPlatformStore:
         if not isinstance(client, aioredis.Redis):
             return cls(client, limit)
         pool = client.connection_pool
-        own = aioredis.ConnectionPool(connection_class=pool.connection_class,
-                                      max_connections=limit, **pool.connection_kwargs)
+        own = aioredis.ConnectionPool(
+            connection_class=pool.connection_class, max_connections=limit, **pool.connection_kwargs
+        )
         return cls(aioredis.Redis(connection_pool=own), limit)
 
     async def close(self) -> None:
@@ -191,19 +208,45 @@ class RedisPlatformStore:
             except redis.exceptions.OutOfMemoryError as e:
                 raise store_full() from e
 
-    async def commit(self, tenant: str, match_id: str, before: int, after: int,
-                     events: Sequence[str], summary: str, drop: Sequence[str],
-                     lists: Sequence[str], created_ms: int, ended: bool, now_ms: int,
-                     ) -> tuple[CommitStatus, int]:
+    async def commit(
+        self,
+        tenant: str,
+        match_id: str,
+        before: int,
+        after: int,
+        events: Sequence[str],
+        summary: str,
+        drop: Sequence[str],
+        lists: Sequence[str],
+        created_ms: int,
+        ended: bool,
+        now_ms: int,
+    ) -> tuple[CommitStatus, int]:
         """See PlatformStore.commit."""
         t = tenant
-        keys = [tenant_key(t, "feed"), tenant_key(t, "fed"), tenant_key(t, "lobby"),
-                tenant_key(t, "live"), tenant_key(t, "created"), tenant_key(t, "seq"),
-                tenant_key(t, "seq:next")]
+        keys = [
+            tenant_key(t, "feed"),
+            tenant_key(t, "fed"),
+            tenant_key(t, "lobby"),
+            tenant_key(t, "live"),
+            tenant_key(t, "created"),
+            tenant_key(t, "seq"),
+            tenant_key(t, "seq:next"),
+        ]
         keys += [tenant_key(t, f"list:{n}") for n in drop]
         keys += [tenant_key(t, f"list:{n}") for n in lists]
-        args: list[str | int] = [match_id, before, after, summary, created_ms,
-                                 "1" if ended else "0", len(drop), len(events), *events, now_ms]
+        args: list[str | int] = [
+            match_id,
+            before,
+            after,
+            summary,
+            created_ms,
+            "1" if ended else "0",
+            len(drop),
+            len(events),
+            *events,
+            now_ms,
+        ]
         async with self._slot():
             status, value = await self._commit(keys=keys, args=args)
         return status, int(value)
@@ -219,14 +262,16 @@ class RedisPlatformStore:
         low = f"({after}" if after and after != "0-0" else "-"
         async with self._slot():
             rows: list[tuple[str, Mapping[str, str]]] = await self.redis.xrange(  # type: ignore[assignment]
-                tenant_key(tenant, "feed"), min=low, max="+", count=count)
+                tenant_key(tenant, "feed"), min=low, max="+", count=count
+            )
         return [FeedItem(cursor, fields["e"]) for cursor, fields in rows]
 
     async def feed_top(self, tenant: str) -> str:
         """See PlatformStore.feed_top."""
         async with self._slot():
             rows: list[tuple[str, object]] = await self.redis.xrevrange(  # type: ignore[assignment]
-                tenant_key(tenant, "feed"), count=1)
+                tenant_key(tenant, "feed"), count=1
+            )
         return rows[0][0] if rows else "0-0"
 
     async def live(self, tenant: str, match_id: str, now_ms: int) -> None:
@@ -239,8 +284,9 @@ class RedisPlatformStore:
     async def due(self, tenant: str, before_ms: int, count: int) -> list[str]:
         """See PlatformStore.due."""
         async with self._slot():
-            found = await self.redis.zrangebyscore(tenant_key(tenant, "live"), "-inf",
-                                                   before_ms, start=0, num=count)
+            found = await self.redis.zrangebyscore(
+                tenant_key(tenant, "live"), "-inf", before_ms, start=0, num=count
+            )
         return [str(m) for m in found]
 
     async def drop_live(self, tenant: str, match_id: str) -> None:
@@ -248,23 +294,26 @@ class RedisPlatformStore:
         async with self._slot():
             await self.redis.zrem(tenant_key(tenant, "live"), match_id)
 
-    async def lobby_scan(self, tenant: str, name: str, below: int | None, count: int
-                         ) -> list[tuple[str, int]]:
+    async def lobby_scan(
+        self, tenant: str, name: str, below: int | None, count: int
+    ) -> list[tuple[str, int]]:
         """See PlatformStore.lobby_scan."""
         top = "+inf" if below is None else f"({below}"
         async with self._slot():
             rows: list[tuple[str, float]] = await self.redis.zrevrangebyscore(  # type: ignore[assignment]
-                tenant_key(tenant, f"list:{name}"), top, "-inf", start=0, num=count,
-                withscores=True)
+                tenant_key(tenant, f"list:{name}"), top, "-inf", start=0, num=count, withscores=True
+            )
         return [(str(m), int(s)) for m, s in rows]
 
-    async def summaries(self, tenant: str, match_ids: Sequence[str]
-                        ) -> list[tuple[str | None, int]]:
+    async def summaries(
+        self, tenant: str, match_ids: Sequence[str]
+    ) -> list[tuple[str | None, int]]:
         """See PlatformStore.summaries."""
         if not match_ids:
             return []
         async with self._slot():
             texts = await self.redis.hmget(tenant_key(tenant, "lobby"), list(match_ids))
             times = await self.redis.hmget(tenant_key(tenant, "created"), list(match_ids))
-        return [(None if t is None else str(t), int(c or 0))
-                for t, c in zip(texts, times, strict=True)]
+        return [
+            (None if t is None else str(t), int(c or 0)) for t, c in zip(texts, times, strict=True)
+        ]

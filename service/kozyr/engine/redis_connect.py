@@ -61,8 +61,7 @@ def parse_cluster_url(url: str) -> ClusterUrl:
         nodes.append((host.strip("[]"), int(port)))
     if not nodes:
         raise ValueError(f"a Redis Cluster URL names at least one node: {url!r}")
-    return ClusterUrl(tuple(nodes), user or None, password or None,
-                      CLUSTER_SCHEMES[scheme.lower()])
+    return ClusterUrl(tuple(nodes), user or None, password or None, CLUSTER_SCHEMES[scheme.lower()])
 
 
 def connect(url: str, *, max_connections: int = 64, **kwargs: Any) -> AsyncClient:
@@ -70,13 +69,19 @@ def connect(url: str, *, max_connections: int = 64, **kwargs: Any) -> AsyncClien
 
     For a cluster, `max_connections` bounds the pool of each node."""
     if not is_cluster(url):
-        return aioredis.Redis.from_url(url, max_connections=max_connections,
-                                       decode_responses=True, **kwargs)
+        return aioredis.Redis.from_url(
+            url, max_connections=max_connections, decode_responses=True, **kwargs
+        )
     parsed = parse_cluster_url(url)
     return aiocluster.RedisCluster(
         startup_nodes=[aiocluster.ClusterNode(h, p) for h, p in parsed.nodes],
-        username=parsed.username, password=parsed.password, ssl=parsed.tls,
-        max_connections=max_connections, decode_responses=True, **kwargs)
+        username=parsed.username,
+        password=parsed.password,
+        ssl=parsed.tls,
+        max_connections=max_connections,
+        decode_responses=True,
+        **kwargs,
+    )
 
 
 def connect_sync(url: str, **kwargs: Any) -> SyncClient:
@@ -85,20 +90,30 @@ def connect_sync(url: str, **kwargs: Any) -> SyncClient:
         return redis.Redis.from_url(url, decode_responses=True, **kwargs)
     parsed = parse_cluster_url(url)
     return redis.cluster.RedisCluster(
-        startup_nodes=[redis.cluster.ClusterNode(h, p)  # type: ignore[no-untyped-call]
-                       for h, p in parsed.nodes],
-        username=parsed.username, password=parsed.password, ssl=parsed.tls,
-        decode_responses=True, **kwargs)
+        startup_nodes=[
+            redis.cluster.ClusterNode(h, p)  # type: ignore[no-untyped-call]
+            for h, p in parsed.nodes
+        ],
+        username=parsed.username,
+        password=parsed.password,
+        ssl=parsed.tls,
+        decode_responses=True,
+        **kwargs,
+    )
 
 
 async def server_version(client: AsyncClient) -> tuple[int, ...]:
     """The Redis version of the server (of the lowest node, for a cluster)."""
     info: Any = await client.info("server")
     # A cluster answers {node name: info} from every node; one server answers its info.
-    infos = list(info.values()) if isinstance(info, dict) and "redis_version" not in info \
-        else [info]
-    versions = [tuple(int(p) for p in str(i["redis_version"]).split(".")[:3]) for i in infos
-                if isinstance(i, dict) and "redis_version" in i]
+    infos = (
+        list(info.values()) if isinstance(info, dict) and "redis_version" not in info else [info]
+    )
+    versions = [
+        tuple(int(p) for p in str(i["redis_version"]).split(".")[:3])
+        for i in infos
+        if isinstance(i, dict) and "redis_version" in i
+    ]
     return min(versions) if versions else (0,)
 
 
@@ -108,8 +123,9 @@ class _Translated:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 tb: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: object
+    ) -> None:
         if error is not None and (made := store_error(error)) is not None:
             raise made from error
 
@@ -125,22 +141,30 @@ def translated() -> _Translated:
 def store_error(e: BaseException) -> MatchError | None:
     """The MatchError a redis-py error stands for (see `translated`); None for any other."""
     if isinstance(e, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError | OSError):
-        return MatchError(Kind.UNAVAILABLE, "STORE_UNAVAILABLE",
-                          "the event store is unreachable; retry shortly")
-    if isinstance(e, redis.exceptions.ClusterError | redis.exceptions.TryAgainError
-                  | redis.exceptions.RedisClusterException):
+        return MatchError(
+            Kind.UNAVAILABLE, "STORE_UNAVAILABLE", "the event store is unreachable; retry shortly"
+        )
+    if isinstance(
+        e,
+        redis.exceptions.ClusterError
+        | redis.exceptions.TryAgainError
+        | redis.exceptions.RedisClusterException,
+    ):
         # A Redis Cluster between a master's loss and its replica's promotion (or a slot on
         # the move): the client retried already; the caller may retry shortly.
-        return MatchError(Kind.UNAVAILABLE, "STORE_FAILING_OVER",
-                          "the event store is failing over; retry shortly")
+        return MatchError(
+            Kind.UNAVAILABLE, "STORE_FAILING_OVER", "the event store is failing over; retry shortly"
+        )
     if isinstance(e, redis.exceptions.BusyLoadingError):
-        return MatchError(Kind.UNAVAILABLE, "STORE_LOADING",
-                          "the event store is loading its data; retry shortly")
+        return MatchError(
+            Kind.UNAVAILABLE, "STORE_LOADING", "the event store is loading its data; retry shortly"
+        )
     if isinstance(e, redis.exceptions.ResponseError) and str(e).startswith("OOM"):
         return store_full()
     if torn_write(e):
-        return MatchError(Kind.UNAVAILABLE, "STORE_UNAVAILABLE",
-                          "the event store is unreachable; retry shortly")
+        return MatchError(
+            Kind.UNAVAILABLE, "STORE_UNAVAILABLE", "the event store is unreachable; retry shortly"
+        )
     return None
 
 
@@ -161,8 +185,11 @@ def torn_write(e: BaseException) -> bool:
     while tb is not None:
         files.append(tb.tb_frame.f_code.co_filename.replace("\\", "/"))
         tb = tb.tb_next
-    return bool(files) and files[-1].endswith(_WRITE_PATH) and any(
-        f.endswith(_WRITE_PATH[0]) for f in files)
+    return (
+        bool(files)
+        and files[-1].endswith(_WRITE_PATH)
+        and any(f.endswith(_WRITE_PATH[0]) for f in files)
+    )
 
 
 class Gate:
@@ -178,7 +205,8 @@ class Gate:
     async def __aenter__(self) -> None:
         await self._turns.acquire()
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        tb: object) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: object
+    ) -> None:
         self._turns.release()
         _TRANSLATED.__exit__(kind, error, tb)

@@ -171,8 +171,9 @@ class ScriptLane:
             if self._lane is not None and self._lane.lost is None:
                 return self._lane
             try:
-                async with asyncio.timeout(self.settings.get("socket_connect_timeout")
-                                           or self.timeout):
+                async with asyncio.timeout(
+                    self.settings.get("socket_connect_timeout") or self.timeout
+                ):
                     self._lane = await self._connect()
             except TimeoutError:
                 raise redis.exceptions.TimeoutError("timed out connecting to Redis") from None
@@ -182,14 +183,16 @@ class ScriptLane:
 
     async def _connect(self) -> _Lane:
         loop, s = asyncio.get_running_loop(), self.settings
+
         def made() -> _Lane:
             return _Lane(self.timeout)
 
         if "path" in s:
             _, lane = await loop.create_unix_connection(made, s["path"])
         else:
-            _, lane = await loop.create_connection(made, s.get("host", "localhost"),
-                                                   s.get("port", 6379))
+            _, lane = await loop.create_connection(
+                made, s.get("host", "localhost"), s.get("port", 6379)
+            )
         try:
             if s.get("password"):
                 await lane.send("AUTH", *filter(None, (s.get("username"), s["password"])))

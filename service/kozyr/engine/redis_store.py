@@ -48,8 +48,17 @@ from kozyr.engine.redis_ticks import RedisTicks, ticks_for
 from kozyr.engine.store import AppendStatus, StoredEntry, Ticks
 
 # The key helpers stay importable from here (they live in kozyr.engine.keys).
-__all__ = ["APPEND_LUA", "REPAIR_LUA", "RedisStore", "RedisTicks", "cmds_key", "fence_key",
-           "log_key", "meta_key", "tick_channel"]
+__all__ = [
+    "APPEND_LUA",
+    "REPAIR_LUA",
+    "RedisStore",
+    "RedisTicks",
+    "cmds_key",
+    "fence_key",
+    "log_key",
+    "meta_key",
+    "tick_channel",
+]
 
 APPEND_LUA = """
 -- ARGV: expected version, tick channel, n, the first entry's prev ('': read it from the entry),
@@ -100,8 +109,11 @@ return {'OK', tostring(last)}
 """
 
 # The end of an entry's canonical text (sorted keys, no spaces): after `prev` come numbers only.
-_CANONICAL_TAIL = re.compile(r'"prev":"([0-9a-f]*)","schema":[0-9]+,"seat":-?[0-9]+,'
-                             r'"time_ms":-?[0-9]+,"version":[0-9]+}\Z', re.ASCII)
+_CANONICAL_TAIL = re.compile(
+    r'"prev":"([0-9a-f]*)","schema":[0-9]+,"seat":-?[0-9]+,'
+    r'"time_ms":-?[0-9]+,"version":[0-9]+}\Z',
+    re.ASCII,
+)
 
 
 def prev_of(text: str) -> str:
@@ -194,7 +206,6 @@ return due
 """
 
 
-
 BACKGROUND = 8  # connections of the moves' pool kept for background tasks
 
 
@@ -209,8 +220,15 @@ class RedisStore:
     for good, and a client that drops thousands of calls at once cancels exactly so.)
     """
 
-    def __init__(self, client: AsyncClient, watch_client: AsyncClient | None = None,
-                 *, limit: int = 64, watch_limit: int = 8, sharded: bool = False) -> None:
+    def __init__(
+        self,
+        client: AsyncClient,
+        watch_client: AsyncClient | None = None,
+        *,
+        limit: int = 64,
+        watch_limit: int = 8,
+        sharded: bool = False,
+    ) -> None:
         self.redis = client
         self.watch_redis = watch_client or client
         self._repair: AsyncScript = client.register_script(REPAIR_LUA)
@@ -228,17 +246,21 @@ class RedisStore:
         self._watch_gate = Gate(watch_limit)
 
     @classmethod
-    def from_url(cls, url: str, *, max_connections: int = 64, watch_connections: int = 8,
-                 **kwargs: Any) -> RedisStore:
+    def from_url(
+        cls, url: str, *, max_connections: int = 64, watch_connections: int = 8, **kwargs: Any
+    ) -> RedisStore:
         """Connect lazily to the Redis at `url` (redis://, rediss://, unix:// or a Redis
         Cluster's redis+cluster://host:port,... - see kozyr.engine.redis_connect)."""
         # Each pool has room beyond its gate: the watchers' for the ticks listener, the moves'
         # for the service's background tasks (the revocation listener holds a connection for
         # good; the feed sweep, webhook sender and timer loop take one now and then). A pool
         # only as big as its gate gave false STORE_UNAVAILABLE with 64 moves in flight.
-        return cls(connect(url, max_connections=max_connections + BACKGROUND, **kwargs),
-                   connect(url, max_connections=watch_connections + 4, **kwargs),
-                   limit=max_connections, watch_limit=watch_connections)
+        return cls(
+            connect(url, max_connections=max_connections + BACKGROUND, **kwargs),
+            connect(url, max_connections=watch_connections + 4, **kwargs),
+            limit=max_connections,
+            watch_limit=watch_connections,
+        )
 
     @property
     def cluster(self) -> bool:
@@ -251,7 +273,6 @@ class RedisStore:
         self.sharded = sharded
         script = APPEND_LUA.replace("'PUBLISH'", "'SPUBLISH'") if sharded else APPEND_LUA
         self._append = laned(self.redis, self.redis.register_script(script))
-
 
     async def ready(self) -> None:
         """Connect now (errors surface here, not on the first move); on a Redis Cluster of
@@ -289,8 +310,9 @@ class RedisStore:
         See Store.append. The fence key keeps the highest version ever acknowledged, so a
         stream that lost acknowledged entries answers BEHIND instead of being written over.
         """
-        return await self.append_many(match_id, expected_version, [(command_key, text, digest)],
-                                      meta)
+        return await self.append_many(
+            match_id, expected_version, [(command_key, text, digest)], meta
+        )
 
     async def append_many(
         self,
@@ -300,8 +322,12 @@ class RedisStore:
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many: one script call for the whole run."""
-        args: list[str | int] = [expected_version, tick_channel(match_id), len(entries),
-                                 prev_of(entries[0][1]) if entries else ""]
+        args: list[str | int] = [
+            expected_version,
+            tick_channel(match_id),
+            len(entries),
+            prev_of(entries[0][1]) if entries else "",
+        ]
         for key, text, digest in entries:
             args += [key, text, digest]
         for k, v in (meta or {}).items():
@@ -321,7 +347,8 @@ class RedisStore:
         """See Store.repair."""
         async with self.slot():
             fence, top = await self._repair(
-                keys=[log_key(match_id), fence_key(match_id), meta_key(match_id)])
+                keys=[log_key(match_id), fence_key(match_id), meta_key(match_id)]
+            )
         return int(fence), int(top)
 
     async def read_after(
@@ -332,21 +359,24 @@ class RedisStore:
         high = "+" if upto is None else f"{upto}-0"
         async with self.slot():
             rows: list[tuple[str, dict[str, str]]] = await self.redis.xrange(
-                log_key(match_id), min=low, max=high)  # type: ignore[assignment]
+                log_key(match_id), min=low, max=high
+            )  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
     async def version(self, match_id: str) -> int:
         """The stream's current version (0 when the match does not exist)."""
         async with self.slot():
             rows: list[tuple[str, Any]] = await self.redis.xrevrange(  # type: ignore[assignment]
-                log_key(match_id), count=1)
+                log_key(match_id), count=1
+            )
         return int(rows[0][0].split("-", 1)[0]) if rows else 0
 
     async def read_watched(self, match_id: str, version: int) -> list[StoredEntry]:
         """See Store.read_watched: the watchers' own pool."""
         async with self.slot(watch=True):
             rows: list[tuple[str, dict[str, str]]] = await self.watch_redis.xrange(
-                log_key(match_id), min=f"({version}-0" if version > 0 else "-")  # type: ignore[assignment]
+                log_key(match_id), min=f"({version}-0" if version > 0 else "-"
+            )  # type: ignore[assignment]
         return [_stored(entry_id, fields) for entry_id, fields in rows]
 
     def ticks(self) -> Ticks:
@@ -365,7 +395,6 @@ class RedisStore:
             value = await self.redis.hget(cmds_key(match_id), command_key)
         return None if value is None else int(value)
 
-
     # --- speed: snapshots ---
 
     async def put_snapshot(self, match_id: str, version: int, text: str) -> None:
@@ -377,7 +406,8 @@ class RedisStore:
         """See Store.snapshot."""
         async with self.slot():
             kept: dict[str, str] = await self.redis.hgetall(  # type: ignore[assignment]
-                snapshot_key(match_id))
+                snapshot_key(match_id)
+            )
         if "v" not in kept or "s" not in kept:
             return None
         return int(kept["v"]), kept["s"]
@@ -395,7 +425,8 @@ class RedisStore:
         async with self.slot():
             done = await self._set_deadline(
                 keys=[deadlines_key(shard), deadline_versions_key(shard)],
-                args=[match_id, version, "" if due_ms is None else due_ms])
+                args=[match_id, version, "" if due_ms is None else due_ms],
+            )
         return bool(done)
 
     async def deadline_of(self, match_id: str) -> int | None:
@@ -404,8 +435,9 @@ class RedisStore:
             score = await self.redis.zscore(deadlines_key(deadline_shard(match_id)), match_id)
         return None if score is None else int(score)
 
-    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
-                              ) -> list[tuple[str, int]]:
+    async def claim_deadlines(
+        self, now_ms: int, lease_ms: int, limit: int
+    ) -> list[tuple[str, int]]:
         """See Store.claim_deadlines: every shard, starting from a rotating one so that no
         shard waits behind the others when more than `limit` are due."""
         claimed: list[tuple[str, int]] = []
@@ -420,11 +452,12 @@ class RedisStore:
                 break
             shard = (start + k) % DEADLINE_SHARDS
             async with self.slot():
-                rows = await self._claim(keys=[deadlines_key(shard)],
-                                         args=[now_ms, now_ms + lease_ms, limit - len(claimed)])
+                rows = await self._claim(
+                    keys=[deadlines_key(shard)],
+                    args=[now_ms, now_ms + lease_ms, limit - len(claimed)],
+                )
             claimed += [(str(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
         return claimed
-
 
     async def set_watched(self, match_id: str, seats: Mapping[int, int]) -> None:
         """See Store.set_watched: a hash in the match's slot that expires with its last

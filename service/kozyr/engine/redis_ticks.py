@@ -31,8 +31,11 @@ MAX_HEARD = 10_000  # ticks handed over by one `next` at most
 
 def ticks_for(client: AsyncClient, *, sharded: bool = False) -> Ticks:
     """The ticks of `client`'s server (see the module docstring)."""
-    if isinstance(client, aioredis.Redis) and not sharded and (
-            client.connection_pool.connection_class in (Connection, UnixDomainSocketConnection)):
+    if (
+        isinstance(client, aioredis.Redis)
+        and not sharded
+        and (client.connection_pool.connection_class in (Connection, UnixDomainSocketConnection))
+    ):
         return LaneTicks(client)
     return RedisTicks(client, sharded=sharded)
 
@@ -43,8 +46,10 @@ async def _tops(client: AsyncClient, ids: list[str]) -> dict[str, int]:
         for m in ids:
             pipe.xrevrange(log_key(m), count=1)
         tops = await pipe.execute()
-    return {m: int(rows[0][0].split("-", 1)[0]) if rows else 0
-            for m, rows in zip(ids, tops, strict=True)}
+    return {
+        m: int(rows[0][0].split("-", 1)[0]) if rows else 0
+        for m, rows in zip(ids, tops, strict=True)
+    }
 
 
 class _Listener(asyncio.Protocol):
@@ -122,7 +127,8 @@ class LaneTicks:
                     _, listener = await loop.create_unix_connection(_Listener, s["path"])
                 else:
                     _, listener = await loop.create_connection(
-                        _Listener, s.get("host", "localhost"), s.get("port", 6379))
+                        _Listener, s.get("host", "localhost"), s.get("port", 6379)
+                    )
             self._listener = listener
             if s.get("password"):
                 listener.write("AUTH", *filter(None, (s.get("username"), s["password"])))
@@ -174,8 +180,11 @@ class LaneTicks:
                     raise listener.lost
         taken = listener.heard[:MAX_HEARD]
         del listener.heard[:MAX_HEARD]
-        return [(match_id, int(version)) for channel, version in taken
-                if (match_id := match_of(channel)) in self._matches]
+        return [
+            (match_id, int(version))
+            for channel, version in taken
+            if (match_id := match_of(channel)) in self._matches
+        ]
 
     async def close(self) -> None:
         """See Ticks.close."""
@@ -243,7 +252,8 @@ class RedisTicks:
     async def _message(self, timeout: float) -> dict[str, Any] | None:
         if self._sharded:
             message: dict[str, Any] | None = await self._pubsub.get_sharded_message(
-                ignore_subscribe_messages=True, timeout=timeout)
+                ignore_subscribe_messages=True, timeout=timeout
+            )
             return message
         return await self._pubsub.get_message(timeout=timeout)  # type: ignore[no-any-return]
 
@@ -256,8 +266,10 @@ class RedisTicks:
         with translated():
             message = await self._message(timeout)
             while message is not None and len(heard) < 10_000:
-                if message.get("type") in ("message", "smessage") and (
-                        match_id := match_of(message["channel"])) in self._matches:
+                if (
+                    message.get("type") in ("message", "smessage")
+                    and (match_id := match_of(message["channel"])) in self._matches
+                ):
                     heard.append((match_id, int(message["data"])))
                 message = await self._message(0)
         return heard

@@ -26,8 +26,11 @@ def _repair(args: argparse.Namespace) -> int:
     except MatchError as e:
         print(f"kozyr repair: {e.message}")
         return 2
-    url = args.redis_url or os.environ.get("REDIS_URL") or \
-        f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
+    url = (
+        args.redis_url
+        or os.environ.get("REDIS_URL")
+        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
+    )
 
     async def run() -> tuple[int, int]:
         store = RedisStore.from_url(url)
@@ -47,8 +50,10 @@ def _repair(args: argparse.Namespace) -> int:
         print(f"kozyr repair: {e.message} ({url})")
         return 1
     if fence > kept:
-        print(f"match {args.match_id}: versions {kept + 1}..{fence} were acknowledged and are "
-              f"lost; the log goes on from version {kept}")
+        print(
+            f"match {args.match_id}: versions {kept + 1}..{fence} were acknowledged and are "
+            f"lost; the log goes on from version {kept}"
+        )
     else:
         print(f"match {args.match_id}: nothing was lost (at version {kept}); the fence is set")
     return 0
@@ -58,10 +63,19 @@ def register(sub: Any) -> None:
     """Add `kozyr repair` to the command line."""
     parser = sub.add_parser("repair", help="accept a match's log after the store lost entries")
     parser.add_argument("match_id")
-    parser.add_argument("--redis-url", default=None,
-                        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)")
-    parser.add_argument("--data-dir", default="data",
-                        help="the data folder of a running `kozyr serve` with its embedded Redis")
-    parser.add_argument("--force", action="store_true",
-                        help="set the fence even when the store holds no entry of the match")
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default="data",
+        help="the data folder of a running `kozyr serve` with its embedded Redis",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="set the fence even when the store holds no entry of the match",
+    )
     parser.set_defaults(func=_repair)

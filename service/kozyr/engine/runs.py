@@ -32,8 +32,9 @@ Heard = Callable[[Step], None]
 RUN_LIMIT = 64  # entries per append: bounds the script's time in Redis and a watcher's burst
 
 
-async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: Heard, *,
-                   limit: int = RUN_LIMIT) -> list[Step]:
+async def play_run(
+    engine: Engine, match_id: str, next_move: NextMove, heard: Heard, *, limit: int = RUN_LIMIT
+) -> list[Step]:
     """Decide moves while `next_move` gives one (at most `limit`) and append them as one.
 
     `heard` is told of each step as it is decided (before the append: a bot's history must
@@ -49,8 +50,11 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
         meta = {PHASE: str(phase(last))} if phase(last) != phase(before) else None
         keys = [command_key(s.entry.seat, s.entry.command_id) for s in steps]
         status, version = await engine.store.append_many(
-            match_id, before.version, [(k, s.text, s.digest) for k, s in zip(keys, steps,
-                                                                             strict=True)], meta)
+            match_id,
+            before.version,
+            [(k, s.text, s.digest) for k, s in zip(keys, steps, strict=True)],
+            meta,
+        )
         if status in ("CONFLICT", "DUPLICATE"):
             return []
         if status != "OK":
@@ -60,8 +64,9 @@ async def play_run(engine: Engine, match_id: str, next_move: NextMove, heard: He
         return steps
 
 
-async def _decide(engine: Engine, record: MatchRecord, next_move: NextMove, heard: Heard,
-                  limit: int) -> list[Step]:
+async def _decide(
+    engine: Engine, record: MatchRecord, next_move: NextMove, heard: Heard, limit: int
+) -> list[Step]:
     steps: list[Step] = []
     now = engine.now_ms()
     while len(steps) < limit and not record.finished:

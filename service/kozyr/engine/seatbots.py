@@ -161,8 +161,9 @@ class SeatBots:
         record = step.record
         version = record.version
         if version == 1:
-            self._seen[record.match_id] = {s: (0, []) for s, bot in enumerate(record.terms.bots)
-                                           if bot}
+            self._seen[record.match_id] = {
+                s: (0, []) for s, bot in enumerate(record.terms.bots) if bot
+            }
             while len(self._seen) > self.cache_size:
                 self._seen.popitem(last=False)
         seats = self._seen.get(record.match_id)
@@ -205,8 +206,13 @@ class SeatBots:
         """The bot's command for `seat` from what that seat may see (its Seat observation)."""
         game = record.game
         history = await self.history(record.match_id, seat, record.version)
-        observation = Seat(game, seat, game.view(record.state, seat), history,
-                           game.legal_commands(record.state, seat))
+        observation = Seat(
+            game,
+            seat,
+            game.view(record.state, seat),
+            history,
+            game.legal_commands(record.state, seat),
+        )
         bot = self._bot(record, seat, spec)
         if quick(spec):
             return bot.choose(observation)
@@ -245,8 +251,9 @@ class SeatBots:
         key = (record.match_id, seat, spec)
         bot = self._bots.get(key)
         if bot is None:
-            bot = self._bots[key] = make_bot(spec, record.game, seat,
-                                             bot_seed(record.match_id, seat))
+            bot = self._bots[key] = make_bot(
+                spec, record.game, seat, bot_seed(record.match_id, seat)
+            )
             while len(self._bots) > self.cache_size:
                 self._bots.popitem(last=False)
         self._bots.move_to_end(key)

@@ -38,12 +38,16 @@ class SeedBox:
         try:
             if not stored.startswith(PREFIX):
                 raise ValueError("not a sealed seed")
-            raw = base64.b64decode(stored[len(PREFIX):])
+            raw = base64.b64decode(stored[len(PREFIX) :])
             return self._aead.decrypt(raw[:12], raw[12:], match_id.encode())
         except Exception as e:  # InvalidTag, bad base64: the same answer, nothing leaked
-            raise MatchError(Kind.INTERNAL, "SEED_SEALED_ELSEWHERE",
-                             "the match's seed cannot be opened with this server's seed key "
-                             "(every replica needs the same --seed-key-file)", match_id) from e
+            raise MatchError(
+                Kind.INTERNAL,
+                "SEED_SEALED_ELSEWHERE",
+                "the match's seed cannot be opened with this server's seed key "
+                "(every replica needs the same --seed-key-file)",
+                match_id,
+            ) from e
 
 
 def load_or_create(path: Path) -> SeedBox:

@@ -50,12 +50,14 @@ class Seeds:
         sealed = await self.store.meta(match_id, "sealed_seed")
         if sealed is not None:
             if self.box is None:
-                raise MatchError(Kind.INTERNAL, "SEED_SEALED_ELSEWHERE",
-                                 "the match's seed is sealed and this server has no seed key",
-                                 match_id)
+                raise MatchError(
+                    Kind.INTERNAL,
+                    "SEED_SEALED_ELSEWHERE",
+                    "the match's seed is sealed and this server has no seed key",
+                    match_id,
+                )
             return self.box.open(match_id, sealed)
         value = await self.store.meta(match_id, "server_seed")
         if value is None:
-            raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing",
-                             match_id)
+            raise MatchError(Kind.INTERNAL, "SEED_MISSING", "the match's seed is missing", match_id)
         return bytes.fromhex(value)

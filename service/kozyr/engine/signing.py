@@ -65,8 +65,9 @@ class Signer:
     def receipt(self, match_id: str, version: int, entry_hash: str, commitment: str) -> Receipt:
         """The receipt of one entry: anything that appends calls this with what it appended."""
         message = signed_bytes(match_id, version, entry_hash, commitment, self.key_id)
-        return Receipt(match_id, version, entry_hash, commitment, self.key_id,
-                       self._key.sign(message).hex())
+        return Receipt(
+            match_id, version, entry_hash, commitment, self.key_id, self._key.sign(message).hex()
+        )
 
 
 class EntryReceipts:
@@ -87,8 +88,7 @@ class EntryReceipts:
         key = (match_id, version, digest)
         receipt = self._recent.get(key)
         if receipt is None or receipt.commitment != commitment:
-            receipt = self._recent[key] = self.signer.receipt(match_id, version, digest,
-                                                              commitment)
+            receipt = self._recent[key] = self.signer.receipt(match_id, version, digest, commitment)
             if len(self._recent) > self._size:
                 self._recent.popitem(last=False)
         return receipt
@@ -145,8 +145,9 @@ def read_listing(folder: Path) -> tuple[PublicKey, ...]:
 
 def _write_listing(folder: Path, keys: tuple[PublicKey, ...]) -> None:
     lines = ["# kozyr signing keys: <key id> <Ed25519 public key, hex> current|retired"]
-    lines += [f"{k.key_id} {k.public_key.hex()} {'current' if k.current else 'retired'}"
-              for k in keys]
+    lines += [
+        f"{k.key_id} {k.public_key.hex()} {'current' if k.current else 'retired'}" for k in keys
+    ]
     tmp = folder / (LISTING + ".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     os.replace(tmp, folder / LISTING)

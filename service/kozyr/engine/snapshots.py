@@ -58,15 +58,27 @@ def dump(record: MatchRecord) -> str:
     state = encode(record.state) if record.state is not None else None
     withheld: list[list[str | int]] = []
     _cut_seeds(state, [], withheld)
-    body = json.dumps({
-        "format": FORMAT, "game": record.game.NAME, "version": record.version,
-        "head": record.head, "created": encode(record.created), "names": list(record.names),
-        "contributions": list(record.contributions), "revealed_seed": record.revealed_seed,
-        "terms": encode(record.terms), "seedless": record.seedless, "state": state,
-        "users": list(record.users), "clock": encode(record.clock),
-        "ended": None if record.ended is None else encode(record.ended),
-        "withheld": withheld,
-    }, separators=(",", ":"), sort_keys=True)
+    body = json.dumps(
+        {
+            "format": FORMAT,
+            "game": record.game.NAME,
+            "version": record.version,
+            "head": record.head,
+            "created": encode(record.created),
+            "names": list(record.names),
+            "contributions": list(record.contributions),
+            "revealed_seed": record.revealed_seed,
+            "terms": encode(record.terms),
+            "seedless": record.seedless,
+            "state": state,
+            "users": list(record.users),
+            "clock": encode(record.clock),
+            "ended": None if record.ended is None else encode(record.ended),
+            "withheld": withheld,
+        },
+        separators=(",", ":"),
+        sort_keys=True,
+    )
     return f"{_digest(body)}:{body}"
 
 
@@ -115,11 +127,22 @@ def load(match_id: str, text: str, server_seed: bytes | None = None) -> Snapshot
         state: Any = None
         if data["state"] is not None:  # every game's state is its package's State
             state = decode_as(game.State, data["state"])  # type: ignore[attr-defined]
-        record = MatchRecord(match_id, game, created, tuple(data["names"]), contributions,
-                             state, int(data["version"]), str(data["head"]),
-                             str(data["revealed_seed"]), decode_as(MatchTerms, data["terms"]),
-                             seedless, tuple(data["users"]), decode_as(Clock, data["clock"]),
-                             None if data["ended"] is None else decode_as(Outcome, data["ended"]))
+        record = MatchRecord(
+            match_id,
+            game,
+            created,
+            tuple(data["names"]),
+            contributions,
+            state,
+            int(data["version"]),
+            str(data["head"]),
+            str(data["revealed_seed"]),
+            decode_as(MatchTerms, data["terms"]),
+            seedless,
+            tuple(data["users"]),
+            decode_as(Clock, data["clock"]),
+            None if data["ended"] is None else decode_as(Outcome, data["ended"]),
+        )
     except SnapshotError:
         raise
     except Exception as e:  # any damage below the checksum: unusable, never fatal
@@ -141,10 +164,27 @@ def discard_reason(snapshot: Snapshot, stream_hash: str | None) -> str | None:
 
 def same_record(a: MatchRecord, b: MatchRecord) -> bool:
     """Whether two records agree on everything a fold determines."""
-    return (a.version, a.head, a.names, a.contributions, a.revealed_seed, a.state,
-            a.created, a.terms, a.seedless) == (
-        b.version, b.head, b.names, b.contributions, b.revealed_seed, b.state, b.created,
-        b.terms, b.seedless)
+    return (
+        a.version,
+        a.head,
+        a.names,
+        a.contributions,
+        a.revealed_seed,
+        a.state,
+        a.created,
+        a.terms,
+        a.seedless,
+    ) == (
+        b.version,
+        b.head,
+        b.names,
+        b.contributions,
+        b.revealed_seed,
+        b.state,
+        b.created,
+        b.terms,
+        b.seedless,
+    )
 
 
 def report(match_id: str, version: int, why: str) -> None:
@@ -160,9 +200,15 @@ class Snapshots:
     """The engine's side of snapshots: take one every `every` entries, load cold matches from
     one, audit one cold load in `audit_every` against the full fold (0: never)."""
 
-    def __init__(self, store: Store, on_disagreement: Callable[[str], None] | None = None,
-                 server_seed: Callable[[str], Awaitable[bytes]] | None = None, *,
-                 every: int = 64, audit_every: int = 16) -> None:
+    def __init__(
+        self,
+        store: Store,
+        on_disagreement: Callable[[str], None] | None = None,
+        server_seed: Callable[[str], Awaitable[bytes]] | None = None,
+        *,
+        every: int = 64,
+        audit_every: int = 16,
+    ) -> None:
         self.store = store
         self.server_seed = server_seed  # the sealed seed, to put the match seed back
         self.every = every
@@ -214,8 +260,9 @@ class Snapshots:
             self._spawn(self.audit(match_id, snap.record, seed))
         return record, len(text) + sum(len(item.text) for item in tail)
 
-    async def audit(self, match_id: str, snapshot: MatchRecord,
-                    server_seed: bytes | None = None) -> bool:
+    async def audit(
+        self, match_id: str, snapshot: MatchRecord, server_seed: bytes | None = None
+    ) -> bool:
         """Fold the stream up to the snapshot's version and compare; a snapshot that differs
         is discarded, reported, and the engine told to forget the record (True: it agreed)."""
         stored = await self.store.read_after(match_id, 0, upto=snapshot.version)

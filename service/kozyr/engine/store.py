@@ -29,15 +29,21 @@ class StoredEntry:
 
 def store_full() -> MatchError:
     """The store has no room (Redis at maxmemory): nothing was written."""
-    return MatchError(Kind.EXHAUSTED, "STORE_FULL",
-                      "the event store is full; nothing was written - retry later")
+    return MatchError(
+        Kind.EXHAUSTED, "STORE_FULL", "the event store is full; nothing was written - retry later"
+    )
 
 
 class Store(Protocol):
     """What the engine needs from an event store."""
 
     async def append(
-        self, match_id: str, expected_version: int, command_key: str, text: str, digest: str,
+        self,
+        match_id: str,
+        expected_version: int,
+        command_key: str,
+        text: str,
+        digest: str,
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the log is at `expected_version` and the command is new.
@@ -53,7 +59,10 @@ class Store(Protocol):
         ...
 
     async def append_many(
-        self, match_id: str, expected_version: int, entries: Sequence[tuple[str, str, str]],
+        self,
+        match_id: str,
+        expected_version: int,
+        entries: Sequence[tuple[str, str, str]],
         meta: Mapping[str, str] | None = None,
     ) -> tuple[AppendStatus, int]:
         """Append a run of entries (command key, text, hash) as one, all or none: the checks of
@@ -68,8 +77,9 @@ class Store(Protocol):
         version accept it too. Returns (the version acknowledged before, the version kept)."""
         ...
 
-    async def read_after(self, match_id: str, version: int,
-                         upto: int | None = None) -> list[StoredEntry]:
+    async def read_after(
+        self, match_id: str, version: int, upto: int | None = None
+    ) -> list[StoredEntry]:
         """Entries with versions in (version, upto] - all later ones when upto is None."""
         ...
 
@@ -123,8 +133,9 @@ class Store(Protocol):
         """The match's recorded deadline (its lease's end while claimed), None without one."""
         ...
 
-    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int
-                              ) -> list[tuple[str, int]]:
+    async def claim_deadlines(
+        self, now_ms: int, lease_ms: int, limit: int
+    ) -> list[tuple[str, int]]:
         """Claim up to `limit` deadlines due at `now_ms`: each is pushed to `now_ms + lease_ms`
         (so a claimer that dies is covered by another after the lease) and returned as
         (match id, the deadline it had)."""

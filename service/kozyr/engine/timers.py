@@ -42,9 +42,17 @@ SOON_KEPT = 10_000  # alarms the loop keeps in mind (see run)
 class Timers:
     """Keeps the store's deadlines of this process's matches and applies due ones."""
 
-    def __init__(self, engine: Engine, seatbots: SeatBots, *, interval_s: float = 0.02,
-                 idle_interval_s: float = 0.25, lease_ms: int = 5_000, batch: int = 256,
-                 concurrency: int = 64) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        seatbots: SeatBots,
+        *,
+        interval_s: float = 0.02,
+        idle_interval_s: float = 0.25,
+        lease_ms: int = 5_000,
+        batch: int = 256,
+        concurrency: int = 64,
+    ) -> None:
         self.engine = engine
         self.seatbots = seatbots
         self.interval_s = interval_s
@@ -98,8 +106,12 @@ class Timers:
         earlier = self._alarms.get(match_id, 0)
         if at is None and earlier is None and match_id in self._alarms:
             return
-        if (due is not None and due.kind == "BOT" and earlier
-                and clock.BOT_SLACK_MS // 2 < earlier - self.engine.now_ms() <= clock.BOT_SLACK_MS):
+        if (
+            due is not None
+            and due.kind == "BOT"
+            and earlier
+            and clock.BOT_SLACK_MS // 2 < earlier - self.engine.now_ms() <= clock.BOT_SLACK_MS
+        ):
             return  # the alarm of an earlier bot decision, still ahead: it covers this one
         self._spawn(self._set(match_id, at, record.version))
         self._expect(match_id, at)
@@ -142,8 +154,7 @@ class Timers:
         while True:
             polled = self.engine.now_ms()
             try:
-                claimed = await self.engine.store.claim_deadlines(polled, self.lease_ms,
-                                                                  self.batch)
+                claimed = await self.engine.store.claim_deadlines(polled, self.lease_ms, self.batch)
             except MatchError as e:
                 log.warning("deadlines_unavailable", code=e.code)
                 claimed = []
@@ -177,15 +188,15 @@ class Timers:
         its slack) is dropped, or every such match would wake the loop to poll every shard
         for nothing; one it no longer remembers (past the bound of _alarms) still stands."""
         soon, alarms = self._soon, self._alarms
-        while soon and (soon[0][0] <= after_ms or alarms.get(soon[0][1], soon[0][0])
-                        != soon[0][0]):
+        while soon and (soon[0][0] <= after_ms or alarms.get(soon[0][1], soon[0][0]) != soon[0][0]):
             heapq.heappop(soon)
         return soon[0][0] if soon else None
 
     async def tick(self) -> int:
         """One pass: claim what is due now and apply it, waiting for the results (tests)."""
-        claimed = await self.engine.store.claim_deadlines(self.engine.now_ms(), self.lease_ms,
-                                                          self.batch)
+        claimed = await self.engine.store.claim_deadlines(
+            self.engine.now_ms(), self.lease_ms, self.batch
+        )
         for match_id, _ in claimed:
             await self._gate.acquire()
             await self._handle(match_id)

@@ -46,8 +46,9 @@ def _pad(request_id: str, match_id: str, seat: int) -> bytes:
 
 def request_match_id(scope: str, request_id: str) -> str:
     """The id of the match a request id creates within a caller's scope (its tenant)."""
-    digest = hmac.new(b"kozyr/request-id/v1", f"{scope}\x00{request_id}".encode(),
-                      hashlib.sha256).hexdigest()
+    digest = hmac.new(
+        b"kozyr/request-id/v1", f"{scope}\x00{request_id}".encode(), hashlib.sha256
+    ).hexdigest()
     return digest[:16]
 
 
@@ -66,12 +67,16 @@ class RequestRecord:
     tokens: tuple[dict[str, object], ...]
 
 
-def seal(request_id: str, match_id: str, tokens: Sequence[SeatToken], body_fingerprint: str,
-         time_ms: int) -> str:
+def seal(
+    request_id: str, match_id: str, tokens: Sequence[SeatToken], body_fingerprint: str, time_ms: int
+) -> str:
     """The idempotency record of a creation, as stored."""
     sealed = [
-        {"seat": t.seat, "name": t.name,
-         "token": _xor(_token_raw(t.token), _pad(request_id, match_id, t.seat)).hex()}
+        {
+            "seat": t.seat,
+            "name": t.name,
+            "token": _xor(_token_raw(t.token), _pad(request_id, match_id, t.seat)).hex(),
+        }
         for t in tokens
     ]
     return json.dumps({"fingerprint": body_fingerprint, "time_ms": time_ms, "tokens": sealed})
@@ -86,9 +91,17 @@ def read_record(stored: str) -> RequestRecord:
 def unseal(request_id: str, match_id: str, record: RequestRecord) -> tuple[SeatToken, ...]:
     """The tokens of an earlier creation under `request_id`."""
     return tuple(
-        SeatToken(int(str(t["seat"])), str(t["name"]), base64.urlsafe_b64encode(
-            _xor(bytes.fromhex(str(t["token"])), _pad(request_id, match_id, int(str(t["seat"]))))
-        ).rstrip(b"=").decode())
+        SeatToken(
+            int(str(t["seat"])),
+            str(t["name"]),
+            base64.urlsafe_b64encode(
+                _xor(
+                    bytes.fromhex(str(t["token"])), _pad(request_id, match_id, int(str(t["seat"])))
+                )
+            )
+            .rstrip(b"=")
+            .decode(),
+        )
         for t in record.tokens
     )
 

@@ -22,10 +22,12 @@ Game = AnyGame
 
 # Each rules module is checked against the contract with its own types (mypy --strict).
 _DIX: GameContract[dix.Config, dix.State, dix.Play, dix.Event, dix.View] = dix
-_SIX_DOZENS: GameContract[six_dozens.Config, six_dozens.State, six_dozens.Play, six_dozens.Event,
-                  six_dozens.View] = six_dozens
-_DURAK_DICE: GameContract[durak_dice.Config, durak_dice.State, durak_dice.Command, durak_dice.Event,
-                  durak_dice.View] = durak_dice
+_SIX_DOZENS: GameContract[
+    six_dozens.Config, six_dozens.State, six_dozens.Play, six_dozens.Event, six_dozens.View
+] = six_dozens
+_DURAK_DICE: GameContract[
+    durak_dice.Config, durak_dice.State, durak_dice.Command, durak_dice.Event, durak_dice.View
+] = durak_dice
 
 GAMES: dict[str, AnyGame] = {
     dix.NAME: dix,
@@ -43,6 +45,17 @@ def get_game(name: str) -> AnyGame:
 
 
 __all__ = [
-    "GAMES", "AnyGame", "Dealt", "FirstDealerChosen", "Game", "GameContract", "IllegalMove",
-    "InvalidOptions", "MatchStarted", "Outcome", "Setup", "fold", "get_game",
+    "GAMES",
+    "AnyGame",
+    "Dealt",
+    "FirstDealerChosen",
+    "Game",
+    "GameContract",
+    "IllegalMove",
+    "InvalidOptions",
+    "MatchStarted",
+    "Outcome",
+    "Setup",
+    "fold",
+    "get_game",
 ]

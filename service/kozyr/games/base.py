@@ -161,17 +161,29 @@ def start_events(
     config: ConfigT, players: Sequence[str], seed: bytes, setup: Setup
 ) -> tuple[MatchStarted[ConfigT], FirstDealerChosen]:
     """R-1 … R-3: the two events that open every match (the lot of R-2 drawn from the seed)."""
-    started = MatchStarted(config, tuple(players), seed, setup.first_dealer,
-                           tuple(tuple(d) for d in setup.decks),
-                           tuple(tuple(r) for r in setup.dice), setup.prearranged)
+    started = MatchStarted(
+        config,
+        tuple(players),
+        seed,
+        setup.first_dealer,
+        tuple(tuple(d) for d in setup.decks),
+        tuple(tuple(r) for r in setup.dice),
+        setup.prearranged,
+    )
     return started, FirstDealerChosen(*first_dealer(seed, setup, len(players)))
 
 
 def redact_started(event: MatchStarted[ConfigT]) -> MatchStarted[ConfigT]:
     """MatchStarted without the seed and the prearranged orders (their number stays shown)."""
-    return MatchStarted(event.config, event.players, b"", event.first_dealer,
-                        tuple(() for _ in event.decks), tuple(() for _ in event.dice),
-                        event.prearranged)
+    return MatchStarted(
+        event.config,
+        event.players,
+        b"",
+        event.first_dealer,
+        tuple(() for _ in event.decks),
+        tuple(() for _ in event.dice),
+        event.prearranged,
+    )
 
 
 def redact_dealt(event: Dealt, viewer: int | None) -> Dealt:
@@ -285,7 +297,8 @@ def zone_mask(new: Mapping[str, Sequence[Card]], zone: str, kept: int) -> int:
 
 
 def fold(
-    game: Game[Any, StateT, Any, EventT, Any], events: Iterable[EventT],
+    game: Game[Any, StateT, Any, EventT, Any],
+    events: Iterable[EventT],
     state: StateT | None = None,
 ) -> StateT:
     """Apply events in order to a state (None: from the start of the match)."""
@@ -298,9 +311,7 @@ def fold(
     return out
 
 
-def resolve_options(
-    specs: Sequence[OptionSpec], raw: Mapping[str, object]
-) -> dict[str, object]:
+def resolve_options(specs: Sequence[OptionSpec], raw: Mapping[str, object]) -> dict[str, object]:
     """Check raw options against specs and fill defaults (R-6); raise InvalidOptions.
 
     Values may be typed (int, bool, str) or strings as they arrive over the wire.
@@ -336,9 +347,11 @@ def _coerce(spec: OptionSpec, value: object) -> object:
             raise bad
         low, high = spec.minimum, spec.maximum
         if (low is not None and value < low) or (high is not None and value > high):
-            raise InvalidOptions("BAD_OPTION_VALUE",
-                                 f"option {spec.name!r} must be {_range_text(low, high)}, "
-                                 f"not {value}", rule=rule)
+            raise InvalidOptions(
+                "BAD_OPTION_VALUE",
+                f"option {spec.name!r} must be {_range_text(low, high)}, not {value}",
+                rule=rule,
+            )
     elif spec.kind == "bool":
         if isinstance(value, str):
             lowered = value.strip().lower()
@@ -355,7 +368,8 @@ def _coerce(spec: OptionSpec, value: object) -> object:
             raise InvalidOptions(
                 "BAD_OPTION_VALUE",
                 f"option {spec.name!r} cannot be {value!r}: write {value.strip().upper()!r}",
-                rule="R-6")
+                rule="R-6",
+            )
     elif spec.kind == "suits":
         return _suits(spec, value, bad)
     else:  # pragma: no cover - a programming error in a game's spec
@@ -378,8 +392,10 @@ def _suits(spec: OptionSpec, value: object, bad: InvalidOptions) -> tuple[Suit, 
         raise bad from None
     if len(set(suits)) != len(suits):
         raise InvalidOptions(
-            "BAD_OPTION_VALUE", f"option {spec.name!r}: the suits given must be different",
-            rule=spec.rule)
+            "BAD_OPTION_VALUE",
+            f"option {spec.name!r}: the suits given must be different",
+            rule=spec.rule,
+        )
     return suits
 
 
@@ -393,30 +409,33 @@ def check_players(title: str, low: int, high: int, players: int) -> None:
     """Refuse a player count outside low..high (the game's heading in docs/rules.md)."""
     if not low <= players <= high:
         allowed = f"exactly {low}" if low == high else f"{low} to {high}"
-        raise InvalidOptions("BAD_PLAYER_COUNT",
-                             f"{title} is for {allowed} players, not {players}")
+        raise InvalidOptions("BAD_PLAYER_COUNT", f"{title} is for {allowed} players, not {players}")
 
 
 def check_deal_setup(setup: Setup, players: int, cards: Sequence[Card], *, dice: bool) -> None:
     """R-2, R-3: refuse a first dealer who is not a seat, a prearranged deck that is not the
     game's deck in some order, and rolls where the game has no dice or outside 1..6."""
     if setup.first_dealer is not None and not 0 <= setup.first_dealer < players:
-        raise InvalidOptions("BAD_FIRST_DEALER",
-                             f"there is no seat {setup.first_dealer} to deal first "
-                             f"(seats are 0 to {players - 1})", rule="R-2")
+        raise InvalidOptions(
+            "BAD_FIRST_DEALER",
+            f"there is no seat {setup.first_dealer} to deal first (seats are 0 to {players - 1})",
+            rule="R-2",
+        )
     expected = sorted(cards)
     for k, order in enumerate(setup.decks, 1):
         if len(order) != len(expected) or sorted(order) != expected:
             raise InvalidOptions(
                 "BAD_DECK",
                 f"prearranged deck {k} must hold each card of the {len(expected)}-card deck once",
-                rule="R-3")
+                rule="R-3",
+            )
     if setup.dice and not dice:
         raise InvalidOptions("BAD_SETUP", "this game uses no dice", rule="R-3")
     for k, rolls in enumerate(setup.dice, 1):
         if any(type(r) is not int or not 1 <= r <= 6 for r in rolls):
-            raise InvalidOptions("BAD_DICE", f"the rolls of game {k} must be numbers 1 to 6",
-                                 rule="R-3")
+            raise InvalidOptions(
+                "BAD_DICE", f"the rolls of game {k} must be numbers 1 to 6", rule="R-3"
+            )
 
 
 def first_dealer(seed: bytes, setup: Setup, players: int) -> tuple[int, bool]:

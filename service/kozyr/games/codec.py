@@ -36,16 +36,25 @@ def _same(value: Any) -> Any:
 
 def _listed(values: Any) -> list[Any]:
     # Most lists are of cards (a deck, a hand) or numbers (scores, sizes): those skip the call.
-    return [v if (t := type(v)) is int or t is str else v.code if t is Card else _encode_value(v)
-            for v in values]
+    return [
+        v if (t := type(v)) is int or t is str else v.code if t is Card else _encode_value(v)
+        for v in values
+    ]
 
 
 # Encoders by exact type: every entry of every move is encoded, and a dictionary lookup is
 # several times cheaper than the chain of isinstance checks below, which stays for the rest
 # (subclasses, other enums) and adds each dataclass it meets.
 _BY_TYPE: dict[type, Encoder] = {
-    int: _same, str: _same, bool: _same, type(None): _same, bytes: bytes.hex,
-    Card: lambda c: c.code, Suit: lambda s: s.letter, tuple: _listed, list: _listed,
+    int: _same,
+    str: _same,
+    bool: _same,
+    type(None): _same,
+    bytes: bytes.hex,
+    Card: lambda c: c.code,
+    Suit: lambda s: s.letter,
+    tuple: _listed,
+    list: _listed,
 }
 
 
@@ -76,9 +85,11 @@ OMIT_DEFAULT = {"omit_default": True}  # field metadata: leave the field out whi
 
 _CODE = operator.attrgetter("code")
 # Any value: plain ones as they are, the rest by type (the field's hint says nothing more).
-_GENERAL = ("v if (t := type(v)) is int or t is str else v.code if t is Card"
-            " else _listed(v) if t is tuple else v if t is bool or v is None"
-            " else _encode_value(v)")
+_GENERAL = (
+    "v if (t := type(v)) is int or t is str else v.code if t is Card"
+    " else _listed(v) if t is tuple else v if t is bool or v is None"
+    " else _encode_value(v)"
+)
 
 
 def _field_code(hint: Any) -> str:
@@ -100,8 +111,12 @@ def _dataclass_encoder(cls: type) -> Encoder:
     """An encoder written for `cls`: one statement per field, so encoding an entry's events
     (every move, every match created) runs no loop over field names."""
     lines = ["def enc(obj):", f"    out = {{'type': {cls.__name__!r}}}"]
-    defaults: dict[str, Any] = {"_encode_value": _encode_value, "Card": Card, "_listed": _listed,
-                                "_code": _CODE}
+    defaults: dict[str, Any] = {
+        "_encode_value": _encode_value,
+        "Card": Card,
+        "_listed": _listed,
+        "_code": _CODE,
+    }
     try:
         hints = typing.get_type_hints(cls)
     except (NameError, TypeError):  # a hint not resolvable here: each field the general way
@@ -164,16 +179,20 @@ def _dataclass_decoder(tp: Any) -> Decoder:
     # Written for `cls` like its encoder, one statement per field, and a plain value (int,
     # str, bool) taken as it is: a served bot decodes every event and view it is sent.
     lines = ["def dec(data):", "    get = data.get", "    kwargs = {}"]
-    defaults: dict[str, Any] = {"cls": cls, "MISSING": _MISSING, "missing": partial(
-        _missing, cls.__name__)}
+    defaults: dict[str, Any] = {
+        "cls": cls,
+        "MISSING": _MISSING,
+        "missing": partial(_missing, cls.__name__),
+    }
     for k, f in enumerate(f for f in dataclasses.fields(cls) if f.init):
         decoder = _decoder_for(hints[f.name])
         value = "v" if decoder is _identity else f"d{k}(v)"
         defaults[f"d{k}"] = decoder
         lines.append(f"    v = get({f.name!r}, MISSING)")
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            lines.append(f"    kwargs[{f.name!r}] = missing({f.name!r}) if v is MISSING else "
-                         f"{value}")
+            lines.append(
+                f"    kwargs[{f.name!r}] = missing({f.name!r}) if v is MISSING else {value}"
+            )
         else:  # left out: the field's default
             lines.append(f"    if v is not MISSING: kwargs[{f.name!r}] = {value}")
     lines.append("    return cls(**kwargs)")

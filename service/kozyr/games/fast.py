@@ -28,9 +28,13 @@ def _filling(cls: Any, target: str, scope: dict[str, Any]) -> tuple[list[str], l
     """The parameters and the body lines that fill `target`'s slots through their descriptors
     (one call a field; the helpers they need go into `scope`), after checking that `cls` is a
     frozen, slotted dataclass this can build exactly as its own `__init__` would."""
-    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)
-            and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
-            and "__slots__" in cls.__dict__ and not hasattr(cls, "__post_init__")):
+    if not (
+        isinstance(cls, type)
+        and dataclasses.is_dataclass(cls)
+        and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        and "__slots__" in cls.__dict__
+        and not hasattr(cls, "__post_init__")
+    ):
         raise TypeError(f"{cls!r} is not a frozen slotted dataclass without __post_init__")
     params, body = [], []
     for f in dataclasses.fields(cls):
@@ -38,14 +42,17 @@ def _filling(cls: Any, target: str, scope: dict[str, Any]) -> tuple[list[str], l
         # The helpers' names cannot clash with a field's, which never starts with two
         # underscores in these modules (checked).
         if name.startswith("__") or f.kw_only or f.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{name}: only positional fields with plain "
-                            "defaults (and no leading double underscore) are supported")
+            raise TypeError(
+                f"{cls.__name__}.{name}: only positional fields with plain "
+                "defaults (and no leading double underscore) are supported"
+            )
         scope[f"__set_{name}"] = cls.__dict__[name].__set__
         value = name
         if not f.init:
             if f.default is dataclasses.MISSING:
-                raise TypeError(f"{cls.__name__}.{name}: a field left out of __init__ needs "
-                                "a default")
+                raise TypeError(
+                    f"{cls.__name__}.{name}: a field left out of __init__ needs a default"
+                )
             value = f"__value_{name}"
             scope[value] = f.default
         elif f.default is dataclasses.MISSING:
@@ -65,8 +72,12 @@ def constructor(cls: Callable[P, T]) -> Callable[P, T]:
     env: dict[str, Any] = {"__new": object.__new__, "__cls": cls}
     params, body = _filling(cls, "o", env)
     # The source is made from field names only.
-    exec("\n".join([f"def make({', '.join(params)}):", "    o = __new(__cls)", *body,
-                     "    return o"]), env)
+    exec(
+        "\n".join(
+            [f"def make({', '.join(params)}):", "    o = __new(__cls)", *body, "    return o"]
+        ),
+        env,
+    )
     make: Callable[P, T] = env["make"]
     make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
     make.__doc__ = f"A {cls.__name__}, made as {cls.__name__}(...) would make it, faster."
@@ -78,8 +89,9 @@ def quick_init(cls: type[T]) -> type[T]:
     scope: dict[str, Any] = {}
     params, body = _filling(cls, "self", scope)
     # The source is made from field names only; every value comes from `scope`.
-    exec(f"def __init__({', '.join(['self', *params])}):\n" + "\n".join(body or ["    pass"]),
-         scope)
+    exec(
+        f"def __init__({', '.join(['self', *params])}):\n" + "\n".join(body or ["    pass"]), scope
+    )
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__

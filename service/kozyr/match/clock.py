@@ -74,31 +74,44 @@ class Due:
 # ---------------------------------------------------------------------------- terms
 
 
-def make_terms(*, bots: Sequence[str] = (), clock: str = "NONE", limit_ms: int = 0,
-               bank_ms: int = 0, increment_ms: int = 0, days: int = 0, policy: str = "FORFEIT",
-               policy_bot: str = "", grace_ms: int = 0, expire_ms: int = 0) -> MatchTerms:
+def make_terms(
+    *,
+    bots: Sequence[str] = (),
+    clock: str = "NONE",
+    limit_ms: int = 0,
+    bank_ms: int = 0,
+    increment_ms: int = 0,
+    days: int = 0,
+    policy: str = "FORFEIT",
+    policy_bot: str = "",
+    grace_ms: int = 0,
+    expire_ms: int = 0,
+) -> MatchTerms:
     """Checked terms (BAD_REQUEST with a precise code, rule R-8/R-9); CORRESPONDENCE takes
     `days`, the others milliseconds."""
     if clock not in CLOCKS:
-        raise _bad("BAD_TIME_CONTROL", f"the time control is one of {', '.join(CLOCKS)}",
-                          rule="R-8")
+        raise _bad(
+            "BAD_TIME_CONTROL", f"the time control is one of {', '.join(CLOCKS)}", rule="R-8"
+        )
     if policy not in POLICIES:
-        raise _bad("BAD_TIMEOUT_POLICY", f"the policy is one of {', '.join(POLICIES)}",
-                          rule="R-9")
+        raise _bad("BAD_TIMEOUT_POLICY", f"the policy is one of {', '.join(POLICIES)}", rule="R-9")
     if clock == "CORRESPONDENCE":
         if not 1 <= days <= 366:
-            raise _bad("BAD_TIME_CONTROL", "correspondence takes 1 to 366 days per "
-                                                  "decision", rule="R-8")
+            raise _bad(
+                "BAD_TIME_CONTROL", "correspondence takes 1 to 366 days per decision", rule="R-8"
+            )
         limit_ms = days * DAY_MS
-    for name, value in (("limit_ms", limit_ms), ("bank_ms", bank_ms),
-                        ("increment_ms", increment_ms), ("grace_ms", grace_ms),
-                        ("expire_ms", expire_ms)):
+    for name, value in (
+        ("limit_ms", limit_ms),
+        ("bank_ms", bank_ms),
+        ("increment_ms", increment_ms),
+        ("grace_ms", grace_ms),
+        ("expire_ms", expire_ms),
+    ):
         if not 0 <= value <= MAX_LIMIT_MS:
-            raise _bad("BAD_TIME_CONTROL", f"{name} must be 0 to {MAX_LIMIT_MS}",
-                              rule="R-8")
+            raise _bad("BAD_TIME_CONTROL", f"{name} must be 0 to {MAX_LIMIT_MS}", rule="R-8")
     if clock == "DECISION" and limit_ms <= 0:
-        raise _bad("BAD_TIME_CONTROL", "a limit per decision must be above 0",
-                          rule="R-8")
+        raise _bad("BAD_TIME_CONTROL", "a limit per decision must be above 0", rule="R-8")
     if clock == "FISCHER" and bank_ms <= 0:
         raise _bad("BAD_TIME_CONTROL", "a Fischer bank must be above 0", rule="R-8")
     if clock == "NONE":
@@ -108,11 +121,18 @@ def make_terms(*, bots: Sequence[str] = (), clock: str = "NONE", limit_ms: int =
     else:
         limit_ms = 0
     if (policy == "BOT") != bool(policy_bot):
-        raise _bad("BAD_TIMEOUT_POLICY", "the BOT policy, and only it, names its bot",
-                          rule="R-9")
-    return MatchTerms(bots=tuple(bots) if any(bots) else (), clock=clock, limit_ms=limit_ms,
-                      bank_ms=bank_ms, increment_ms=increment_ms, policy=policy,
-                      policy_bot=policy_bot, grace_ms=grace_ms, expire_ms=expire_ms)
+        raise _bad("BAD_TIMEOUT_POLICY", "the BOT policy, and only it, names its bot", rule="R-9")
+    return MatchTerms(
+        bots=tuple(bots) if any(bots) else (),
+        clock=clock,
+        limit_ms=limit_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        policy=policy,
+        policy_bot=policy_bot,
+        grace_ms=grace_ms,
+        expire_ms=expire_ms,
+    )
 
 
 def _bad(code: str, message: str, rule: str) -> MatchError:
@@ -129,8 +149,9 @@ def bot_window_ms(terms: MatchTerms) -> int:
 # ---------------------------------------------------------------------------- the fold
 
 
-def after_entry(record: MatchRecord, state: Any, events: Sequence[Any], time_ms: int,
-                seat: int, own: bool) -> Clock:
+def after_entry(
+    record: MatchRecord, state: Any, events: Sequence[Any], time_ms: int, seat: int, own: bool
+) -> Clock:
     """The clock after one entry (`record` is the one before it; `state` the game's after it;
     `own`: the entry is `seat`'s own decision, a game command)."""
     terms, old = record.terms, record.clock
@@ -153,8 +174,9 @@ def after_entry(record: MatchRecord, state: Any, events: Sequence[Any], time_ms:
             banks[timed_out.seat] = terms.increment_ms
         if timed_out.policy == "BOT":
             botted.add(timed_out.seat)
-    return Clock(old.created_ms, time_ms, tuple(banks), tuple(sorted(botted)),
-                 tuple(sorted(decided)))
+    return Clock(
+        old.created_ms, time_ms, tuple(banks), tuple(sorted(botted)), tuple(sorted(decided))
+    )
 
 
 def ending_of(record: MatchRecord, state: Any, events: Sequence[Any]) -> Outcome | None:
@@ -173,11 +195,21 @@ def ending_of(record: MatchRecord, state: Any, events: Sequence[Any]) -> Outcome
         if isinstance(event, Abandoned):
             return _forfeit(game, state, event.seat, "ABANDONED")
         if isinstance(event, Aborted):
-            return Outcome((), (0,) * n, f"seat {event.seat} aborted the match: no result (R-7)",
-                           termination="ABORTED", seats=(event.seat,))
+            return Outcome(
+                (),
+                (0,) * n,
+                f"seat {event.seat} aborted the match: no result (R-7)",
+                termination="ABORTED",
+                seats=(event.seat,),
+            )
         if isinstance(event, Expired):
-            return Outcome((), (0,) * n, "the open seats were never filled: no result (R-7)",
-                           termination="EXPIRED", seats=event.seats)
+            return Outcome(
+                (),
+                (0,) * n,
+                "the open seats were never filled: no result (R-7)",
+                termination="EXPIRED",
+                seats=event.seats,
+            )
     return None
 
 
@@ -186,8 +218,9 @@ _ENDINGS = frozenset(ENDING_EVENTS)
 
 def _forfeit(game: Any, state: Any, seat: int, termination: str) -> Outcome:
     outcome: Outcome = game.forfeit(state, seat)
-    return Outcome(outcome.winners, outcome.scores, outcome.reason, outcome.details,
-                   termination, (seat,))
+    return Outcome(
+        outcome.winners, outcome.scores, outcome.reason, outcome.details, termination, (seat,)
+    )
 
 
 def normal_outcome(record: MatchRecord, outcome: Outcome) -> Outcome:
@@ -258,9 +291,14 @@ def check_in_time(record: MatchRecord, seat: int, time_ms: int) -> None:
     if due is None or due.seat != seat or due.kind == "BOT":
         return
     if time_ms > due.at_ms:
-        raise MatchError(Kind.RULES, "OUT_OF_TIME",
-                         f"seat {seat}'s time ran out {time_ms - due.at_ms} ms ago",
-                         record.match_id, seat, rule="R-8")
+        raise MatchError(
+            Kind.RULES,
+            "OUT_OF_TIME",
+            f"seat {seat}'s time ran out {time_ms - due.at_ms} ms ago",
+            record.match_id,
+            seat,
+            rule="R-8",
+        )
 
 
 def may_abort(record: MatchRecord, seat: int) -> None:
@@ -268,9 +306,14 @@ def may_abort(record: MatchRecord, seat: int) -> None:
     if record.finished:
         raise _over(record, seat)
     if record.started and len(record.clock.decided) == len(record.names):
-        raise MatchError(Kind.RULES, "TOO_LATE_TO_ABORT",
-                         "every seat has made its first decision; resign instead",
-                         record.match_id, seat, rule="R-7")
+        raise MatchError(
+            Kind.RULES,
+            "TOO_LATE_TO_ABORT",
+            "every seat has made its first decision; resign instead",
+            record.match_id,
+            seat,
+            rule="R-7",
+        )
 
 
 def may_claim(record: MatchRecord, claimant: int, time_ms: int, watched: bool) -> int:
@@ -280,18 +323,34 @@ def may_claim(record: MatchRecord, claimant: int, time_ms: int, watched: bool) -
         raise _over(record, claimant)
     seat = record.game.to_act(record.state) if record.started else None
     if seat is None or seat == claimant:
-        raise MatchError(Kind.RULES, "NOTHING_TO_CLAIM", "the match waits for no other seat",
-                         record.match_id, claimant, rule="R-7")
+        raise MatchError(
+            Kind.RULES,
+            "NOTHING_TO_CLAIM",
+            "the match waits for no other seat",
+            record.match_id,
+            claimant,
+            rule="R-7",
+        )
     if terms.policy != "FORFEIT":
-        raise MatchError(Kind.RULES, "POLICY_PLAYS_ON",
-                         f"under {terms.policy} the server plays for an absent seat",
-                         record.match_id, claimant, rule="R-7")
+        raise MatchError(
+            Kind.RULES,
+            "POLICY_PLAYS_ON",
+            f"under {terms.policy} the server plays for an absent seat",
+            record.match_id,
+            claimant,
+            rule="R-7",
+        )
     waited = time_ms - record.clock.since_ms
     if watched or not terms.grace_ms or waited < terms.grace_ms:
-        raise MatchError(Kind.RULES, "NOT_ABANDONED",
-                         f"seat {seat} is not abandoned: it is watched, or waited "
-                         f"{waited} ms of the grace of {terms.grace_ms} ms",
-                         record.match_id, claimant, rule="R-7")
+        raise MatchError(
+            Kind.RULES,
+            "NOT_ABANDONED",
+            f"seat {seat} is not abandoned: it is watched, or waited "
+            f"{waited} ms of the grace of {terms.grace_ms} ms",
+            record.match_id,
+            claimant,
+            rule="R-7",
+        )
     return seat
 
 

@@ -27,46 +27,77 @@ from kozyr.match.log import (
 from kozyr.match.record import MatchRecord
 
 
-def _final(record: MatchRecord, seat: int, command_id: str, command: Any, events: list[Any],
-           server_seed: bytes, time_ms: int) -> Step:
+def _final(
+    record: MatchRecord,
+    seat: int,
+    command_id: str,
+    command: Any,
+    events: list[Any],
+    server_seed: bytes,
+    time_ms: int,
+) -> Step:
     events.append(SeedRevealed(server_seed.hex(), record.head))
     return lifecycle.seal(record, seat, command_id, command, events, time_ms)
 
 
-def resign(record: MatchRecord, seat: int, command_id: str, *, server_seed: bytes,
-           time_ms: int) -> Step:
+def resign(
+    record: MatchRecord, seat: int, command_id: str, *, server_seed: bytes, time_ms: int
+) -> Step:
     """R-7: `seat` resigns a running match (the game's forfeit)."""
     if record.finished:
         raise MatchError(Kind.RULES, "MATCH_OVER", "the match is over", record.match_id, seat)
     if not record.started:
-        raise MatchError(Kind.RULES, "NOT_STARTED", "the match has not started: abort it "
-                         "instead", record.match_id, seat, rule="R-7")
+        raise MatchError(
+            Kind.RULES,
+            "NOT_STARTED",
+            "the match has not started: abort it instead",
+            record.match_id,
+            seat,
+            rule="R-7",
+        )
     return _final(record, seat, command_id, None, [Resigned(seat)], server_seed, time_ms)
 
 
-def abort(record: MatchRecord, seat: int, command_id: str, *, server_seed: bytes,
-          time_ms: int) -> Step:
+def abort(
+    record: MatchRecord, seat: int, command_id: str, *, server_seed: bytes, time_ms: int
+) -> Step:
     """R-7: `seat` aborts the match before every seat made its first decision."""
     clock.may_abort(record, seat)
     return _final(record, seat, command_id, None, [Aborted(seat)], server_seed, time_ms)
 
 
-def claim(record: MatchRecord, claimant: int, command_id: str, *, watched: bool,
-          server_seed: bytes, time_ms: int) -> Step:
+def claim(
+    record: MatchRecord,
+    claimant: int,
+    command_id: str,
+    *,
+    watched: bool,
+    server_seed: bytes,
+    time_ms: int,
+) -> Step:
     """R-7: `claimant` claims the win from the abandoned seat to act."""
     seat = clock.may_claim(record, claimant, time_ms, watched)
-    return _final(record, claimant, command_id, None, [Abandoned(seat, claimant)], server_seed,
-                  time_ms)
+    return _final(
+        record, claimant, command_id, None, [Abandoned(seat, claimant)], server_seed, time_ms
+    )
 
 
 def expire(record: MatchRecord, *, server_seed: bytes, time_ms: int) -> Step:
     """R-7: the open match's expiry came with seats still open."""
     due = clock.deadline(record)
     if due is None or due.kind != "EXPIRY" or time_ms < due.at_ms:
-        raise MatchError(Kind.RULES, "NOT_DUE", "the match is not due to expire",
-                         record.match_id, rule="R-7")
-    return _final(record, SYSTEM_SEAT, f"expire-{record.version}", None,
-                  [Expired(record.open_seats)], server_seed, time_ms)
+        raise MatchError(
+            Kind.RULES, "NOT_DUE", "the match is not due to expire", record.match_id, rule="R-7"
+        )
+    return _final(
+        record,
+        SYSTEM_SEAT,
+        f"expire-{record.version}",
+        None,
+        [Expired(record.open_seats)],
+        server_seed,
+        time_ms,
+    )
 
 
 def timeout_command(record: MatchRecord, due: Due) -> tuple[str, Any | None]:
@@ -79,22 +110,39 @@ def timeout_command(record: MatchRecord, due: Due) -> tuple[str, Any | None]:
     return policy, None
 
 
-def time_out(record: MatchRecord, due: Due, bot_command: Any | None, *,
-             server_seed: bytes | None, time_ms: int) -> Step:
+def time_out(
+    record: MatchRecord,
+    due: Due,
+    bot_command: Any | None,
+    *,
+    server_seed: bytes | None,
+    time_ms: int,
+) -> Step:
     """R-8, R-9: the seat's decision was due at `due.at_ms`; apply the policy (`bot_command`
     is the BOT policy's bot's choice)."""
     if due != clock.deadline(record) or due.kind not in ("TIMEOUT", "BOT_POLICY"):
-        raise MatchError(Kind.CONFLICT, "NOT_DUE", "that decision is no longer due",
-                         record.match_id, rule="R-8")
+        raise MatchError(
+            Kind.CONFLICT, "NOT_DUE", "that decision is no longer due", record.match_id, rule="R-8"
+        )
     if time_ms < due.at_ms:
-        raise MatchError(Kind.RULES, "NOT_DUE", f"the decision is due in {due.at_ms - time_ms}"
-                         " ms", record.match_id, rule="R-8")
+        raise MatchError(
+            Kind.RULES,
+            "NOT_DUE",
+            f"the decision is due in {due.at_ms - time_ms} ms",
+            record.match_id,
+            rule="R-8",
+        )
     assert due.seat is not None
     policy, command = timeout_command(record, due)
     if policy == "BOT":
         if bot_command is None:
-            raise MatchError(Kind.BAD_REQUEST, "NO_BOT_COMMAND", "the BOT policy's bot must "
-                             "choose the decision", record.match_id, rule="R-9")
+            raise MatchError(
+                Kind.BAD_REQUEST,
+                "NO_BOT_COMMAND",
+                "the BOT policy's bot must choose the decision",
+                record.match_id,
+                rule="R-9",
+            )
         command = bot_command
     timed = TimedOut(due.seat, due.at_ms, policy)
     command_id = f"timeout-{record.version}"
@@ -107,8 +155,9 @@ def time_out(record: MatchRecord, due: Due, bot_command: Any | None, *,
     if decision.finishes:
         if server_seed is None:
             raise AssertionError("the finishing decision needs the server seed")
-        return _final(record, SYSTEM_SEAT, command_id, encode(command), events, server_seed,
-                      time_ms)
+        return _final(
+            record, SYSTEM_SEAT, command_id, encode(command), events, server_seed, time_ms
+        )
     return lifecycle.seal(record, SYSTEM_SEAT, command_id, encode(command), events, time_ms)
 
 

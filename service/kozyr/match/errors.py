@@ -28,7 +28,12 @@ class MatchError(Exception):
     """A refused request: nothing was changed."""
 
     def __init__(
-        self, kind: Kind, code: str, message: str, match_id: str = "", seat: int | None = None,
+        self,
+        kind: Kind,
+        code: str,
+        message: str,
+        match_id: str = "",
+        seat: int | None = None,
         rule: str = "",
     ) -> None:
         super().__init__(message)

@@ -24,8 +24,9 @@ def phase(record: MatchRecord | None) -> int:
     """How many lifecycle entries the record has folded (0 before the match exists)."""
     if record is None:
         return 0
-    joined = sum(1 for seat, name in enumerate(record.names)
-                 if name and not record.created.seats[seat])
+    joined = sum(
+        1 for seat, name in enumerate(record.names) if name and not record.created.seats[seat]
+    )
     return 1 + joined + (1 if record.finished else 0)
 
 
@@ -54,16 +55,26 @@ class LifecycleEvent:
 
     def data(self) -> dict[str, Any]:
         """The event as JSON data: only public facts (no card, no seed)."""
-        out: dict[str, Any] = {"type": self.type, "match_id": self.match_id,
-                               "version": self.version, "game": self.game,
-                               "time_ms": self.time_ms}
+        out: dict[str, Any] = {
+            "type": self.type,
+            "match_id": self.match_id,
+            "version": self.version,
+            "game": self.game,
+            "time_ms": self.time_ms,
+        }
         if self.type == JOINED:
             out.update(seat=self.seat, user=self.user, name=self.name)
         if self.type == ENDED:
             outcome = self.outcome
-            out["outcome"] = None if outcome is None else {
-                "winners": list(outcome.winners), "scores": list(outcome.scores),
-                "reason": outcome.reason}
+            out["outcome"] = (
+                None
+                if outcome is None
+                else {
+                    "winners": list(outcome.winners),
+                    "scores": list(outcome.scores),
+                    "reason": outcome.reason,
+                }
+            )
             out.update(termination=self.termination, head_hash=self.head)
         return out
 
@@ -71,9 +82,11 @@ class LifecycleEvent:
 def events_of(before: MatchRecord | None, step: Step, head: str) -> list[LifecycleEvent]:
     """The feed events of one entry (none for a plain move); `head` is the entry's hash."""
     after, entry = step.record, step.entry
+
     def event(kind: str, **more: Any) -> LifecycleEvent:
-        return LifecycleEvent(kind, after.match_id, entry.version, after.game.NAME,
-                              entry.time_ms, **more)
+        return LifecycleEvent(
+            kind, after.match_id, entry.version, after.game.NAME, entry.time_ms, **more
+        )
 
     out: list[LifecycleEvent] = []
     for item in step.events:
@@ -90,9 +103,15 @@ def events_of(before: MatchRecord | None, step: Step, head: str) -> list[Lifecyc
 
 def summary(record: MatchRecord) -> dict[str, Any]:
     """The lobby's entry of a match: public facts and the phase it reflects."""
-    return {"match_id": record.match_id, "game": record.game.NAME, "status": status(record),
-            "names": list(record.names), "users": list(record.users),
-            "open_seats": list(record.open_seats), "phase": phase(record)}
+    return {
+        "match_id": record.match_id,
+        "game": record.game.NAME,
+        "status": status(record),
+        "names": list(record.names),
+        "users": list(record.users),
+        "open_seats": list(record.open_seats),
+        "phase": phase(record),
+    }
 
 
 def filters(entry: dict[str, Any]) -> set[str]:

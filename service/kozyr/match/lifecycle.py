@@ -63,8 +63,14 @@ class Decision:
 
 
 def created_event(
-    game: Game, options: Mapping[str, str], seats: Sequence[tuple[str, bytes]], setup: Setup,
-    *, match_id: str, server_seed: bytes, users: Sequence[str] = (),
+    game: Game,
+    options: Mapping[str, str],
+    seats: Sequence[tuple[str, bytes]],
+    setup: Setup,
+    *,
+    match_id: str,
+    server_seed: bytes,
+    users: Sequence[str] = (),
 ) -> MatchCreated:
     """The MatchCreated of a new match (seats: name, or "" for an open seat, and contribution;
     `users`: the platform's user id of each seat, all "" or none for anonymous play)."""
@@ -90,11 +96,14 @@ def check_created(game: Game, created: MatchCreated) -> None:
     if not game.MIN_PLAYERS <= players <= game.MAX_PLAYERS:
         raise bad_request(
             "BAD_PLAYER_COUNT",
-            f"{game.TITLE} takes {game.MIN_PLAYERS}–{game.MAX_PLAYERS} seats, not {players}")
+            f"{game.TITLE} takes {game.MIN_PLAYERS}–{game.MAX_PLAYERS} seats, not {players}",
+        )
     if len(created.contributions) != players:
         raise bad_request("BAD_CONTRIBUTION", "every seat needs a (possibly empty) contribution")
-    if created.users and (len(created.users) != players or any(
-            u and not n for u, n in zip(created.users, created.seats, strict=True))):
+    if created.users and (
+        len(created.users) != players
+        or any(u and not n for u, n in zip(created.users, created.seats, strict=True))
+    ):
         raise bad_request("BAD_USER", "a user id belongs to a named seat, one list per seat")
     for user in created.users:
         limits.check_user(user)
@@ -102,8 +111,10 @@ def check_created(game: Game, created: MatchCreated) -> None:
         limits.check_name(name, allow_empty=True)
         limits.check_contribution(_unhex(contribution))
     if len(created.decks) > limits.MAX_PREARRANGED or len(created.dice) > limits.MAX_PREARRANGED:
-        raise bad_request("TOO_MANY_PREARRANGED",
-                          f"at most {limits.MAX_PREARRANGED} prearranged decks and dice lists")
+        raise bad_request(
+            "TOO_MANY_PREARRANGED",
+            f"at most {limits.MAX_PREARRANGED} prearranged decks and dice lists",
+        )
     setup = Setup(first_dealer=created.first_dealer, decks=created.decks, dice=created.dice)
     try:
         game.check_setup(game.make_config(dict(created.options), players), players, setup)
@@ -111,8 +122,14 @@ def check_created(game: Game, created: MatchCreated) -> None:
         raise MatchError(Kind.BAD_REQUEST, e.code, e.message, rule=e.rule) from None
 
 
-def create(game: Game, created: MatchCreated, *, server_seed: bytes, time_ms: int,
-           terms: MatchTerms | None = None) -> Step:
+def create(
+    game: Game,
+    created: MatchCreated,
+    *,
+    server_seed: bytes,
+    time_ms: int,
+    terms: MatchTerms | None = None,
+) -> Step:
     """Entry 1: MatchCreated (with its MatchTerms unless they are the defaults), and the game's
     opening when every seat is named."""
     check_created(game, created)
@@ -142,16 +159,24 @@ def check_terms(created: MatchCreated, terms: MatchTerms) -> None:
 def choose_seat(record: MatchRecord, seat: int | None) -> int:
     """The seat a join takes: `seat`, or the first open one; refused if taken or absent."""
     if seat is not None and not 0 <= seat < record.players:
-        raise MatchError(Kind.BAD_REQUEST, "NOT_A_SEAT", f"there is no seat {seat} in this match",
-                         record.match_id)
+        raise MatchError(
+            Kind.BAD_REQUEST,
+            "NOT_A_SEAT",
+            f"there is no seat {seat} in this match",
+            record.match_id,
+        )
     if record.ended is not None:
-        raise MatchError(Kind.RULES, "MATCH_OVER", f"the match is over ({record.ended.reason})",
-                         record.match_id)
+        raise MatchError(
+            Kind.RULES, "MATCH_OVER", f"the match is over ({record.ended.reason})", record.match_id
+        )
     open_seats = record.open_seats
     if not open_seats or (seat is not None and seat not in open_seats):
-        raise MatchError(Kind.RULES, "SEAT_TAKEN",
-                         "every seat is taken" if not open_seats else f"seat {seat} is taken",
-                         record.match_id)
+        raise MatchError(
+            Kind.RULES,
+            "SEAT_TAKEN",
+            "every seat is taken" if not open_seats else f"seat {seat} is taken",
+            record.match_id,
+        )
     return open_seats[0] if seat is None else seat
 
 
@@ -160,8 +185,16 @@ def join_starts(record: MatchRecord) -> bool:
     return len(record.open_seats) == 1
 
 
-def join(record: MatchRecord, seat: int, name: str, contribution: bytes, *,
-         server_seed: bytes | None, time_ms: int, user: str = "") -> Step:
+def join(
+    record: MatchRecord,
+    seat: int,
+    name: str,
+    contribution: bytes,
+    *,
+    server_seed: bytes | None,
+    time_ms: int,
+    user: str = "",
+) -> Step:
     """A player takes open `seat` (see choose_seat); the last one starts the match. `user` is
     the platform's user id behind a seat ticket, recorded in the event and as the actor."""
     limits.check_name(name, allow_empty=False)
@@ -197,28 +230,47 @@ def opening(record: MatchRecord, seed: bytes) -> tuple[Any, ...]:
 def decide(record: MatchRecord, seat: int, command: Any) -> Decision:
     """What `seat`'s command does in this record; MatchError (RULES) if the rules refuse it."""
     if record.ended is not None:
-        raise MatchError(Kind.RULES, "MATCH_OVER", f"the match is over ({record.ended.reason})",
-                         record.match_id, seat)
+        raise MatchError(
+            Kind.RULES,
+            "MATCH_OVER",
+            f"the match is over ({record.ended.reason})",
+            record.match_id,
+            seat,
+        )
     if not record.started:
-        raise MatchError(Kind.RULES, "NOT_STARTED", "the match waits for players to join",
-                         record.match_id, seat)
+        raise MatchError(
+            Kind.RULES, "NOT_STARTED", "the match waits for players to join", record.match_id, seat
+        )
     if record.seedless:  # a programming error: the engine folds with the server seed
-        raise MatchError(Kind.INTERNAL, "SEED_WITHHELD", "the match seed is not known here",
-                         record.match_id, seat)
+        raise MatchError(
+            Kind.INTERNAL,
+            "SEED_WITHHELD",
+            "the match seed is not known here",
+            record.match_id,
+            seat,
+        )
     game = record.game
     try:
         events = tuple(game.decide(record.state, seat, command))
     except IllegalMove as e:
-        raise MatchError(Kind.RULES, e.code, e.message, record.match_id, seat,
-                         rule=e.rule) from None
+        raise MatchError(
+            Kind.RULES, e.code, e.message, record.match_id, seat, rule=e.rule
+        ) from None
     state = record.state
     for event in events:
         state = game.evolve(state, event)
     return Decision(seat, command, events, state, game.outcome(state) is not None)
 
 
-def play(record: MatchRecord, decision: Decision, command_id: str, *,
-         server_seed: bytes | None, time_ms: int, actor: str = "") -> Step:
+def play(
+    record: MatchRecord,
+    decision: Decision,
+    command_id: str,
+    *,
+    server_seed: bytes | None,
+    time_ms: int,
+    actor: str = "",
+) -> Step:
     """The entry of a decided command; the one that finishes the match reveals the server seed
     (with the head hash it was committed under) so anyone can check the deals. `actor` is the
     platform's user id behind the seat ticket that sent it ("" for a seat token)."""
@@ -231,13 +283,15 @@ def play(record: MatchRecord, decision: Decision, command_id: str, *,
             raise AssertionError("the finishing move needs the server seed")
         revealed = server_seed.hex()
         events = (*events, SeedRevealed(revealed, record.head))
-    entry = _entry(record, decision.seat, command_id, encode(decision.command), events, time_ms,
-                   actor)
+    entry = _entry(
+        record, decision.seat, command_id, encode(decision.command), events, time_ms, actor
+    )
     text = entry.canonical()
     digest = entry_hash(text)
     # The game's events are folded already: build the record from the decided state.
-    after = finish_entry(record, decision.state, events, entry.version, digest, time_ms,
-                         decision.seat, True)
+    after = finish_entry(
+        record, decision.state, events, entry.version, digest, time_ms, decision.seat, True
+    )
     if revealed:
         after = replace(after, revealed_seed=revealed)
     return Step(entry, events, after, text, digest)
@@ -252,19 +306,48 @@ def withheld(events: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(replace(e, seed=b"") if isinstance(e, MatchStarted) else e for e in events)
 
 
-def _entry(record: MatchRecord, seat: int, command_id: str, command: Any,
-           events: Sequence[Any], time_ms: int, actor: str = "") -> Entry:
-    return Entry(version=record.version + 1, seat=seat, command_id=command_id, command=command,
-                 events=encode_events(events), time_ms=time_ms, prev=record.head, actor=actor)
+def _entry(
+    record: MatchRecord,
+    seat: int,
+    command_id: str,
+    command: Any,
+    events: Sequence[Any],
+    time_ms: int,
+    actor: str = "",
+) -> Entry:
+    return Entry(
+        version=record.version + 1,
+        seat=seat,
+        command_id=command_id,
+        command=command,
+        events=encode_events(events),
+        time_ms=time_ms,
+        prev=record.head,
+        actor=actor,
+    )
 
 
-def _seal(record: MatchRecord, seat: int, command_id: str, command: Any,
-          events: Sequence[Any], time_ms: int, actor: str = "") -> Step:
+def _seal(
+    record: MatchRecord,
+    seat: int,
+    command_id: str,
+    command: Any,
+    events: Sequence[Any],
+    time_ms: int,
+    actor: str = "",
+) -> Step:
     return seal(record, seat, command_id, command, events, time_ms, actor)
 
 
-def seal(record: MatchRecord, seat: int, command_id: str, command: Any,
-         events: Sequence[Any], time_ms: int, actor: str = "") -> Step:
+def seal(
+    record: MatchRecord,
+    seat: int,
+    command_id: str,
+    command: Any,
+    events: Sequence[Any],
+    time_ms: int,
+    actor: str = "",
+) -> Step:
     """The next entry with these events (lifecycle or game events, folded here), sealed. The
     entry logs the withheld events; the record keeps the seed to deal later hands."""
     logged = withheld(events)

@@ -35,8 +35,9 @@ def check_match_id(match_id: str) -> None:
 def check_command_id(command_id: str) -> None:
     """A command id is 1–64 printable ASCII characters without spaces."""
     if not COMMAND_ID.fullmatch(command_id):
-        raise bad_request("BAD_COMMAND_ID",
-                          "command_id must be 1–64 printable ASCII characters without spaces")
+        raise bad_request(
+            "BAD_COMMAND_ID", "command_id must be 1–64 printable ASCII characters without spaces"
+        )
 
 
 def check_name(name: str, *, allow_empty: bool) -> None:
@@ -52,8 +53,9 @@ def check_name(name: str, *, allow_empty: bool) -> None:
 def check_contribution(contribution: bytes) -> None:
     """A seat's seed contribution: at most MAX_CONTRIBUTION bytes."""
     if len(contribution) > MAX_CONTRIBUTION:
-        raise bad_request("FIELD_TOO_LONG",
-                          f"a seed contribution may have at most {MAX_CONTRIBUTION} bytes")
+        raise bad_request(
+            "FIELD_TOO_LONG", f"a seed contribution may have at most {MAX_CONTRIBUTION} bytes"
+        )
 
 
 def check_request_id(request_id: str) -> None:
@@ -68,5 +70,6 @@ USER: Final = re.compile(r"[\x21-\x7e]{1,128}")
 def check_user(user: str) -> None:
     """A platform's user id: empty (none), or 1–128 printable ASCII characters without spaces."""
     if user and not USER.fullmatch(user):
-        raise bad_request("BAD_USER",
-                          "a user id is 1–128 printable ASCII characters without spaces")
+        raise bad_request(
+            "BAD_USER", "a user id is 1–128 printable ASCII characters without spaces"
+        )

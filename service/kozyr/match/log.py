@@ -140,8 +140,13 @@ class Expired:
 
 
 ENDING_EVENTS: tuple[type, ...] = (Resigned, Aborted, TimedOut, Abandoned, Expired)
-LIFECYCLE_EVENTS: tuple[type, ...] = (MatchCreated, SeatJoined, SeedRevealed, MatchTerms,
-                                      *ENDING_EVENTS)
+LIFECYCLE_EVENTS: tuple[type, ...] = (
+    MatchCreated,
+    SeatJoined,
+    SeedRevealed,
+    MatchTerms,
+    *ENDING_EVENTS,
+)
 
 
 @quick_init

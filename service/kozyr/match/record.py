@@ -94,20 +94,30 @@ class MatchRecord:
 
     def setup(self) -> Setup:
         """The game setup recorded at creation (first dealer, prearranged decks and dice)."""
-        return Setup(first_dealer=self.created.first_dealer, decks=self.created.decks,
-                     dice=self.created.dice)
+        return Setup(
+            first_dealer=self.created.first_dealer, decks=self.created.decks, dice=self.created.dice
+        )
 
 
 def new_record(game: Game, created: MatchCreated) -> MatchRecord:
     """The record of a match that is created but has no entry yet (version 0)."""
     users = created.users or ("",) * len(created.seats)
-    return MatchRecord(created.match_id, game, created, created.seats, created.contributions,
-                       users=tuple(users))
+    return MatchRecord(
+        created.match_id, game, created, created.seats, created.contributions, users=tuple(users)
+    )
 
 
-def advance(record: MatchRecord, events: Sequence[Any], version: int, head: str,
-            server_seed: bytes | None = None, *, time_ms: int | None = None,
-            seat: int = SYSTEM_SEAT, own: bool = False) -> MatchRecord:
+def advance(
+    record: MatchRecord,
+    events: Sequence[Any],
+    version: int,
+    head: str,
+    server_seed: bytes | None = None,
+    *,
+    time_ms: int | None = None,
+    seat: int = SYSTEM_SEAT,
+    own: bool = False,
+) -> MatchRecord:
     """The record after one entry's decoded events (MatchCreated itself excluded). Pure.
 
     A MatchStarted whose seed was withheld from the log gets the match seed back from
@@ -134,30 +144,69 @@ def advance(record: MatchRecord, events: Sequence[Any], version: int, head: str,
                 if server_seed is None:
                     seedless = True
                 else:
-                    event = replace(event, seed=match_seed(
-                        server_seed, [bytes.fromhex(c) for c in contributions]))
+                    event = replace(
+                        event,
+                        seed=match_seed(server_seed, [bytes.fromhex(c) for c in contributions]),
+                    )
             state = evolve(state, event)
-    seated = MatchRecord(record.match_id, record.game, record.created, tuple(names),
-                         tuple(contributions), record.state, record.version, record.head,
-                         revealed, terms, seedless, tuple(users), record.clock,
-                         record.ended)
+    seated = MatchRecord(
+        record.match_id,
+        record.game,
+        record.created,
+        tuple(names),
+        tuple(contributions),
+        record.state,
+        record.version,
+        record.head,
+        revealed,
+        terms,
+        seedless,
+        tuple(users),
+        record.clock,
+        record.ended,
+    )
     return finish_entry(seated, state, events, version, head, time_ms, seat, own)
 
 
-def finish_entry(record: MatchRecord, state: Any, events: Sequence[Any], version: int,
-                 head: str, time_ms: int | None, seat: int, own: bool) -> MatchRecord:
+def finish_entry(
+    record: MatchRecord,
+    state: Any,
+    events: Sequence[Any],
+    version: int,
+    head: str,
+    time_ms: int | None,
+    seat: int,
+    own: bool,
+) -> MatchRecord:
     """`record` (the one before the entry, names and terms already applied) with the entry's
     game state, clock and any early ending."""
-    ticked = record.clock if time_ms is None else clock.after_entry(record, state, events,
-                                                                      time_ms, seat, own)
+    ticked = (
+        record.clock
+        if time_ms is None
+        else clock.after_entry(record, state, events, time_ms, seat, own)
+    )
     ended = record.ended or clock.ending_of(record, state, events)
-    return MatchRecord(record.match_id, record.game, record.created, record.names,
-                       record.contributions, state, version, head, record.revealed_seed,
-                       record.terms, record.seedless, record.users, ticked, ended)
+    return MatchRecord(
+        record.match_id,
+        record.game,
+        record.created,
+        record.names,
+        record.contributions,
+        state,
+        version,
+        head,
+        record.revealed_seed,
+        record.terms,
+        record.seedless,
+        record.users,
+        ticked,
+        ended,
+    )
 
 
-def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",
-                server_seed: bytes | None = None) -> MatchRecord:
+def apply_entry(
+    record: MatchRecord | None, entry: Entry, digest: str = "", server_seed: bytes | None = None
+) -> MatchRecord:
     """Fold one entry into the record (None before the first entry). Pure.
 
     `digest` is the entry's hash when the caller has it already (saves re-serializing);
@@ -173,13 +222,21 @@ def apply_entry(record: MatchRecord | None, entry: Entry, digest: str = "",
         events: Sequence[Any] = decode_events(game, entry)[1:]
     else:
         events = decode_events(record.game, entry)
-    return advance(record, events, entry.version, digest or entry_hash(entry.canonical()),
-                   server_seed, time_ms=entry.time_ms, seat=entry.seat,
-                   own=entry.seat >= 0 and entry.command is not None)
+    return advance(
+        record,
+        events,
+        entry.version,
+        digest or entry_hash(entry.canonical()),
+        server_seed,
+        time_ms=entry.time_ms,
+        seat=entry.seat,
+        own=entry.seat >= 0 and entry.command is not None,
+    )
 
 
-def fold_entries(entries: Iterable[Entry], record: MatchRecord | None = None,
-                 server_seed: bytes | None = None) -> MatchRecord:
+def fold_entries(
+    entries: Iterable[Entry], record: MatchRecord | None = None, server_seed: bytes | None = None
+) -> MatchRecord:
     """Apply entries in order; a finished log's own revealed seed restores the match seed."""
     entries = list(entries)
     if server_seed is None:

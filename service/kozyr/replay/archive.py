@@ -98,11 +98,13 @@ def _check_header(header: dict[str, Any]) -> None:
         raise Unreadable(f"not a {FORMAT} file (format {header.get('format')!r})")
     version = header.get("format_version")
     if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
-        raise Unreadable(f"format version {version!r} is not supported (this reader knows "
-                         f"1..{FORMAT_VERSION})")
+        raise Unreadable(
+            f"format version {version!r} is not supported (this reader knows 1..{FORMAT_VERSION})"
+        )
     if header.get("game") not in GAMES:
-        raise Unreadable(f"unknown game {header.get('game')!r} (this reader knows "
-                         f"{', '.join(GAMES)})")
+        raise Unreadable(
+            f"unknown game {header.get('game')!r} (this reader knows {', '.join(GAMES)})"
+        )
 
 
 def read(path: str | Path) -> ReplayFile:
@@ -175,9 +177,12 @@ def header_of(record: MatchRecord) -> dict[str, Any]:
         "game": created.game,
         "rules_version": created.rules_version,
         "options": dict(created.options),
-        "seats": [{"seat": i, "name": name, "contribution": contribution}
-                  for i, (name, contribution) in enumerate(
-                      zip(record.names, record.contributions, strict=True))],
+        "seats": [
+            {"seat": i, "name": name, "contribution": contribution}
+            for i, (name, contribution) in enumerate(
+                zip(record.names, record.contributions, strict=True)
+            )
+        ],
         "commitment": created.commitment,
         "prearranged": created.prearranged,
         "first_dealer": created.first_dealer,
@@ -210,5 +215,6 @@ def build(entries: Sequence[RawEntry]) -> list[dict[str, Any]]:
 
 def dumps(lines: Iterable[dict[str, Any]]) -> str:
     """JSON Lines text: one compact object per line, UTF-8 kept, a final newline."""
-    return "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
-                   for line in lines)
+    return "".join(
+        json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines
+    )

@@ -36,8 +36,14 @@ class Draws:
             if kind == "Dealt":
                 number = event.get("number")
                 if type(number) is not int or number < 1:
-                    raise Bad(Problem(f"entry {i}", "Dealt: the deal has no hand number",
-                                      found=short(event), entry=i))
+                    raise Bad(
+                        Problem(
+                            f"entry {i}",
+                            "Dealt: the deal has no hand number",
+                            found=short(event),
+                            entry=i,
+                        )
+                    )
                 self._deck(i, number, event.get("deck"))
                 if event.get("rolls"):
                     self._rolls(i, number, event["rolls"])
@@ -55,38 +61,63 @@ class Draws:
         else:
             sizes = [s for s in _DECK_SIZES if s == len(found)]
             if not sizes or sorted(map(str, found)) != sorted(c.code for c in deck(sizes[0])):
-                raise Bad(Problem(where, f"deal of hand {number}: the deck is not a whole deck, "
-                                         "each card once", found=short(found), entry=i))
+                raise Bad(
+                    Problem(
+                        where,
+                        f"deal of hand {number}: the deck is not a whole deck, each card once",
+                        found=short(found),
+                        entry=i,
+                    )
+                )
             shuffled = RandomStream(self.seed, deal_label(number)).shuffle(deck(sizes[0]))
             expected = [c.code for c in shuffled]
             self.deals += 1
             source = f"the shuffle of {deal_label(number)} from the match seed"
         if found != expected:
-            j = next((k for k, (a, b) in enumerate(zip(expected, found, strict=False)) if a != b),
-                     min(len(expected), len(found)))
-            raise Bad(Problem(
-                where, f"deal of hand {number}: card {j + 1} of the deck is not {source} "
-                       "(docs/fairness.md)",
-                expected=expected[j] if j < len(expected) else "(end of deck)",
-                found=str(found[j]) if j < len(found) else "(end of deck)", entry=i))
+            j = next(
+                (k for k, (a, b) in enumerate(zip(expected, found, strict=False)) if a != b),
+                min(len(expected), len(found)),
+            )
+            raise Bad(
+                Problem(
+                    where,
+                    f"deal of hand {number}: card {j + 1} of the deck is not {source} "
+                    "(docs/fairness.md)",
+                    expected=expected[j] if j < len(expected) else "(end of deck)",
+                    found=str(found[j]) if j < len(found) else "(end of deck)",
+                    entry=i,
+                )
+            )
 
     def _rolls(self, i: int, number: int, rolls: Any) -> None:
         if not isinstance(rolls, list) or not all(
-                isinstance(r, list) and len(r) == 2 for r in rolls):
-            raise Bad(Problem(f"entry {i}", "Dealt: the rolls cannot be read", found=short(rolls),
-                              entry=i))
+            isinstance(r, list) and len(r) == 2 for r in rolls
+        ):
+            raise Bad(
+                Problem(
+                    f"entry {i}", "Dealt: the rolls cannot be read", found=short(rolls), entry=i
+                )
+            )
         dice = self.created.dice  # rolls given at creation, then the stream
         given = dice[number - 1] if number <= len(dice) else ()
         stream = RandomStream(self.seed, dice_label(number))
         for j, (_, value) in enumerate(rolls):
             expected = given[j] if j < len(given) else stream.die()
             if value != expected:
-                source = (f"roll {j + 1} given at creation for game {number}" if j < len(given)
-                          else f"the next die of {dice_label(number)} from the match seed")
-                raise Bad(Problem(
-                    f"entry {i}", f"game {number}: die roll {j + 1} is not {source} "
-                                  "(docs/fairness.md)",
-                    expected=str(expected), found=short(value), entry=i))
+                source = (
+                    f"roll {j + 1} given at creation for game {number}"
+                    if j < len(given)
+                    else f"the next die of {dice_label(number)} from the match seed"
+                )
+                raise Bad(
+                    Problem(
+                        f"entry {i}",
+                        f"game {number}: die roll {j + 1} is not {source} (docs/fairness.md)",
+                        expected=str(expected),
+                        found=short(value),
+                        entry=i,
+                    )
+                )
             if j < len(given):
                 self.prearranged_rolls += 1
             else:
@@ -95,7 +126,14 @@ class Draws:
     def _lot(self, i: int, value: Any) -> None:
         expected = RandomStream(self.seed, FIRST_DEALER).randbelow(self.players)
         if value != expected:
-            raise Bad(Problem(f"entry {i}", "the first dealer is not the lot of first-dealer "
-                                            "from the match seed (docs/fairness.md)",
-                              expected=str(expected), found=short(value), entry=i))
+            raise Bad(
+                Problem(
+                    f"entry {i}",
+                    "the first dealer is not the lot of first-dealer "
+                    "from the match seed (docs/fairness.md)",
+                    expected=str(expected),
+                    found=short(value),
+                    entry=i,
+                )
+            )
         self.lots += 1

@@ -15,33 +15,55 @@ from kozyr.replay.archive import ReplayFile, outcome_json
 from kozyr.replay.report import Bad, Problem, first_diff, is_hex, short
 
 
-def check_envelope(replay: ReplayFile, record: MatchRecord, head: str, outcome: Outcome,
-                   revealed: str) -> None:
+def check_envelope(
+    replay: ReplayFile, record: MatchRecord, head: str, outcome: Outcome, revealed: str
+) -> None:
     """The header and footer must say what the log says; Bad at the first that does not."""
     created = record.created
     header = replay.header
-    seats = [{"seat": s, "name": name, "contribution": c}
-             for s, (name, c) in enumerate(zip(record.names, record.contributions,
-                                               strict=True))]
-    for key, value in (("match_id", created.match_id), ("game", created.game),
-                       ("rules_version", created.rules_version),
-                       ("options", dict(created.options)), ("seats", seats),
-                       ("commitment", created.commitment),
-                       ("prearranged", created.prearranged),
-                       ("first_dealer", created.first_dealer)):
+    seats = [
+        {"seat": s, "name": name, "contribution": c}
+        for s, (name, c) in enumerate(zip(record.names, record.contributions, strict=True))
+    ]
+    for key, value in (
+        ("match_id", created.match_id),
+        ("game", created.game),
+        ("rules_version", created.rules_version),
+        ("options", dict(created.options)),
+        ("seats", seats),
+        ("commitment", created.commitment),
+        ("prearranged", created.prearranged),
+        ("first_dealer", created.first_dealer),
+    ):
         if canonical_json(header.get(key)) != canonical_json(value):
-            raise Bad(Problem("header", f"{key} is not what the log says",
-                              expected=short(value), found=short(header.get(key))))
+            raise Bad(
+                Problem(
+                    "header",
+                    f"{key} is not what the log says",
+                    expected=short(value),
+                    found=short(header.get(key)),
+                )
+            )
     footer = replay.footer
     if footer is None:
-        raise Bad(Problem("footer", "the file has no footer (was it cut short?)",
-                          expected="a footer line", found="none"))
-    for key, value in (("entries", len(replay.entries)), ("head", head), ("finished", True),
-                       ("outcome", outcome_json(outcome)), ("revealed_seed", revealed)):
+        raise Bad(
+            Problem(
+                "footer",
+                "the file has no footer (was it cut short?)",
+                expected="a footer line",
+                found="none",
+            )
+        )
+    for key, value in (
+        ("entries", len(replay.entries)),
+        ("head", head),
+        ("finished", True),
+        ("outcome", outcome_json(outcome)),
+        ("revealed_seed", revealed),
+    ):
         if canonical_json(footer.get(key)) != canonical_json(value):
             path, a, b = first_diff(value, footer.get(key), key)
-            raise Bad(Problem("footer", f"{path} is not what the log says", expected=a,
-                              found=b))
+            raise Bad(Problem("footer", f"{path} is not what the log says", expected=a, found=b))
 
 
 def prescan_revealed(entries: Sequence[Any]) -> str:
@@ -51,8 +73,11 @@ def prescan_revealed(entries: Sequence[Any]) -> str:
     for line in reversed(entries):
         events = line.get("events") if isinstance(line, dict) else None
         for event in events if isinstance(events, list) else ():
-            if isinstance(event, dict) and event.get("type") == "SeedRevealed" and \
-                    is_hex(event.get("server_seed")):
+            if (
+                isinstance(event, dict)
+                and event.get("type") == "SeedRevealed"
+                and is_hex(event.get("server_seed"))
+            ):
                 return str(event["server_seed"])
     return ""
 
@@ -64,8 +89,9 @@ def outcome_text(game: Game, state: Any, names: Sequence[str] = ()) -> str:
         return "not finished"
 
     def who(seat: int) -> str:
-        return f"seat {seat} ({names[seat]})" if seat < len(names) and names[seat] else \
-            f"seat {seat}"
+        return (
+            f"seat {seat} ({names[seat]})" if seat < len(names) and names[seat] else f"seat {seat}"
+        )
 
     winners = ", ".join(who(w) for w in outcome.winners) or "nobody"
     scores = ", ".join(f"{who(s)} {v}" for s, v in enumerate(outcome.scores))
@@ -74,8 +100,7 @@ def outcome_text(game: Game, state: Any, names: Sequence[str] = ()) -> str:
 
 def command_text(raw: dict[str, Any]) -> str:
     """A recorded command in words: its type and values."""
-    values = [json.dumps(v) if not isinstance(v, str) else v
-              for k, v in raw.items() if k != "type"]
+    values = [json.dumps(v) if not isinstance(v, str) else v for k, v in raw.items() if k != "type"]
     return " ".join([str(raw.get("type")), *values])
 
 

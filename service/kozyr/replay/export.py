@@ -38,8 +38,9 @@ class Exported:
     text: str
 
 
-def fetch_log(address: str, match_id: str, token: str | None, *, tls: bool = False,
-              timeout: float = 30.0) -> list[archive.RawEntry]:
+def fetch_log(
+    address: str, match_id: str, token: str | None, *, tls: bool = False, timeout: float = 30.0
+) -> list[archive.RawEntry]:
     """The match's log entries from the server at `address`."""
     import grpc  # the offline tools (verify, show) must not need grpc
 
@@ -47,24 +48,40 @@ def fetch_log(address: str, match_id: str, token: str | None, *, tls: bool = Fal
     from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 
     metadata = (("authorization", f"Bearer {token}"),) if token else ()
-    channel = (grpc.secure_channel(address, grpc.ssl_channel_credentials()) if tls
-               else grpc.insecure_channel(address))
+    channel = (
+        grpc.secure_channel(address, grpc.ssl_channel_credentials())
+        if tls
+        else grpc.insecure_channel(address)
+    )
     try:
         stub = kozyr_pb2_grpc.KozyrServiceStub(channel)
-        response = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id),
-                                    metadata=metadata, timeout=timeout)
+        response = stub.GetMatchLog(
+            pb.GetMatchLogRequest(match_id=match_id), metadata=metadata, timeout=timeout
+        )
     except grpc.RpcError as e:
         raise ExportError(_rpc_error_text(e)) from None
     finally:
         channel.close()
-    return [archive.RawEntry(e.version, e.canonical_json, e.hash,
-                             _receipt(e.receipt) if e.HasField("receipt") else None)
-            for e in response.entries]
+    return [
+        archive.RawEntry(
+            e.version,
+            e.canonical_json,
+            e.hash,
+            _receipt(e.receipt) if e.HasField("receipt") else None,
+        )
+        for e in response.entries
+    ]
 
 
 def _receipt(message: Any) -> Receipt:
-    return Receipt(message.match_id, message.version, message.entry_hash, message.commitment,
-                   message.key_id, message.signature.hex())
+    return Receipt(
+        message.match_id,
+        message.version,
+        message.entry_hash,
+        message.commitment,
+        message.key_id,
+        message.signature.hex(),
+    )
 
 
 def _rpc_error_text(error: Any) -> str:
@@ -81,8 +98,7 @@ def _rpc_error_text(error: Any) -> str:
     return f"{code}{reason}: {details}"
 
 
-def export(address: str, match_id: str, token: str | None, *, tls: bool = False
-           ) -> Exported:
+def export(address: str, match_id: str, token: str | None, *, tls: bool = False) -> Exported:
     """Fetch a match's log and build its replay file text."""
     entries = fetch_log(address, match_id, token, tls=tls)
     if not entries:
@@ -92,8 +108,9 @@ def export(address: str, match_id: str, token: str | None, *, tls: bool = False
     except (KeyError, TypeError, ValueError) as e:
         raise ExportError(f"the server's log cannot be read: {e}") from None
     header, footer = lines[0], lines[-1]
-    return Exported(match_id, str(header["game"]), len(entries), bool(footer["finished"]),
-                    archive.dumps(lines))
+    return Exported(
+        match_id, str(header["game"]), len(entries), bool(footer["finished"]), archive.dumps(lines)
+    )
 
 
 def write_text(path: str, text: str) -> None:

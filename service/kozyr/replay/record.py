@@ -55,19 +55,30 @@ def record_match(
     `start_ms + 1000 k`: a readable, deterministic clock.
     """
     contributions = tuple(contributions) or (b"",) * len(names)
-    setup = Setup(first_dealer=first_dealer, decks=tuple(tuple(d) for d in decks),
-                  dice=tuple(tuple(r) for r in dice))
+    setup = Setup(
+        first_dealer=first_dealer,
+        decks=tuple(tuple(d) for d in decks),
+        dice=tuple(tuple(r) for r in dice),
+    )
     pick = pick or random_picker(server_seed)
     clock = itertools.count(start_ms + 1000, 1000)
-    seats = [("", b"") if i in open_seats else (name, contributions[i])
-             for i, name in enumerate(names)]
-    created = lifecycle.created_event(game, dict(options or {}), seats, setup,
-                                      match_id=match_id, server_seed=server_seed)
+    seats = [
+        ("", b"") if i in open_seats else (name, contributions[i]) for i, name in enumerate(names)
+    ]
+    created = lifecycle.created_event(
+        game, dict(options or {}), seats, setup, match_id=match_id, server_seed=server_seed
+    )
     step = lifecycle.create(game, created, server_seed=server_seed, time_ms=next(clock))
     entries = [_raw(step)]
     for seat in open_seats:
-        step = lifecycle.join(step.record, seat, names[seat], contributions[seat],
-                              server_seed=server_seed, time_ms=next(clock))
+        step = lifecycle.join(
+            step.record,
+            seat,
+            names[seat],
+            contributions[seat],
+            server_seed=server_seed,
+            time_ms=next(clock),
+        )
         entries.append(_raw(step))
     for move in range(max_moves):
         record = step.record
@@ -76,8 +87,9 @@ def record_match(
             return entries
         command = pick(record.state, actor, game.legal_commands(record.state, actor))
         decision = lifecycle.decide(record, actor, command)
-        step = lifecycle.play(record, decision, f"m{move + 1}", server_seed=server_seed,
-                              time_ms=next(clock))
+        step = lifecycle.play(
+            record, decision, f"m{move + 1}", server_seed=server_seed, time_ms=next(clock)
+        )
         entries.append(_raw(step))
     raise RuntimeError(f"the match did not end within {max_moves} moves")
 

@@ -15,9 +15,11 @@ EXIT_CODES = {VERIFIED: 0, NOT_VERIFIED: 1, UNREADABLE: 2}
 
 _HEX = frozenset("0123456789abcdef")
 
-NO_KEY = ("no key given (--key): only the file's own consistency was checked — anyone can "
-          "write a file that agrees with itself; give the operator's public key to check "
-          "that the operator wrote it")
+NO_KEY = (
+    "no key given (--key): only the file's own consistency was checked — anyone can "
+    "write a file that agrees with itself; give the operator's public key to check "
+    "that the operator wrote it"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,24 +97,30 @@ class Report:
             return "\n".join(["UNREADABLE", *(p.text() for p in self.problems)])
         out = []
         if self.match_id or self.game:
-            out.append(f"match {self.match_id or '?'} · {self.game} · rules "
-                       f"{self.rules_version or '?'} · {self.seats} seats · "
-                       f"{self.entries} entries")
+            out.append(
+                f"match {self.match_id or '?'} · {self.game} · rules "
+                f"{self.rules_version or '?'} · {self.seats} seats · "
+                f"{self.entries} entries"
+            )
         out += [f"note: {n}" for n in self.notes]
         if self.status == VERIFIED:
             out += self._verified_lines()
             return "\n".join(out)
         if self.divergences:
-            out.append(f"diverging entries under rules {self.current_rules_version}: "
-                       + ", ".join(str(p.entry) for p in self.divergences))
+            out.append(
+                f"diverging entries under rules {self.current_rules_version}: "
+                + ", ".join(str(p.entry) for p in self.divergences)
+            )
             out += [p.text() for p in self.divergences]
         out.append("NOT VERIFIED")
         if self.problems and (self.proofs or not self.divergences):
             out.append(self.problems[0].text())
         if self.proofs > 1:
-            out.append(f"  … and {plural(self.proofs - 1, 'later receipt')} the log disagrees "
-                       "with too (every entry after a rewritten one changes with it; --json "
-                       "lists them)")
+            out.append(
+                f"  … and {plural(self.proofs - 1, 'later receipt')} the log disagrees "
+                "with too (every entry after a rewritten one changes with it; --json "
+                "lists them)"
+            )
         if self.proofs and len(self.problems) > self.proofs:
             out.append(self.problems[self.proofs].text())
         if not self.keyed:
@@ -120,38 +128,57 @@ class Report:
         return "\n".join(out)
 
     def _verified_lines(self) -> list[str]:
-        out = [f"chain: {self.entries} entries, every version, link and hash checked; "
-               f"head {self.head}"]
+        out = [
+            f"chain: {self.entries} entries, every version, link and hash checked; head {self.head}"
+        ]
         if self.keyed:
-            out.append(f"signatures: all {self.entries} entries signed by the operator's key "
-                       f"{', '.join(self.key_ids)}: this is the operator's log")
+            out.append(
+                f"signatures: all {self.entries} entries signed by the operator's key "
+                f"{', '.join(self.key_ids)}: this is the operator's log"
+            )
         if self.receipts:
-            out.append(f"receipts: {plural(self.receipts, 'receipt')} a player kept, each "
-                       "matching the log's entry at its version")
-        out.append("seed: the revealed server seed matches the commitment; the match seed "
-                   "re-derived (docs/fairness.md §1)")
-        given = [plural(n, what) for n, what in ((self.prearranged_deals, "deck"),
-                                                  (self.prearranged_rolls, "die roll")) if n]
-        out.append(f"deals: {plural(self.deals, 'shuffle')}, {plural(self.rolls, 'die roll')} "
-                   f"and {plural(self.lots, 'lot')} re-derived from the match seed"
-                   + (f"; {' and '.join(given)} as given at creation" if given else ""))
-        out.append(f"rules: {self.commands} commands re-decided under rules "
-                   f"{self.current_rules_version}; every event as recorded")
+            out.append(
+                f"receipts: {plural(self.receipts, 'receipt')} a player kept, each "
+                "matching the log's entry at its version"
+            )
+        out.append(
+            "seed: the revealed server seed matches the commitment; the match seed "
+            "re-derived (docs/fairness.md §1)"
+        )
+        given = [
+            plural(n, what)
+            for n, what in ((self.prearranged_deals, "deck"), (self.prearranged_rolls, "die roll"))
+            if n
+        ]
+        out.append(
+            f"deals: {plural(self.deals, 'shuffle')}, {plural(self.rolls, 'die roll')} "
+            f"and {plural(self.lots, 'lot')} re-derived from the match seed"
+            + (f"; {' and '.join(given)} as given at creation" if given else "")
+        )
+        out.append(
+            f"rules: {self.commands} commands re-decided under rules "
+            f"{self.current_rules_version}; every event as recorded"
+        )
         out.append(f"outcome: {self.outcome}")
         if not self.keyed:
             out.append(NO_KEY)
         if self.prearranged:
             out.append("VERIFIED — prearranged: not a fair random deal")
         else:
-            out.append("VERIFIED — a fair deal: every shuffle and roll came from the "
-                       "committed seed")
+            out.append(
+                "VERIFIED — a fair deal: every shuffle and roll came from the committed seed"
+            )
         return out
 
     def to_json(self) -> dict[str, Any]:
         """The report as plain data (for `--json`)."""
         data = asdict(self)
-        data.update(verified=self.verified, fair=self.fair, exit_code=self.exit_code,
-                    first_bad_entry=self.first_bad_entry)
+        data.update(
+            verified=self.verified,
+            fair=self.fair,
+            exit_code=self.exit_code,
+            first_bad_entry=self.first_bad_entry,
+        )
         return data
 
 
@@ -176,8 +203,12 @@ def short(value: Any, limit: int = 160) -> str:
 
 def is_hex(text: Any, length: int | None = None) -> bool:
     """Lowercase hex of whole bytes (of `length` characters when given)."""
-    return (isinstance(text, str) and len(text) % 2 == 0 and set(text) <= _HEX
-            and (length is None or len(text) == length))
+    return (
+        isinstance(text, str)
+        and len(text) % 2 == 0
+        and set(text) <= _HEX
+        and (length is None or len(text) == length)
+    )
 
 
 def first_diff(expected: Any, found: Any, path: str = "") -> tuple[str, str, str]:

@@ -62,8 +62,7 @@ def parse_viewer(text: str) -> Viewer:
     try:
         return int(lowered)
     except ValueError:
-        raise ValueError(f"--as takes a seat number, 'spectator' or 'full', not {text!r}") \
-            from None
+        raise ValueError(f"--as takes a seat number, 'spectator' or 'full', not {text!r}") from None
 
 
 def parse_steps(text: str, total: int) -> list[int]:
@@ -83,7 +82,7 @@ def parse_steps(text: str, total: int) -> list[int]:
             steps += range(1, total + 1)
         elif "-" in part[1:]:
             cut = part.index("-", 1)
-            low, high = part[:cut], part[cut + 1:]
+            low, high = part[:cut], part[cut + 1 :]
             steps += range(one(low), (one(high) if high else total) + 1)
         elif part:
             try:
@@ -91,8 +90,9 @@ def parse_steps(text: str, total: int) -> list[int]:
             except ValueError as e:
                 if "outside" in str(e):
                     raise
-                raise ValueError(f"--step takes N, A-B, A-, all or a comma list, not {part!r}") \
-                    from None
+                raise ValueError(
+                    f"--step takes N, A-B, A-, all or a comma list, not {part!r}"
+                ) from None
     return steps
 
 
@@ -110,16 +110,20 @@ def table_text(record: MatchRecord, viewer: Viewer) -> str:
     """The table right after `record`'s version for a viewer, as plain text (≤ 78 columns)."""
     game = record.game
     if not record.started:
-        seats = ", ".join(_seat_label(record, i) if name else f"seat {i} open"
-                          for i, name in enumerate(record.names))
+        seats = ", ".join(
+            _seat_label(record, i) if name else f"seat {i} open"
+            for i, name in enumerate(record.names)
+        )
         return f"{game.TITLE}: waiting for players ({seats})"
     state = record.state
     seat = viewer if isinstance(viewer, int) else None
     lines = game.render(game.view(state, seat)).splitlines()
     if viewer == FULL:
-        lines += [line for i in range(record.players)
-                  for line in _cards_line(f"{_seat_label(record, i)} holds",
-                                          game.view(state, i).hand)]
+        lines += [
+            line
+            for i in range(record.players)
+            for line in _cards_line(f"{_seat_label(record, i)} holds", game.view(state, i).hand)
+        ]
         zones = game.zones(state)
         for name in game.hidden_zones(state, None):
             if not name.startswith("hand") and name in zones:
@@ -143,8 +147,10 @@ def describe_event(game: Game, event: Any) -> str:
     """One line for an event, the engine's own events included."""
     if isinstance(event, MatchCreated):
         mark = ", prearranged" if event.prearranged else ""
-        return (f"match created: {event.game} (rules {event.rules_version}), "
-                f"{len(event.seats)} seats, commitment {event.commitment[:16]}…{mark}")
+        return (
+            f"match created: {event.game} (rules {event.rules_version}), "
+            f"{len(event.seats)} seats, commitment {event.commitment[:16]}…{mark}"
+        )
     if isinstance(event, SeatJoined):
         return f"{event.name} takes seat {event.seat}"
     if isinstance(event, SeedRevealed):
@@ -164,8 +170,13 @@ def command_text(command: dict[str, Any]) -> str:
 def frame_text(frame: Frame, total: int, viewer: Viewer, *, events: bool = True) -> str:
     """A step: what happened in its entry, then the table."""
     record, game = frame.record, frame.record.game
-    who = ("the full table" if viewer == FULL else "a spectator" if viewer == SPECTATOR
-           else f"seat {viewer}'s view")
+    who = (
+        "the full table"
+        if viewer == FULL
+        else "a spectator"
+        if viewer == SPECTATOR
+        else f"seat {viewer}'s view"
+    )
     if frame.command is not None:
         what = f"{_seat_label(record, frame.seat)}: {command_text(frame.command)}"
     elif frame.version == 1:
@@ -177,7 +188,11 @@ def frame_text(frame: Frame, total: int, viewer: Viewer, *, events: bool = True)
         for event in frame.events:
             shown = _shown(game, event, viewer)
             if shown is not None:
-                lines += textwrap.wrap(describe_event(game, shown), WIDTH,
-                                       initial_indent="  · ", subsequent_indent="    ")
+                lines += textwrap.wrap(
+                    describe_event(game, shown),
+                    WIDTH,
+                    initial_indent="  · ",
+                    subsequent_indent="    ",
+                )
     lines.append(table_text(record, viewer))
     return "\n".join(lines)

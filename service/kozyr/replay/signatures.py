@@ -41,29 +41,53 @@ class Signatures:
         where = f"entry {i}"
         raw = line.get(RECEIPT_KEY)
         if not isinstance(raw, dict):
-            raise Bad(Problem(where, "the entry carries no signature of the operator's, so "
-                                     "nothing shows the operator wrote it",
-                              expected="a receipt signed with the key given",
-                              found="no receipt", entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the entry carries no signature of the operator's, so "
+                    "nothing shows the operator wrote it",
+                    expected="a receipt signed with the key given",
+                    found="no receipt",
+                    entry=i,
+                )
+            )
         try:
             receipt = Receipt.from_json(raw)
         except ValueError as e:
-            raise Bad(Problem(where, f"the entry's receipt cannot be read: {e}",
-                              found=short(raw), entry=i)) from None
-        claims = (("match id", receipt.match_id, self.match_id),
-                  ("version", receipt.version, i),
-                  ("entry hash", receipt.entry_hash, line["hash"]),
-                  ("commitment", receipt.commitment, self.commitment))
+            raise Bad(
+                Problem(
+                    where, f"the entry's receipt cannot be read: {e}", found=short(raw), entry=i
+                )
+            ) from None
+        claims = (
+            ("match id", receipt.match_id, self.match_id),
+            ("version", receipt.version, i),
+            ("entry hash", receipt.entry_hash, line["hash"]),
+            ("commitment", receipt.commitment, self.commitment),
+        )
         for what, signed, actual in claims:
             if signed != actual:
-                raise Bad(Problem(where, f"the operator's signature is on another {what}: this "
-                                         "entry is not the one the operator signed",
-                                  expected=str(signed), found=str(actual), entry=i))
+                raise Bad(
+                    Problem(
+                        where,
+                        f"the operator's signature is on another {what}: this "
+                        "entry is not the one the operator signed",
+                        expected=str(signed),
+                        found=str(actual),
+                        entry=i,
+                    )
+                )
         problem = self.keys.problem(receipt)
         if problem is not None:
-            raise Bad(Problem(where, "the entry's signature does not verify with the key "
-                                     f"given: {problem}; whoever wrote this entry did not "
-                                     "hold the operator's key", entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the entry's signature does not verify with the key "
+                    f"given: {problem}; whoever wrote this entry did not "
+                    "hold the operator's key",
+                    entry=i,
+                )
+            )
         self.checked += 1
         self.key_ids.add(receipt.key_id)
 
@@ -77,8 +101,9 @@ class ReceiptCheck:
     notes: tuple[str, ...]
 
 
-def check_receipts(entries: Sequence[dict[str, Any]], receipts: Sequence[Receipt],
-                   keys: KeyRing) -> ReceiptCheck:
+def check_receipts(
+    entries: Sequence[dict[str, Any]], receipts: Sequence[Receipt], keys: KeyRing
+) -> ReceiptCheck:
     """Every receipt a player kept, against the log's entries (lines of the replay file)."""
     first = entries[0]["events"][0] if entries and entries[0].get("events") else {}
     match_id = str(first.get("match_id", "")) if isinstance(first, dict) else ""
@@ -104,29 +129,47 @@ def check_receipts(entries: Sequence[dict[str, Any]], receipts: Sequence[Receipt
     return ReceiptCheck(checked, tuple(proofs), tuple(notes))
 
 
-def _proof(name: str, receipt: Receipt, line: dict[str, Any] | None, n: int,
-           match_id: str, commitment: str) -> Problem | None:
-    signed = (f"the operator signed (key {receipt.key_id}) that entry {receipt.version} of "
-              f"match {match_id} has hash {receipt.entry_hash}")
+def _proof(
+    name: str, receipt: Receipt, line: dict[str, Any] | None, n: int, match_id: str, commitment: str
+) -> Problem | None:
+    signed = (
+        f"the operator signed (key {receipt.key_id}) that entry {receipt.version} of "
+        f"match {match_id} has hash {receipt.entry_hash}"
+    )
     if line is None:
-        return Problem(name, f"PROOF THAT THE LOG WAS REWRITTEN: {signed}, but this log ends "
-                             f"at entry {n}: the entry was dropped after it was signed",
-                       expected=f"entry {receipt.version} with hash {receipt.entry_hash}",
-                       found=f"no entry {receipt.version}", entry=receipt.version)
+        return Problem(
+            name,
+            f"PROOF THAT THE LOG WAS REWRITTEN: {signed}, but this log ends "
+            f"at entry {n}: the entry was dropped after it was signed",
+            expected=f"entry {receipt.version} with hash {receipt.entry_hash}",
+            found=f"no entry {receipt.version}",
+            entry=receipt.version,
+        )
     if line.get("hash") != receipt.entry_hash:
         also = ""
         served = line.get(RECEIPT_KEY)
         if isinstance(served, dict) and served.get("entry_hash") == line.get("hash"):
-            also = (" The file carries a signature on its own entry too: if that one verifies "
-                    "with the same key, the operator signed two different histories.")
-        return Problem(name, f"PROOF THAT THE LOG WAS REWRITTEN: {signed}, but this log's "
-                             f"entry {receipt.version} is a different entry: the log was "
-                             f"changed after the operator signed it.{also}",
-                       expected=receipt.entry_hash, found=str(line.get("hash")),
-                       entry=receipt.version)
+            also = (
+                " The file carries a signature on its own entry too: if that one verifies "
+                "with the same key, the operator signed two different histories."
+            )
+        return Problem(
+            name,
+            f"PROOF THAT THE LOG WAS REWRITTEN: {signed}, but this log's "
+            f"entry {receipt.version} is a different entry: the log was "
+            f"changed after the operator signed it.{also}",
+            expected=receipt.entry_hash,
+            found=str(line.get("hash")),
+            entry=receipt.version,
+        )
     if receipt.commitment != commitment:
-        return Problem(name, "PROOF THAT THE LOG WAS REWRITTEN: the operator signed "
-                             f"commitment {receipt.commitment} for this match, but the log's "
-                             "entry 1 commits to another server seed",
-                       expected=receipt.commitment, found=commitment, entry=1)
+        return Problem(
+            name,
+            "PROOF THAT THE LOG WAS REWRITTEN: the operator signed "
+            f"commitment {receipt.commitment} for this match, but the log's "
+            "entry 1 commits to another server seed",
+            expected=receipt.commitment,
+            found=commitment,
+            entry=1,
+        )
     return None

@@ -75,8 +75,7 @@ from kozyr.replay.signatures import Signatures, check_receipts
 class _Walk:
     """The verifier's state while it walks the entries."""
 
-    def __init__(self, replay: ReplayFile, expect_commitment: str | None,
-                 keys: KeyRing) -> None:
+    def __init__(self, replay: ReplayFile, expect_commitment: str | None, keys: KeyRing) -> None:
         self.replay = replay
         self.signatures = Signatures(keys)
         self.expect_commitment = expect_commitment
@@ -124,8 +123,13 @@ class _Walk:
             except Bad:
                 raise
             except Exception as e:  # tampered data the rules choke on is still a bad entry
-                raise Bad(Problem(f"entry {i}", f"the entry cannot be checked: "
-                                                 f"{type(e).__name__}: {e}", entry=i)) from None
+                raise Bad(
+                    Problem(
+                        f"entry {i}",
+                        f"the entry cannot be checked: {type(e).__name__}: {e}",
+                        entry=i,
+                    )
+                ) from None
 
     def _chain(self, i: int, line: dict[str, Any]) -> None:
         """Version, link and hash of entry i (docs/replay-format.md §3)."""
@@ -134,16 +138,35 @@ class _Walk:
         if set(line) - skipped != ENTRY_KEYS:
             missing = sorted(ENTRY_KEYS - set(line))
             extra = sorted(set(line) - ENTRY_KEYS - skipped)
-            raise Bad(Problem(where, "the entry line does not have the entry's fields",
-                               expected=", ".join(sorted(ENTRY_KEYS)),
-                               found=f"missing {missing or 'none'}, extra {extra or 'none'}",
-                               entry=i))
-        kinds = {"version": int, "seat": int, "command_id": str, "time_ms": int, "prev": str,
-                 "schema": int, "hash": str, "events": list}
+            raise Bad(
+                Problem(
+                    where,
+                    "the entry line does not have the entry's fields",
+                    expected=", ".join(sorted(ENTRY_KEYS)),
+                    found=f"missing {missing or 'none'}, extra {extra or 'none'}",
+                    entry=i,
+                )
+            )
+        kinds = {
+            "version": int,
+            "seat": int,
+            "command_id": str,
+            "time_ms": int,
+            "prev": str,
+            "schema": int,
+            "hash": str,
+            "events": list,
+        }
         for name, kind in kinds.items():
             if type(line[name]) is not kind:
-                raise Bad(Problem(where, f"field {name!r} is not a JSON {kind.__name__}",
-                                   found=short(line[name]), entry=i))
+                raise Bad(
+                    Problem(
+                        where,
+                        f"field {name!r} is not a JSON {kind.__name__}",
+                        found=short(line[name]),
+                        entry=i,
+                    )
+                )
         if "actor" in line and (type(line["actor"]) is not str or not line["actor"]):
             raise Bad(Problem(where, "field 'actor' is no user id", found=short(line), entry=i))
         if line["command"] is not None and not isinstance(line["command"], dict):
@@ -151,24 +174,50 @@ class _Walk:
         if not all(isinstance(e, dict) for e in line["events"]):
             raise Bad(Problem(where, "an event is not a JSON object", entry=i))
         if line["version"] != i:
-            raise Bad(Problem(where, "wrong version: an entry is missing, repeated or out of "
-                                      "order", expected=str(i), found=str(line["version"]),
-                               entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "wrong version: an entry is missing, repeated or out of order",
+                    expected=str(i),
+                    found=str(line["version"]),
+                    entry=i,
+                )
+            )
         if line["prev"] != self.prev:
-            raise Bad(Problem(where, "the link to the previous entry is broken (prev is not "
-                                      "the previous entry's hash)",
-                               expected=self.prev, found=line["prev"], entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the link to the previous entry is broken (prev is not "
+                    "the previous entry's hash)",
+                    expected=self.prev,
+                    found=line["prev"],
+                    entry=i,
+                )
+            )
         fields = {k: line[k] for k in (*ENTRY_FIELDS, *archive.OPTIONAL_FIELDS) if k in line}
         text = canonical_json(fields)
         digest = entry_hash(text)
         if digest != line["hash"]:
-            raise Bad(Problem(where, "the hash does not match the entry's content: it was "
-                                      "changed after it was written",
-                               expected=digest, found=line["hash"], entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the hash does not match the entry's content: it was "
+                    "changed after it was written",
+                    expected=digest,
+                    found=line["hash"],
+                    entry=i,
+                )
+            )
         if line["schema"] not in READABLE_SCHEMAS or line["schema"] < self.schema:
-            raise Bad(Problem(where, "unknown entry schema (or older than the entry before)",
-                               expected=" or ".join(map(str, READABLE_SCHEMAS)),
-                               found=str(line["schema"]), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "unknown entry schema (or older than the entry before)",
+                    expected=" or ".join(map(str, READABLE_SCHEMAS)),
+                    found=str(line["schema"]),
+                    entry=i,
+                )
+            )
         self.schema = line["schema"]
         self.prev = line["hash"]
         self.fields, self.text = fields, text
@@ -180,9 +229,16 @@ class _Walk:
                 self._reveal(i, line["events"][-1], line["prev"])  # it does not match
             return
         if self.finished_at:
-            raise Bad(Problem(f"entry {i}", f"the match ended at entry {self.finished_at} (its "
-                                             "server seed was revealed); no entry may follow",
-                               expected="no entry", found=f"entry {i}", entry=i))
+            raise Bad(
+                Problem(
+                    f"entry {i}",
+                    f"the match ended at entry {self.finished_at} (its "
+                    "server seed was revealed); no entry may follow",
+                    expected="no entry",
+                    found=f"entry {i}",
+                    entry=i,
+                )
+            )
         if i == 1:
             self._creation(i, line)
         elif not verify_clock.ending(self, i, line):
@@ -195,18 +251,39 @@ class _Walk:
     def _creation(self, i: int, line: dict[str, Any]) -> None:
         where = "entry 1"
         events = line["events"]
-        if line["seat"] != SYSTEM_SEAT or line["command"] is not None or not events or \
-                events[0].get("type") != "MatchCreated":
-            raise Bad(Problem(where, "the first entry must be the creation of the match "
-                                      "(seat -1, no command, MatchCreated first)",
-                               found=short({"seat": line["seat"], "command": line["command"],
-                                             "first": events[0].get("type") if events else None}),
-                               entry=i))
+        if (
+            line["seat"] != SYSTEM_SEAT
+            or line["command"] is not None
+            or not events
+            or events[0].get("type") != "MatchCreated"
+        ):
+            raise Bad(
+                Problem(
+                    where,
+                    "the first entry must be the creation of the match "
+                    "(seat -1, no command, MatchCreated first)",
+                    found=short(
+                        {
+                            "seat": line["seat"],
+                            "command": line["command"],
+                            "first": events[0].get("type") if events else None,
+                        }
+                    ),
+                    entry=i,
+                )
+            )
         name = events[0].get("game")
         game = GAMES.get(name) if isinstance(name, str) else None
         if game is None:
-            raise Bad(Problem(where, f"unknown game {name!r}", expected=", ".join(GAMES),
-                               found=str(name), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    f"unknown game {name!r}",
+                    expected=", ".join(GAMES),
+                    found=str(name),
+                    entry=i,
+                )
+            )
         self.game = game
         try:
             created = registry_for(game).decode(events[0])
@@ -217,39 +294,66 @@ class _Walk:
         self._exact(i, created, events[0])
         self.created = created
         if not is_hex(created.commitment, 64):
-            raise Bad(Problem(where, "the commitment is not a SHA-256 in hex",
-                               found=created.commitment, entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the commitment is not a SHA-256 in hex",
+                    found=created.commitment,
+                    entry=i,
+                )
+            )
         if self.expect_commitment is not None and created.commitment != self.expect_commitment:
-            raise Bad(Problem(where, "the commitment is not the one you noted for this match",
-                               expected=self.expect_commitment, found=created.commitment,
-                               entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the commitment is not the one you noted for this match",
+                    expected=self.expect_commitment,
+                    found=created.commitment,
+                    entry=i,
+                )
+            )
         for seat, contribution in enumerate(created.contributions):
             self._check_contribution(i, seat, contribution)
         try:  # the very check the server makes before it creates a match
             lifecycle.check_created(game, created)
         except MatchError as e:
-            raise Bad(Problem(where, f"the server would refuse this creation: {e.code}: "
-                                     f"{e.message}", found=short(dict(created.options)),
-                              entry=i)) from None
+            raise Bad(
+                Problem(
+                    where,
+                    f"the server would refuse this creation: {e.code}: {e.message}",
+                    found=short(dict(created.options)),
+                    entry=i,
+                )
+            ) from None
         if created.rules_version != game.RULES_VERSION:
             self.divergent = True
             self.notes.append(
                 f"recorded under rules {created.rules_version}, but these are the rules "
                 f"{game.RULES_VERSION}: re-run under the current rules; diverging entries are "
-                "listed")
+                "listed"
+            )
         if created.prearranged:
-            given = " and ".join(w for w, g in (("decks", created.decks),
-                                                ("die rolls", created.dice)) if g)
-            self.notes.append(f"prearranged: not a fair random deal ({given} given at "
-                              "creation, docs/rules.md R-3)")
+            given = " and ".join(
+                w for w, g in (("decks", created.decks), ("die rolls", created.dice)) if g
+            )
+            self.notes.append(
+                f"prearranged: not a fair random deal ({given} given at "
+                "creation, docs/rules.md R-3)"
+            )
         self.record = new_record(game, created)
         offset = verify_clock.terms(self, i, events)
         if not self.record.open_seats:
             self._start(i, events, offset)
         elif len(events) != offset:
-            raise Bad(Problem(where, "seats are open, so the match cannot start yet",
-                               expected="MatchCreated only",
-                               found=", ".join(str(e.get("type")) for e in events), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "seats are open, so the match cannot start yet",
+                    expected="MatchCreated only",
+                    found=", ".join(str(e.get("type")) for e in events),
+                    entry=i,
+                )
+            )
 
     def _exact(self, i: int, decoded: Any, raw: dict[str, Any]) -> None:
         """Every field of `raw` must be one `decoded` has, with the same value: decoding alone
@@ -257,27 +361,43 @@ class _Walk:
         encoded = encode(decoded)
         for key, value in raw.items():
             if key not in encoded or canonical_json(value) != canonical_json(encoded[key]):
-                raise Bad(Problem(f"entry {i}", f"{raw.get('type')}: field {key!r} is not "
-                                                 "part of it or not in its canonical form",
-                                   expected=short(encoded.get(key, "(no such field)")),
-                                   found=short(value), entry=i))
+                raise Bad(
+                    Problem(
+                        f"entry {i}",
+                        f"{raw.get('type')}: field {key!r} is not "
+                        "part of it or not in its canonical form",
+                        expected=short(encoded.get(key, "(no such field)")),
+                        found=short(value),
+                        entry=i,
+                    )
+                )
 
     def _check_contribution(self, i: int, seat: int, contribution: str) -> None:
         if not is_hex(contribution) or len(contribution) > 2 * MAX_CONTRIBUTION:
-            raise Bad(Problem(f"entry {i}", f"seat {seat}'s seed contribution is not hex of at "
-                                             f"most {MAX_CONTRIBUTION} bytes",
-                               found=short(contribution), entry=i))
+            raise Bad(
+                Problem(
+                    f"entry {i}",
+                    f"seat {seat}'s seed contribution is not hex of at "
+                    f"most {MAX_CONTRIBUTION} bytes",
+                    found=short(contribution),
+                    entry=i,
+                )
+            )
 
     def _join(self, i: int, line: dict[str, Any]) -> None:
         where = f"entry {i}"
         assert self.game is not None
         events = line["events"]
         if line["command"] is not None or not events or events[0].get("type") != "SeatJoined":
-            raise Bad(Problem(where, "the match has open seats, so this entry must be a "
-                                      "seat joining (SeatJoined, no command)",
-                               found=short(line["command"] or
-                                            (events[0].get("type") if events else None)),
-                               entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the match has open seats, so this entry must be a "
+                    "seat joining (SeatJoined, no command)",
+                    found=short(line["command"] or (events[0].get("type") if events else None)),
+                    entry=i,
+                )
+            )
         try:
             joined = registry_for(self.game).decode(events[0])
         except (ValueError, TypeError, KeyError) as e:
@@ -287,22 +407,41 @@ class _Walk:
         record = self.record
         assert record is not None
         if joined.seat != line["seat"]:
-            raise Bad(Problem(where, "the joining seat is not the entry's seat",
-                               expected=str(line["seat"]), found=str(joined.seat), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the joining seat is not the entry's seat",
+                    expected=str(line["seat"]),
+                    found=str(joined.seat),
+                    entry=i,
+                )
+            )
         self._check_contribution(i, joined.seat, joined.contribution)
         try:  # the very checks the server makes before a seat is taken
             lifecycle.choose_seat(record, joined.seat)
             limits.check_name(joined.name, allow_empty=False)
         except MatchError as e:
-            raise Bad(Problem(where, f"the server would refuse this join: {e.message}",
-                              found=short(events[0]), entry=i)) from None
+            raise Bad(
+                Problem(
+                    where,
+                    f"the server would refuse this join: {e.message}",
+                    found=short(events[0]),
+                    entry=i,
+                )
+            ) from None
         self.record = advance(record, [joined], i, line["hash"])
         if not self.record.open_seats:
             self._start(i, events, 1)
         elif len(events) != 1:
-            raise Bad(Problem(where, "seats are still open, so the match cannot start yet",
-                               expected="SeatJoined only",
-                               found=", ".join(str(e.get("type")) for e in events), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "seats are still open, so the match cannot start yet",
+                    expected="SeatJoined only",
+                    found=", ".join(str(e.get("type")) for e in events),
+                    entry=i,
+                )
+            )
 
     def _start(self, i: int, events: list[dict[str, Any]], offset: int) -> None:
         """The last seat is taken: the seed and the game's opening events (from `offset`)."""
@@ -312,8 +451,14 @@ class _Walk:
         assert game is not None and created is not None
         first = recorded[0] if recorded else {}
         if first.get("type") != "MatchStarted" or not is_hex(first.get("seed")):
-            raise Bad(Problem(where, "every seat is taken, so the game's MatchStarted must "
-                                      "follow", found=short(first), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "every seat is taken, so the game's MatchStarted must follow",
+                    found=short(first),
+                    entry=i,
+                )
+            )
         record = self.record
         assert record is not None
         revealed = self.revealed_in_log
@@ -326,19 +471,26 @@ class _Walk:
         else:  # schema 2 logged the match seed; it must be the one the reveal gives
             seed = bytes.fromhex(first["seed"])
             if self.trusted_seed is not None and self.trusted_seed != seed:
-                raise Bad(Problem(
-                    where, "the match seed is not the one the revealed server seed and the "
-                           "seats' contributions give (docs/fairness.md §1): the deals were "
-                           "not drawn from the committed seed",
-                    expected=self.trusted_seed.hex(), found=seed.hex(), entry=i))
+                raise Bad(
+                    Problem(
+                        where,
+                        "the match seed is not the one the revealed server seed and the "
+                        "seats' contributions give (docs/fairness.md §1): the deals were "
+                        "not drawn from the committed seed",
+                        expected=self.trusted_seed.hex(),
+                        found=seed.hex(),
+                        entry=i,
+                    )
+                )
         self.seed = seed
         self.draws = Draws(created, record.players, seed)
         self.draws.check(i, recorded)
         try:
             expected = lifecycle.opening(record, seed)
         except InvalidOptions as e:
-            raise Bad(Problem(where, f"the rules refuse this setup: {e.code}: {e.message}",
-                               entry=i)) from None
+            raise Bad(
+                Problem(where, f"the rules refuse this setup: {e.code}: {e.message}", entry=i)
+            ) from None
         after = None
         for event in expected:
             after = game.evolve(after, event)
@@ -349,18 +501,27 @@ class _Walk:
         """Schema 3: MatchStarted holds no seed; the match seed comes from the revealed server
         seed. None (and only the chain checked from here) while the match runs."""
         if started.get("seed") != "":
-            raise Bad(Problem(f"entry {i}", "MatchStarted holds a match seed, which a log of "
-                                             f"schema {self.schema} withholds until the end",
-                               expected='""', found=short(started.get("seed")), entry=i))
+            raise Bad(
+                Problem(
+                    f"entry {i}",
+                    "MatchStarted holds a match seed, which a log of "
+                    f"schema {self.schema} withholds until the end",
+                    expected='""',
+                    found=short(started.get("seed")),
+                    entry=i,
+                )
+            )
         if self.trusted_seed is not None:
             return self.trusted_seed
         self.blind = True
         if self.revealed_in_log:  # blamed on the entry that reveals it, once the chain is there
             return None
         self.blind = True
-        self.notes.append("the match is still running: its log withholds the match seed, so "
-                          "only the chain (and signatures) were checked; deals and moves can be "
-                          "checked once the final entry reveals the server seed")
+        self.notes.append(
+            "the match is still running: its log withholds the match seed, so "
+            "only the chain (and signatures) were checked; deals and moves can be "
+            "checked once the final entry reveals the server seed"
+        )
         return None
 
     # ------------------------------------------------------------------ moves
@@ -371,16 +532,29 @@ class _Walk:
         assert game is not None and self.created is not None
         seat, raw = line["seat"], line["command"]
         if raw is None:
-            raise Bad(Problem(where, "the match is running, so each entry must be a seat's "
-                                      "command", found="an entry without a command", entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the match is running, so each entry must be a seat's command",
+                    found="an entry without a command",
+                    entry=i,
+                )
+            )
         try:
             command = registry_for(game).decode(raw)
         except (ValueError, TypeError, KeyError) as e:
-            raise Bad(Problem(where, f"the command cannot be read: {e}", found=short(raw),
-                               entry=i)) from None
+            raise Bad(
+                Problem(where, f"the command cannot be read: {e}", found=short(raw), entry=i)
+            ) from None
         if not isinstance(command, game.COMMAND_TYPES):
-            raise Bad(Problem(where, f"{type(command).__name__} is not a {game.TITLE} command",
-                               found=short(raw), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    f"{type(command).__name__} is not a {game.TITLE} command",
+                    found=short(raw),
+                    entry=i,
+                )
+            )
         self._exact(i, command, raw)
         self.commands += 1
         recorded = line["events"]
@@ -390,9 +564,14 @@ class _Walk:
         try:  # the very decision the server makes (kozyr.match.lifecycle)
             decision = lifecycle.decide(self.record, seat, command)
         except MatchError as e:
-            problem = Problem(where, f"the rules refuse seat {seat}'s command {command_text(raw)}"
-                                     f": {e.code}: {e.message}",
-                              expected="a legal command", found=short(raw), entry=i)
+            problem = Problem(
+                where,
+                f"the rules refuse seat {seat}'s command {command_text(raw)}"
+                f": {e.code}: {e.message}",
+                expected="a legal command",
+                found=short(raw),
+                entry=i,
+            )
             self._diverge(problem)
             self._set_state(i, self._follow(i, state, recorded))
             self._maybe_reveal(i, line, recorded)
@@ -400,17 +579,27 @@ class _Walk:
         produced, after, finished = decision.events, decision.state, decision.finishes
         reveals = bool(recorded) and recorded[-1].get("type") == "SeedRevealed"
         if finished != reveals:
-            self._diverge(Problem(
-                where, "this move ends the match, so the entry must end by revealing the server "
-                       "seed" if finished else "the match is not over after this move, yet the "
-                                               "entry reveals the server seed",
-                expected="SeedRevealed last" if finished else "no SeedRevealed",
-                found=str(recorded[-1].get("type")) if recorded else "no event", entry=i))
+            self._diverge(
+                Problem(
+                    where,
+                    "this move ends the match, so the entry must end by revealing the server seed"
+                    if finished
+                    else "the match is not over after this move, yet the "
+                    "entry reveals the server seed",
+                    expected="SeedRevealed last" if finished else "no SeedRevealed",
+                    found=str(recorded[-1].get("type")) if recorded else "no event",
+                    entry=i,
+                )
+            )
             self._set_state(i, self._follow(i, state, recorded))
             self._maybe_reveal(i, line, recorded)
             return
-        self._set_state(i, self._compare(i, state, produced, 0,
-                                      len(recorded) - 1 if reveals else len(recorded), after))
+        self._set_state(
+            i,
+            self._compare(
+                i, state, produced, 0, len(recorded) - 1 if reveals else len(recorded), after
+            ),
+        )
         if reveals:
             self._reveal(i, recorded[-1], line["prev"])
 
@@ -424,36 +613,64 @@ class _Walk:
         assert self.created is not None
         server_seed = event.get("server_seed")
         if set(event) - {"type", "server_seed", "head"} or not is_hex(server_seed):
-            raise Bad(Problem(where, "SeedRevealed must hold the server seed in hex (and the "
-                                      "head hash)", found=short(event), entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "SeedRevealed must hold the server seed in hex (and the head hash)",
+                    found=short(event),
+                    entry=i,
+                )
+            )
         assert isinstance(server_seed, str)
         digest = commitment(bytes.fromhex(server_seed))
         if digest != self.created.commitment:
-            raise Bad(Problem(where, "the revealed server seed does not match the commitment "
-                                      "published in entry 1: SHA-256(revealed seed) differs",
-                               expected=self.created.commitment, found=digest, entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the revealed server seed does not match the commitment "
+                    "published in entry 1: SHA-256(revealed seed) differs",
+                    expected=self.created.commitment,
+                    found=digest,
+                    entry=i,
+                )
+            )
         assert self.record is not None
         derived = lifecycle.seed_of(self.record, bytes.fromhex(server_seed))
         if derived != self.seed:
-            raise Bad(Problem(where, "the revealed server seed does not give the match seed "
-                                      "the deals came from (docs/fairness.md §1)",
-                               expected=derived.hex(),
-                               found=self.seed.hex() if self.seed else "none", entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the revealed server seed does not give the match seed "
+                    "the deals came from (docs/fairness.md §1)",
+                    expected=derived.hex(),
+                    found=self.seed.hex() if self.seed else "none",
+                    entry=i,
+                )
+            )
         head = event.get("head", "")
         if head and head != prev:
-            raise Bad(Problem(where, "the final event's head hash is not the hash of the "
-                                      "entry before it", expected=prev, found=str(head),
-                               entry=i))
+            raise Bad(
+                Problem(
+                    where,
+                    "the final event's head hash is not the hash of the entry before it",
+                    expected=prev,
+                    found=str(head),
+                    entry=i,
+                )
+            )
         if not head:
-            self.notes.append("the final event carries no head hash (a log written before "
-                              "SeedRevealed.head existed); the chain itself was checked")
+            self.notes.append(
+                "the final event carries no head hash (a log written before "
+                "SeedRevealed.head existed); the chain itself was checked"
+            )
         self.revealed = server_seed
         self.finished_at = i
 
     # ------------------------------------------------------------------ rules
 
-    def _compare(self, i: int, state: Any, produced: Sequence[Any], start: int, end: int,
-                 after: Any = None) -> Any:
+    def _compare(
+        self, i: int, state: Any, produced: Sequence[Any], start: int, end: int, after: Any = None
+    ) -> Any:
         """Compare what the rules produce with the entry's events[start:end] (the rest are the
         engine's own, checked apart); the state after the entry."""
         game = self.game
@@ -462,8 +679,10 @@ class _Walk:
         events = self.fields["events"]
         # One serialization: the entry rebuilt with the produced events must be the very text
         # that was hashed (stricter than ==, which would take true for 1).
-        if canonical_json(dict(self.fields, events=[*events[:start], *expected, *events[end:]])
-                          ) == self.text:
+        if (
+            canonical_json(dict(self.fields, events=[*events[:start], *expected, *events[end:]]))
+            == self.text
+        ):
             if after is not None:
                 return after
             for event in produced:
@@ -474,23 +693,37 @@ class _Walk:
         problem = Problem(where, "the events are not what the rules give", entry=i)
         for j in range(max(len(expected), len(recorded))):
             if j >= len(recorded):
-                problem = Problem(where, f"event {j + 1}: the rules give "
-                                         f"{expected[j]['type']} here, the log has no event",
-                                  expected=describe(game, produced[j]), found="nothing",
-                                  entry=i)
+                problem = Problem(
+                    where,
+                    f"event {j + 1}: the rules give "
+                    f"{expected[j]['type']} here, the log has no event",
+                    expected=describe(game, produced[j]),
+                    found="nothing",
+                    entry=i,
+                )
                 break
             if j >= len(expected):
-                problem = Problem(where, f"event {j + 1}: the log has "
-                                         f"{recorded[j].get('type')}, which the rules do not "
-                                         "give here", expected="nothing",
-                                  found=short(recorded[j]), entry=i)
+                problem = Problem(
+                    where,
+                    f"event {j + 1}: the log has "
+                    f"{recorded[j].get('type')}, which the rules do not "
+                    "give here",
+                    expected="nothing",
+                    found=short(recorded[j]),
+                    entry=i,
+                )
                 break
             if canonical_json(expected[j]) != canonical_json(recorded[j]):
                 path, a, b = first_diff(expected[j], recorded[j])
-                problem = Problem(where, f"event {j + 1} ({expected[j]['type']}): {path} is not "
-                                         f"what the rules give — they give: "
-                                         f"{describe(game, produced[j])}",
-                                  expected=a, found=b, entry=i)
+                problem = Problem(
+                    where,
+                    f"event {j + 1} ({expected[j]['type']}): {path} is not "
+                    f"what the rules give — they give: "
+                    f"{describe(game, produced[j])}",
+                    expected=a,
+                    found=b,
+                    entry=i,
+                )
                 break
         self._diverge(problem)
         return self._follow(i, state, recorded)
@@ -510,13 +743,19 @@ class _Walk:
                 event = reg.decode(data)
                 if isinstance(event, MatchStarted) and not event.seed and self.seed:
                     event = replace(event, seed=self.seed)  # withheld from the log (schema 3)
-                if not isinstance(event, (MatchCreated, SeatJoined)) and \
-                        data.get("type") != "SeedRevealed":
+                if (
+                    not isinstance(event, (MatchCreated, SeatJoined))
+                    and data.get("type") != "SeedRevealed"
+                ):
                     state = game.evolve(state, event)
         except Exception as e:  # an old event the current rules cannot even apply
-            raise Bad(Problem(f"entry {i}", f"the current rules cannot follow the recorded "
-                                             f"events: {type(e).__name__}: {e}",
-                               entry=i)) from None
+            raise Bad(
+                Problem(
+                    f"entry {i}",
+                    f"the current rules cannot follow the recorded events: {type(e).__name__}: {e}",
+                    entry=i,
+                )
+            ) from None
         return state
 
     # ------------------------------------------------------------------ end
@@ -529,22 +768,39 @@ class _Walk:
         if self.divergences:
             return
         if not self.finished_at or self.blind:
-            raise Bad(Problem("end", f"the match is not finished: the log ends at entry {n} "
-                                      "and the server seed is not revealed, so the deals "
-                                      "cannot be checked against the commitment",
-                               expected="a finished match", found=f"{n} entries"))
+            raise Bad(
+                Problem(
+                    "end",
+                    f"the match is not finished: the log ends at entry {n} "
+                    "and the server seed is not revealed, so the deals "
+                    "cannot be checked against the commitment",
+                    expected="a finished match",
+                    found=f"{n} entries",
+                )
+            )
         outcome = verify_clock.outcome(self)
         if outcome is None:  # pragma: no cover - the reveal comes only with an outcome
             raise Bad(Problem("end", "the seed was revealed but the match has no outcome"))
         if expect_head is not None and self.prev != expect_head:
-            raise Bad(Problem("end", "the head hash is not the one you noted for this match",
-                               expected=expect_head, found=self.prev))
+            raise Bad(
+                Problem(
+                    "end",
+                    "the head hash is not the one you noted for this match",
+                    expected=expect_head,
+                    found=self.prev,
+                )
+            )
         check_envelope(self.replay, record, self.prev, outcome, self.revealed)
 
 
-def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
-           expect_head: str | None = None, keys: KeyRing | None = None,
-           receipts: Sequence[Receipt] | None = None) -> Report:
+def verify(
+    replay: ReplayFile,
+    *,
+    expect_commitment: str | None = None,
+    expect_head: str | None = None,
+    keys: KeyRing | None = None,
+    receipts: Sequence[Receipt] | None = None,
+) -> Report:
     """Verify a parsed replay file (see the module docstring); never raises for bad content.
 
     `expect_commitment` / `expect_head`: values the caller noted independently (a player sees
@@ -562,8 +818,10 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         problem = bad.problem
     held = check_receipts(replay.entries, receipts, keys) if receipts is not None else None
     game, created, draws = walk.game, walk.created, walk.draws
-    problems = (*(held.proofs if held else ()),
-                *((problem,) if problem else tuple(walk.divergences)))
+    problems = (
+        *(held.proofs if held else ()),
+        *((problem,) if problem else tuple(walk.divergences)),
+    )
     return Report(
         status=NOT_VERIFIED if problems else VERIFIED,
         problems=problems,
@@ -583,7 +841,8 @@ def verify(replay: ReplayFile, *, expect_commitment: str | None = None,
         prearranged=bool(created and created.prearranged),
         finished=bool(walk.finished_at),
         outcome=outcome_text(game, walk.state, walk.record.names if walk.record else ())
-        if game and walk.state is not None else "",
+        if game and walk.state is not None
+        else "",
         head=walk.prev,
         divergences=tuple(walk.divergences),
         keyed=bool(keys),

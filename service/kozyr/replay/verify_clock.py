@@ -43,13 +43,25 @@ def terms(walk: Walk, i: int, events: list[dict[str, Any]]) -> int:
     assert isinstance(decoded, MatchTerms)
     walk._exact(i, decoded, events[1])
     if decoded == MatchTerms():
-        raise Bad(Problem(where, "MatchTerms with the defaults is never recorded",
-                          found=short(events[1]), entry=i))
+        raise Bad(
+            Problem(
+                where,
+                "MatchTerms with the defaults is never recorded",
+                found=short(events[1]),
+                entry=i,
+            )
+        )
     try:
         lifecycle.check_terms(walk.created, decoded)
     except MatchError as e:
-        raise Bad(Problem(where, f"the server would refuse these terms: {e.code}: {e.message}",
-                          found=short(events[1]), entry=i)) from None
+        raise Bad(
+            Problem(
+                where,
+                f"the server would refuse these terms: {e.code}: {e.message}",
+                found=short(events[1]),
+                entry=i,
+            )
+        ) from None
     walk.record = advance(walk.record, [decoded], 0, walk.record.head)
     return 2
 
@@ -71,8 +83,9 @@ ENDINGS = ("Resigned", "Aborted", "TimedOut", "Abandoned", "Expired")
 def track(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
     """Fold the checked entry into the walk's full record (clock included)."""
     seed = bytes.fromhex(walk.revealed_in_log) if walk.revealed_in_log else None
-    walk.shadow = apply_entry(walk.shadow, Entry.from_canonical(walk.text), line["hash"],
-                              server_seed=seed)
+    walk.shadow = apply_entry(
+        walk.shadow, Entry.from_canonical(walk.text), line["hash"], server_seed=seed
+    )
 
 
 def in_time(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
@@ -81,18 +94,33 @@ def in_time(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
     record = walk.shadow
     assert record is not None
     if line["time_ms"] < record.clock.since_ms:
-        raise Bad(Problem(f"entry {i}", "the entry's time is before the entry before it",
-                          expected=f">= {record.clock.since_ms}", found=str(line["time_ms"]),
-                          entry=i))
+        raise Bad(
+            Problem(
+                f"entry {i}",
+                "the entry's time is before the entry before it",
+                expected=f">= {record.clock.since_ms}",
+                found=str(line["time_ms"]),
+                entry=i,
+            )
+        )
     due = clock.deadline(record)
-    late = due is not None and line["time_ms"] > due.at_ms and (
-        due.kind == "EXPIRY" or (due.seat == line["seat"] and due.kind != "BOT"))
+    late = (
+        due is not None
+        and line["time_ms"] > due.at_ms
+        and (due.kind == "EXPIRY" or (due.seat == line["seat"] and due.kind != "BOT"))
+    )
     if late and due is not None:
-        raise Bad(Problem(f"entry {i}", f"accepted after its deadline: the decision was due at "
-                                        f"{due.at_ms} ({due.kind.lower()}), "
-                                        f"{line['time_ms'] - due.at_ms} ms before this entry",
-                          expected=f"time_ms <= {due.at_ms}", found=str(line["time_ms"]),
-                          entry=i))
+        raise Bad(
+            Problem(
+                f"entry {i}",
+                f"accepted after its deadline: the decision was due at "
+                f"{due.at_ms} ({due.kind.lower()}), "
+                f"{line['time_ms'] - due.at_ms} ms before this entry",
+                expected=f"time_ms <= {due.at_ms}",
+                found=str(line["time_ms"]),
+                entry=i,
+            )
+        )
 
 
 def ending(walk: ClockWalk, i: int, line: dict[str, Any]) -> bool:
@@ -106,17 +134,33 @@ def ending(walk: ClockWalk, i: int, line: dict[str, Any]) -> bool:
     assert record is not None and game is not None
     where, kind = f"entry {i}", events[0]["type"]
     last = events[-1]
-    seed = bytes.fromhex(last["server_seed"]) if last.get("type") == "SeedRevealed" and \
-        is_hex(last.get("server_seed")) else None
+    seed = (
+        bytes.fromhex(last["server_seed"])
+        if last.get("type") == "SeedRevealed" and is_hex(last.get("server_seed"))
+        else None
+    )
     try:
         step = _rebuild(record, line, kind, seed)
     except MatchError as e:
-        raise Bad(Problem(where, f"{kind}: the rules refuse it here: {e.code}: {e.message}",
-                          found=short(events[0]), entry=i)) from None
+        raise Bad(
+            Problem(
+                where,
+                f"{kind}: the rules refuse it here: {e.code}: {e.message}",
+                found=short(events[0]),
+                entry=i,
+            )
+        ) from None
     if step.text != walk.text:
         path, a, b = first_diff(json.loads(step.text), json.loads(walk.text))
-        raise Bad(Problem(where, f"{kind}: the entry is not what the rules give at its time "
-                                 f"({path})", expected=a, found=b, entry=i))
+        raise Bad(
+            Problem(
+                where,
+                f"{kind}: the entry is not what the rules give at its time ({path})",
+                expected=a,
+                found=b,
+                entry=i,
+            )
+        )
     if seed is not None:
         walk._reveal(i, last, line["prev"])
     walk.record = step.record
@@ -132,8 +176,9 @@ def _rebuild(record: MatchRecord, line: dict[str, Any], kind: str, seed: bytes |
     if kind == "Aborted":
         return endings.abort(record, seat, command_id, server_seed=seed or b"", time_ms=time_ms)
     if kind == "Abandoned":  # who watched is the server's word: not in the log
-        return endings.claim(record, seat, command_id, watched=False, server_seed=seed or b"",
-                             time_ms=time_ms)
+        return endings.claim(
+            record, seat, command_id, watched=False, server_seed=seed or b"", time_ms=time_ms
+        )
     if kind == "Expired":
         return endings.expire(record, server_seed=seed or b"", time_ms=time_ms)
     due = clock.deadline(record)

@@ -19,8 +19,9 @@ def play_local(t: Tournament, fixture: Fixture) -> MatchResult:
     seats = len(fixture.lineup)
     names = t.names
     config = game.make_config(dict(t.options), seats)
-    events = game.start(config, [names[p] for p in fixture.lineup], deal_seed(t.master,
-                                                                                fixture.deal))
+    events = game.start(
+        config, [names[p] for p in fixture.lineup], deal_seed(t.master, fixture.deal)
+    )
     state = fold(game, events)
     redact = game.redact
     histories: list[list[Event]] = [[] for _ in range(seats)]
@@ -34,15 +35,23 @@ def play_local(t: Tournament, fixture: Fixture) -> MatchResult:
 
     record(events)
     master = t.master
-    bots = [make_bot(parse_spec(t.players[p]), game, s, bot_seed(master, fixture.index, s))
-            for s, p in enumerate(fixture.lineup)]
-    to_act, legal_commands, view, decide, evolve = (game.to_act, game.legal_commands, game.view,
-                                                    game.decide, game.evolve)
+    bots = [
+        make_bot(parse_spec(t.players[p]), game, s, bot_seed(master, fixture.index, s))
+        for s, p in enumerate(fixture.lineup)
+    ]
+    to_act, legal_commands, view, decide, evolve = (
+        game.to_act,
+        game.legal_commands,
+        game.view,
+        game.decide,
+        game.evolve,
+    )
     moves = 0
     while (seat := to_act(state)) is not None:
         legal = legal_commands(state, seat)
         command = bots[seat].choose(
-            Seat(game, seat, view(state, seat), tuple(histories[seat]), legal))
+            Seat(game, seat, view(state, seat), tuple(histories[seat]), legal)
+        )
         new = decide(state, seat, command)
         for event in new:
             state = evolve(state, event)
@@ -50,5 +59,13 @@ def play_local(t: Tournament, fixture: Fixture) -> MatchResult:
         moves += 1
     outcome = game.outcome(state)
     assert outcome is not None
-    return MatchResult(fixture.index, fixture.deal, fixture.lineup, outcome.winners,
-                       outcome.scores, moves, outcome.reason, details=outcome.details)
+    return MatchResult(
+        fixture.index,
+        fixture.deal,
+        fixture.lineup,
+        outcome.winners,
+        outcome.scores,
+        moves,
+        outcome.reason,
+        details=outcome.details,
+    )

@@ -40,8 +40,9 @@ class Tournament:
             check_spec(parse_spec(text))
         seats = self.table_size
         if not game.MIN_PLAYERS <= seats <= game.MAX_PLAYERS:
-            raise ValueError(f"{game.TITLE} is for {game.MIN_PLAYERS}–{game.MAX_PLAYERS} "
-                             f"players, not {seats}")
+            raise ValueError(
+                f"{game.TITLE} is for {game.MIN_PLAYERS}–{game.MAX_PLAYERS} players, not {seats}"
+            )
         if seats > len(self.players):
             raise ValueError(f"{seats} seats need at least {seats} players")
         game.make_config(dict(self.options), seats)  # InvalidOptions says what is wrong

@@ -51,12 +51,20 @@ class Progress:
     `clock` is the monotonic clock the plain lines are paced by.
     """
 
-    def __init__(self, total: int, stream: TextIO | None = None, *, enabled: bool = True,
-                 every: float = 10.0, console: Console | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO | None = None,
+        *,
+        enabled: bool = True,
+        every: float = 10.0,
+        console: Console | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total = total
-        self.stream = stream if stream is not None else (
-            console.file if console is not None else sys.stderr)
+        self.stream = (
+            stream if stream is not None else (console.file if console is not None else sys.stderr)
+        )
         self.enabled = enabled
         self.every = every
         self._clock = clock
@@ -72,8 +80,13 @@ class Progress:
         self._bar: RichProgress | None = None
         if enabled and self.tty:
             self._bar = RichProgress(
-                BarColumn(bar_width=BAR), MofNCompleteColumn(), _Times(), console=console,
-                refresh_per_second=10, get_time=clock)
+                BarColumn(bar_width=BAR),
+                MofNCompleteColumn(),
+                _Times(),
+                console=console,
+                refresh_per_second=10,
+                get_time=clock,
+            )
             self._task = self._bar.add_task("matches", total=total)
             self._bar.start()
 
@@ -82,8 +95,10 @@ class Progress:
         rate = done / elapsed if elapsed > 0 else 0.0
         filled = WIDTH * done // self.total if self.total else WIDTH
         bar = "#" * filled + "." * (WIDTH - filled)
-        return (f"[{bar}] {done}/{self.total} matches  {rate:,.1f} matches/s  "
-                f"elapsed {_clock(elapsed)}  left {_left(self.total, done, rate)}")
+        return (
+            f"[{bar}] {done}/{self.total} matches  {rate:,.1f} matches/s  "
+            f"elapsed {_clock(elapsed)}  left {_left(self.total, done, rate)}"
+        )
 
     def update(self, done: int) -> None:
         """Report that `done` matches are finished (redrawn or written when due)."""

@@ -86,7 +86,18 @@ def standings(names: Sequence[str], results: Sequence[MatchResult]) -> list[Stan
     for p, name in enumerate(names):
         n = played[p]
         low, high = wilson(wins[p], n)
-        out.append(Standing(name, n, wins[p], wins[p] / n if n else 0.0, low, high,
-                            score[p] / n if n else 0.0, ratings[p].mu, ratings[p].sigma))
+        out.append(
+            Standing(
+                name,
+                n,
+                wins[p],
+                wins[p] / n if n else 0.0,
+                low,
+                high,
+                score[p] / n if n else 0.0,
+                ratings[p].mu,
+                ratings[p].sigma,
+            )
+        )
     out.sort(key=lambda s: -s.ordinal)
     return out

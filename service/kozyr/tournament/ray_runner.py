@@ -56,8 +56,7 @@ def connect(address: str) -> bool:
             try:
                 ray.init(address="auto", logging_level="WARNING", log_to_driver=False)
             except ConnectionError:  # no running local cluster: start one for this run
-                ray.init(logging_level="WARNING", log_to_driver=False,
-                         include_dashboard=False)
+                ray.init(logging_level="WARNING", log_to_driver=False, include_dashboard=False)
         else:
             ray.init(address=address, logging_level="WARNING", log_to_driver=False)
     except (ConnectionError, ValueError, RuntimeError) as e:
@@ -70,8 +69,9 @@ def _play_batch(t: Tournament, fixtures: Sequence[Fixture]) -> list[MatchResult]
     return play_chunk(t, fixtures, None)
 
 
-def run_on_ray(t: Tournament, address: str, *,
-               on_progress: Callable[[int], None] | None = None) -> Run:
+def run_on_ray(
+    t: Tournament, address: str, *, on_progress: Callable[[int], None] | None = None
+) -> Run:
     """Play every fixture of `t` on the Ray cluster at `address` (see the module doc)."""
     ray = _ray()
     started = connect(address)
@@ -86,19 +86,33 @@ def run_on_ray(t: Tournament, address: str, *,
     finally:
         if started:
             ray.shutdown()
-    return Run(t, tuple(fixtures), tuple(results[i] for i in sorted(results)), interrupted,
-               elapsed, cpus, None)
+    return Run(
+        t,
+        tuple(fixtures),
+        tuple(results[i] for i in sorted(results)),
+        interrupted,
+        elapsed,
+        cpus,
+        None,
+    )
 
 
 def _nothing(done: int) -> None:
     return None
 
 
-def _drive(ray: Any, task: Any, t: Tournament, fixtures: list[Fixture], cpus: int,
-           results: dict[int, MatchResult], report: Callable[[int], None]) -> bool:
+def _drive(
+    ray: Any,
+    task: Any,
+    t: Tournament,
+    fixtures: list[Fixture],
+    cpus: int,
+    results: dict[int, MatchResult],
+    report: Callable[[int], None],
+) -> bool:
     """Hand out batches (two per CPU in flight), collect results; True if Ctrl-C stopped it."""
     size = chunk_size(t, len(fixtures), cpus)
-    batches = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
+    batches = deque(fixtures[i : i + size] for i in range(0, len(fixtures), size))
     stops = [0]
 
     def on_sigint(signum: int, frame: object) -> None:

@@ -83,8 +83,9 @@ def next_connection(address: str) -> KozyrClient:
 # ---------------------------------------------------------------------------- deals
 
 
-def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
-                ) -> tuple[int, list[str], list[str]]:
+def prearranged(
+    game: AnyGame, config: Any, players: list[str], seed: bytes
+) -> tuple[int, list[str], list[str]]:
     """The first dealer, the deck texts and (Durak) the die rolls the rules would derive from
     `seed` (see above)."""
     # The rules' own opening gives the first dealer and the first deal; later hands' decks
@@ -94,13 +95,15 @@ def prearranged(game: AnyGame, config: Any, players: list[str], seed: bytes
     dealt = next(e for e in opening if isinstance(e, Dealt))
     size = len(dealt.deck)
     # Dix and Six Dozens count hands, Durak games (each game's own option).
-    count = 1 if getattr(config, "single_hand", False) else min(
-        MAX_PREARRANGED, max(getattr(config, "max_hands", 1), getattr(config, "games", 1)))
+    count = (
+        1
+        if getattr(config, "single_hand", False)
+        else min(MAX_PREARRANGED, max(getattr(config, "max_hands", 1), getattr(config, "games", 1)))
+    )
     decks = [dealt.deck]
     dice = [" ".join(str(int(r[1])) for r in dealt.rolls)] if dealt.rolls else []
     if count > 1:  # (for one hand the opening's deal is all the match needs)
-        decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size))
-                 for k in range(1, count + 1)]
+        decks = [RandomStream(seed, deal_label(k)).shuffle(deck(size)) for k in range(1, count + 1)]
         if decks[0] != dealt.deck:
             raise AssertionError("the deal derivation disagrees with the rules module")
         if dealt.rolls:  # DUR-3: rolls until the deck is dealt, each recorded as thrown
@@ -174,8 +177,9 @@ class SeatMind:
     (the one the server sends with game views, else rebuilt from the events and checked
     against the server's table), and the bot's choice."""
 
-    def __init__(self, game: AnyGame, seat: int, bot: Bot,
-                 reader: EventReader | None = None) -> None:
+    def __init__(
+        self, game: AnyGame, seat: int, bot: Bot, reader: EventReader | None = None
+    ) -> None:
         self.game = game
         self.seat = seat
         self.bot = bot
@@ -194,8 +198,7 @@ class SeatMind:
         the view rebuilt from the seat's events, once it agrees with the server's table."""
         seen = self.reader.view(game_view_json) if game_view_json else self._rebuilt(view)
         commands = tuple(convert.command_from_move(self.game, m) for m in moves)
-        command = self.bot.choose(Seat(self.game, self.seat, seen, tuple(self.history),
-                                       commands))
+        command = self.bot.choose(Seat(self.game, self.seat, seen, tuple(self.history), commands))
         self.moves += 1
         return convert.move_from_command(self.game, command)
 
@@ -208,8 +211,10 @@ class SeatMind:
         if not _agrees(sent, rebuilt, view.to_act):
             rebuilt = self.info.view()
             if not _agrees(sent, rebuilt, view.to_act):
-                raise ViewMismatch(f"seat {self.seat} at version {view.version}: the view "
-                                   "rebuilt from its events differs from the server's")
+                raise ViewMismatch(
+                    f"seat {self.seat} at version {view.version}: the view "
+                    "rebuilt from its events differs from the server's"
+                )
         return rebuilt
 
 
@@ -242,9 +247,11 @@ class RemoteSeat(SeatMind):
                 legal = self.client.legal()
                 if legal.version != update.version:  # pragma: no cover - only we may move now
                     raise RuntimeError("the match moved while it was this seat's turn")
-                self.client.move(self.choose(view, legal.moves),
-                                 command_id=f"seat{self.seat}-v{update.version}",
-                                 expected_version=update.version)
+                self.client.move(
+                    self.choose(view, legal.moves),
+                    command_id=f"seat{self.seat}-v{update.version}",
+                    expected_version=update.version,
+                )
 
     def stop(self) -> None:
         """End the watch (another seat failed)."""
@@ -259,19 +266,32 @@ def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
     config = game.make_config(dict(t.options), len(names))
     organiser = client_for(address, -1)
     if t.deals == "seeded":  # the server's seed and each seat's own contribution: a fair deal
-        created = organiser.create_match(game.NAME, names, dict(t.options), seed_contributions=[
-            RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
-            for s in range(len(names))])
+        created = organiser.create_match(
+            game.NAME,
+            names,
+            dict(t.options),
+            seed_contributions=[
+                RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
+                for s in range(len(names))
+            ],
+        )
     else:
         first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
         created = organiser.create_match(
-            game.NAME, names, dict(t.options), first_dealer=first, prearranged_decks=decks,
-            prearranged_dice=dice)
+            game.NAME,
+            names,
+            dict(t.options),
+            first_dealer=first,
+            prearranged_decks=decks,
+            prearranged_dice=dice,
+        )
     seats = [
-        RemoteSeat(game, s, client_for(address, s).seat(created.match_id, created.tokens[s],
-                                                        [created.receipt]),
-                   make_bot(parse_spec(t.players[p]), game, s,
-                            bot_seed(t.master, fixture.index, s)))
+        RemoteSeat(
+            game,
+            s,
+            client_for(address, s).seat(created.match_id, created.tokens[s], [created.receipt]),
+            make_bot(parse_spec(t.players[p]), game, s, bot_seed(t.master, fixture.index, s)),
+        )
         for s, p in enumerate(fixture.lineup)
     ]
     _run_all([s.run for s in seats], [s.stop for s in seats])
@@ -279,9 +299,16 @@ def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
         keep_match(Path(t.keep), address, created.match_id, [s.client for s in seats])
     final = seats[0].final
     assert final is not None
-    return MatchResult(fixture.index, fixture.deal, fixture.lineup, tuple(final.outcome.winners),
-                       tuple(final.outcome.scores), sum(s.moves for s in seats),
-                       final.outcome.reason, match_id=created.match_id)
+    return MatchResult(
+        fixture.index,
+        fixture.deal,
+        fixture.lineup,
+        tuple(final.outcome.winners),
+        tuple(final.outcome.scores),
+        sum(s.moves for s in seats),
+        final.outcome.reason,
+        match_id=created.match_id,
+    )
 
 
 def keep_match(folder: Path, address: str, match_id: str, seats: list[SeatClient]) -> None:

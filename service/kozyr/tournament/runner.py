@@ -62,8 +62,7 @@ class Run:
         return len(self.results) / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
-               ) -> list[MatchResult]:
+def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None) -> list[MatchResult]:
     """Play some fixtures in this process (the unit of work a worker receives); through a
     server, once the run is stopping (Ctrl-C), only those already in play."""
     if server is None:
@@ -81,9 +80,13 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None
             return list(threads.map(lambda f: play_remote(t, f, server), fixtures))
     # Served matches wait on the network most of the time: a window of the chunk's matches
     # plays at once, every seat of them over PlaySession streams.
-    return play_served(t, fixtures, server,
-                       stopping=lambda: _STOP is not None and _STOP.is_set(),
-                       heard=lambda r: _DONE is not None and _DONE.put(r.index))
+    return play_served(
+        t,
+        fixtures,
+        server,
+        stopping=lambda: _STOP is not None and _STOP.is_set(),
+        heard=lambda r: _DONE is not None and _DONE.put(r.index),
+    )
 
 
 # A worker's copies of the run's stop event (set on the first Ctrl-C) and of the queue it
@@ -115,8 +118,13 @@ def chunk_size(t: Tournament, fixtures: int, workers: int, served: bool = False)
     return max(1, min(16, fixtures // (workers * 32)))
 
 
-def run(t: Tournament, *, workers: int | None = None, server: str | None = None,
-        on_progress: Callable[[int], None] | None = None) -> Run:
+def run(
+    t: Tournament,
+    *,
+    workers: int | None = None,
+    server: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> Run:
     """Play every fixture of `t`; Ctrl-C returns what was played so far (see module doc)."""
     fixtures = t.fixtures()
     workers = max(1, workers or os.cpu_count() or 1)
@@ -136,8 +144,15 @@ def run(t: Tournament, *, workers: int | None = None, server: str | None = None,
     else:
         interrupted = _run_pool(t, fixtures, workers, server, results, report)
     elapsed = time.perf_counter() - start
-    return Run(t, tuple(fixtures), tuple(results[i] for i in sorted(results)), interrupted,
-               elapsed, workers, server)
+    return Run(
+        t,
+        tuple(fixtures),
+        tuple(results[i] for i in sorted(results)),
+        interrupted,
+        elapsed,
+        workers,
+        server,
+    )
 
 
 def _served_context() -> Any:
@@ -156,13 +171,20 @@ def _pool(workers: int, served: bool) -> tuple[ProcessPoolExecutor, Any, Any]:
     context = _served_context() if served else multiprocessing.get_context(None)
     stop = context.Event()  # a served chunk creates no more matches once it is set
     ended = context.SimpleQueue()  # the fixtures a served chunk finished, as they end
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker,
-                               initargs=(stop, ended))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_quiet_worker, initargs=(stop, ended)
+    )
     return pool, stop, ended
 
 
-def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str | None,
-              results: dict[int, MatchResult], report: Callable[[int], None]) -> bool:
+def _run_pool(
+    t: Tournament,
+    fixtures: list[Fixture],
+    workers: int,
+    server: str | None,
+    results: dict[int, MatchResult],
+    report: Callable[[int], None],
+) -> bool:
     """Play the fixtures on a process pool; True if Ctrl-C stopped it.
 
     At most two chunks per worker are in flight (one playing, one queued), and Ctrl-C only sets
@@ -170,7 +192,7 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     concurrent.futures' own locking could leave it deadlocked at shutdown.
     """
     size = chunk_size(t, len(fixtures), workers, served=server is not None)
-    chunks = deque(fixtures[i:i + size] for i in range(0, len(fixtures), size))
+    chunks = deque(fixtures[i : i + size] for i in range(0, len(fixtures), size))
     pool, stop, ended = _pool(workers, served=server is not None)
     stops = [0]
 
@@ -222,8 +244,14 @@ def _run_pool(t: Tournament, fixtures: list[Fixture], workers: int, server: str 
     return stops[0] > 0
 
 
-def _run_server_bots(t: Tournament, fixtures: list[Fixture], workers: int, server: str,
-                     results: dict[int, MatchResult], report: Callable[[int], None]) -> bool:
+def _run_server_bots(
+    t: Tournament,
+    fixtures: list[Fixture],
+    workers: int,
+    server: str,
+    results: dict[int, MatchResult],
+    report: Callable[[int], None],
+) -> bool:
     """The server's bots play every fixture, `workers` times serverbots.AT_ONCE in play at
     once (kozyr.tournament.serverbots); True if Ctrl-C stopped it. Ctrl-C stops creating
     matches and keeps those in play as they end; a second one leaves them."""
@@ -243,8 +271,9 @@ def _run_server_bots(t: Tournament, fixtures: list[Fixture], workers: int, serve
 
     previous = _catch_sigint(on_sigint)
     try:
-        play_server_bots(t, fixtures, server, at_once=workers * AT_ONCE,
-                         heard=heard, stops=lambda: stops[0])
+        play_server_bots(
+            t, fixtures, server, at_once=workers * AT_ONCE, heard=heard, stops=lambda: stops[0]
+        )
     except KeyboardInterrupt:
         stops[0] += 1
     finally:

@@ -44,19 +44,27 @@ AT_ONCE = 128  # matches in play on one session (128 used ~6 % less CPU a move t
 BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many
 
 
-def play_served(t: Tournament, fixtures: Sequence[Fixture], address: str,
-                stopping: Callable[[], bool] = lambda: False,
-                heard: Callable[[MatchResult], object] = lambda r: None) -> list[MatchResult]:
+def play_served(
+    t: Tournament,
+    fixtures: Sequence[Fixture],
+    address: str,
+    stopping: Callable[[], bool] = lambda: False,
+    heard: Callable[[MatchResult], object] = lambda r: None,
+) -> list[MatchResult]:
     """Play `fixtures` as real matches on the server at `address`: dealt round robin over
     `SESSIONS` connections, each group played by a windowed session of its own; each result
     goes to `heard` as its match ends. Once `stopping()` is true no more matches are created:
     those in play finish, and the results are the fixtures played."""
-    return _in_threads(fixtures, SESSIONS, lambda group: _Window(
-        t, next_connection(address)).play(group, stopping, heard))
+    return _in_threads(
+        fixtures,
+        SESSIONS,
+        lambda group: _Window(t, next_connection(address)).play(group, stopping, heard),
+    )
 
 
-def _in_threads(fixtures: Sequence[Fixture], groups: int,
-                play: Callable[[list[Fixture]], list[MatchResult]]) -> list[MatchResult]:
+def _in_threads(
+    fixtures: Sequence[Fixture], groups: int, play: Callable[[list[Fixture]], list[MatchResult]]
+) -> list[MatchResult]:
     """The fixtures dealt round robin into `groups`, each played by `play` in a thread of its
     own; the results in the fixtures' order."""
     dealt = [g for k in range(groups) if (g := list(fixtures[k::groups]))]
@@ -65,22 +73,33 @@ def _in_threads(fixtures: Sequence[Fixture], groups: int,
     return [by_index[f.index] for f in fixtures if f.index in by_index]
 
 
-def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()
-               ) -> pb.CreateMatchRequest:
+def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()) -> pb.CreateMatchRequest:
     """The CreateMatch request of the fixture: its deal prearranged (the in-process deal), or
     with `deals="seeded"` the server's seed and each seat's contribution (a fair deal)."""
     game = get_game(t.game)
     names = [t.names[p] for p in fixture.lineup]
     if t.deals == "seeded":
-        return match_request(game.NAME, names, dict(t.options), bots=list(bots) or None,
-                             seed_contributions=[RandomStream(
-                                 t.master, f"tournament/contribution/{fixture.index}/{s}"
-                             ).read(16) for s in range(len(names))])
+        return match_request(
+            game.NAME,
+            names,
+            dict(t.options),
+            bots=list(bots) or None,
+            seed_contributions=[
+                RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
+                for s in range(len(names))
+            ],
+        )
     config = game.make_config(dict(t.options), len(names))
     first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
-    return match_request(game.NAME, names, dict(t.options), first_dealer=first,
-                         prearranged_decks=decks, prearranged_dice=dice,
-                         bots=list(bots) or None)
+    return match_request(
+        game.NAME,
+        names,
+        dict(t.options),
+        first_dealer=first,
+        prearranged_decks=decks,
+        prearranged_dice=dice,
+        bots=list(bots) or None,
+    )
 
 
 class _Window:
@@ -100,11 +119,16 @@ class _Window:
         self.finals: dict[str, pb.MatchView] = {}
         self.ended: queue.SimpleQueue[str | BaseException] = queue.SimpleQueue()
         # None is kept without --save-dir; each seat's final push still carries one.
-        self.session = PlaySession(client, self._choose, on_event=self._heard, receipts=False,
-                                   game_views=True)
+        self.session = PlaySession(
+            client, self._choose, on_event=self._heard, receipts=False, game_views=True
+        )
 
-    def play(self, fixtures: Sequence[Fixture], stopping: Callable[[], bool],
-             heard: Callable[[MatchResult], object]) -> list[MatchResult]:
+    def play(
+        self,
+        fixtures: Sequence[Fixture],
+        stopping: Callable[[], bool],
+        heard: Callable[[MatchResult], object],
+    ) -> list[MatchResult]:
         """Play the fixtures (no more once `stopping()`); the results in the order the
         matches ended."""
         pending, results = deque(fixtures), []
@@ -113,8 +137,7 @@ class _Window:
         try:
             playing = 0
             while (pending and not stopping()) or playing:
-                while (pending and not stopping()
-                       and playing + min(BATCH, len(pending)) <= AT_ONCE):
+                while pending and not stopping() and playing + min(BATCH, len(pending)) <= AT_ONCE:
                     batch = [pending.popleft() for _ in range(min(BATCH, len(pending)))]
                     self._create(batch)
                     playing += len(batch)
@@ -146,8 +169,9 @@ class _Window:
             self.fixtures[match_id] = fixture
             self.open[match_id] = len(fixture.lineup)
             for s, p in enumerate(fixture.lineup):
-                bot = make_bot(parse_spec(t.players[p]), game, s,
-                               bot_seed(t.master, fixture.index, s))
+                bot = make_bot(
+                    parse_spec(t.players[p]), game, s, bot_seed(t.master, fixture.index, s)
+                )
                 self.minds[(match_id, s)] = SeatMind(game, s, bot, self.reader)
                 seats.append((match_id, s, created.tokens[s], 0))
         self.session.add_many(seats)
@@ -171,9 +195,16 @@ class _Window:
         fixture, final = self.fixtures.pop(match_id), self.finals.pop(match_id)
         del self.open[match_id]
         minds = [self.minds.pop((match_id, s)) for s in range(len(fixture.lineup))]
-        return MatchResult(fixture.index, fixture.deal, fixture.lineup,
-                           tuple(final.outcome.winners), tuple(final.outcome.scores),
-                           sum(m.moves for m in minds), final.outcome.reason, match_id=match_id)
+        return MatchResult(
+            fixture.index,
+            fixture.deal,
+            fixture.lineup,
+            tuple(final.outcome.winners),
+            tuple(final.outcome.scores),
+            sum(m.moves for m in minds),
+            final.outcome.reason,
+            match_id=match_id,
+        )
 
 
 def seeded(spec: str, seed: int) -> str:

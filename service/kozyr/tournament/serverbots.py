@@ -37,9 +37,15 @@ AT_ONCE = 64  # matches in play per worker (`--workers N`: N times as many)
 POLL_S = 0.25  # how often the wait for an ending looks at `stops`
 
 
-def play_server_bots(t: Tournament, fixtures: Sequence[Fixture], address: str, *,
-                     at_once: int = AT_ONCE, heard: Callable[[MatchResult], None] | None = None,
-                     stops: Callable[[], int] = lambda: 0) -> list[MatchResult]:
+def play_server_bots(
+    t: Tournament,
+    fixtures: Sequence[Fixture],
+    address: str,
+    *,
+    at_once: int = AT_ONCE,
+    heard: Callable[[MatchResult], None] | None = None,
+    stops: Callable[[], int] = lambda: 0,
+) -> list[MatchResult]:
     """Play `fixtures` on the server at `address` with its own bots on every seat, `at_once`
     in play; each result goes to `heard` as it comes. Once `stops()` is 1 no match is
     created any more and those in play are waited for; at 2 the rest are left. The results
@@ -70,9 +76,15 @@ Heard = pb.TenantEvent | BaseException | dict[str, Fixture]  # an end, an error,
 EARLY = 100_000  # ends kept of matches not known yet (a batch's answer not read yet)
 
 
-def _play(t: Tournament, pending: deque[Fixture], clients: list[KozyrClient],
-          heard: queue.Queue[Heard], at_once: int, done: Callable[[MatchResult], None],
-          stops: Callable[[], int]) -> None:
+def _play(
+    t: Tournament,
+    pending: deque[Fixture],
+    clients: list[KozyrClient],
+    heard: queue.Queue[Heard],
+    at_once: int,
+    done: Callable[[MatchResult], None],
+    stops: Callable[[], int],
+) -> None:
     """Keep `at_once` matches in play, their batches created on the connections in turn, each
     call in a thread (a call answers once its matches are made, and the server plays the first
     ones meanwhile), until every fixture is done or `stops` says otherwise."""
@@ -120,8 +132,14 @@ def _play(t: Tournament, pending: deque[Fixture], clients: list[KozyrClient],
 
 def _create(client: KozyrClient, t: Tournament, batch: list[Fixture]) -> dict[str, Fixture]:
     """Create `batch` with the server's bots on every seat: its fixtures by match id."""
-    requests = [request_of(t, f, [seeded(t.players[p], bot_seed(t.master, f.index, s))
-                                  for s, p in enumerate(f.lineup)]) for f in batch]
+    requests = [
+        request_of(
+            t,
+            f,
+            [seeded(t.players[p], bot_seed(t.master, f.index, s)) for s, p in enumerate(f.lineup)],
+        )
+        for f in batch
+    ]
     made = {}
     for fixture, created in zip(batch, client.create_matches(requests), strict=True):
         if isinstance(created, KozyrError):
@@ -138,12 +156,24 @@ def _read(feed: Feed, into: queue.Queue[Heard]) -> None:
     except BaseException as e:  # handed to the loop, which raises it there
         into.put(e)
     else:  # the server ended it (or we closed it, and nobody waits any more)
-        into.put(KozyrError(grpc.StatusCode.UNAVAILABLE, "FEED_ENDED",
-                            "the results feed ended before the tournament did"))
+        into.put(
+            KozyrError(
+                grpc.StatusCode.UNAVAILABLE,
+                "FEED_ENDED",
+                "the results feed ended before the tournament did",
+            )
+        )
 
 
 def _result(fixture: Fixture, event: pb.TenantEvent) -> MatchResult:
     outcome = event.outcome
-    return MatchResult(fixture.index, fixture.deal, fixture.lineup, tuple(outcome.winners),
-                       tuple(outcome.scores), event.version - 1, outcome.reason,
-                       match_id=event.match_id)
+    return MatchResult(
+        fixture.index,
+        fixture.deal,
+        fixture.lineup,
+        tuple(outcome.winners),
+        tuple(outcome.scores),
+        event.version - 1,
+        outcome.reason,
+        match_id=event.match_id,
+    )

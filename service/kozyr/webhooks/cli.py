@@ -13,8 +13,11 @@ from typing import Any
 
 
 def _url(args: argparse.Namespace) -> str:
-    return str(args.redis_url or os.environ.get("REDIS_URL")
-               or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}")
+    return str(
+        args.redis_url
+        or os.environ.get("REDIS_URL")
+        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
+    )
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -28,8 +31,7 @@ async def _run(args: argparse.Namespace) -> int:
             for dead in await deliveries.dead(args.tenant):
                 print(f"{dead.id}\tdied {dead.died_ms}\t{dead.why}")
             return 0
-        moved = await deliveries.redeliver(args.tenant, args.id or None,
-                                           int(time.time() * 1000))
+        moved = await deliveries.redeliver(args.tenant, args.id or None, int(time.time() * 1000))
         print(f"tenant {args.tenant}: {moved} dead letter(s) due again")
         return 0 if moved or not args.id else 1
     finally:
@@ -50,17 +52,25 @@ def register(sub: Any) -> None:
     """Add `kozyr webhooks dead|redeliver` to the command line."""
     webhooks = sub.add_parser("webhooks", help="webhook dead letters")
     actions = webhooks.add_subparsers(dest="action", required=True)
-    for name, text in (("dead", "list a tenant's dead letters"),
-                       ("redeliver", "deliver a tenant's dead letters again")):
+    for name, text in (
+        ("dead", "list a tenant's dead letters"),
+        ("redeliver", "deliver a tenant's dead letters again"),
+    ):
         parser = actions.add_parser(name, help=text)
         parser.add_argument("tenant")
         if name == "redeliver":
-            parser.add_argument("--id", action="append", default=[],
-                                help="one dead letter (as `dead` lists it); repeatable; "
-                                     "none: all of them")
-        parser.add_argument("--redis-url", default=None,
-                            help="the Redis (default: $REDIS_URL, else the embedded one of "
-                                 "--data-dir)")
-        parser.add_argument("--data-dir", default="data",
-                            help="the data folder of a running `kozyr serve`")
+            parser.add_argument(
+                "--id",
+                action="append",
+                default=[],
+                help="one dead letter (as `dead` lists it); repeatable; none: all of them",
+            )
+        parser.add_argument(
+            "--redis-url",
+            default=None,
+            help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
+        )
+        parser.add_argument(
+            "--data-dir", default="data", help="the data folder of a running `kozyr serve`"
+        )
         parser.set_defaults(func=_main)

@@ -97,58 +97,91 @@ class Deliveries:
     async def start(self, tenant: str) -> None:
         """Deliver from now on: a tenant's first start skips the feed's history."""
         rows: list[tuple[str, Any]] = await self.redis.xrevrange(  # type: ignore[assignment]
-            tenant_key(tenant, "feed"), count=1)
+            tenant_key(tenant, "feed"), count=1
+        )
         top = rows[0][0] if rows else "0-0"
         await self.redis.set(tenant_key(tenant, "wh:cursor"), top, nx=True)
 
-    async def enqueue(self, tenant: str, endpoints: Sequence[str], now_ms: int,
-                      count: int = 500) -> int:
+    async def enqueue(
+        self, tenant: str, endpoints: Sequence[str], now_ms: int, count: int = 500
+    ) -> int:
         """Turn new feed events into due deliveries (one per endpoint); how many events."""
-        keys = [tenant_key(tenant, "feed"), tenant_key(tenant, "wh:cursor"),
-                tenant_key(tenant, "wh:due")]
+        keys = [
+            tenant_key(tenant, "feed"),
+            tenant_key(tenant, "wh:cursor"),
+            tenant_key(tenant, "wh:due"),
+        ]
         return int(await self._enqueue(keys=keys, args=[now_ms, count, *endpoints]))
 
     async def claim(self, tenant: str, now_ms: int, lease_ms: int, count: int) -> list[str]:
         """Due deliveries, each leased to this sender until now + lease."""
-        ids = await self._claim(keys=[tenant_key(tenant, "wh:due")],
-                                args=[now_ms, now_ms + lease_ms, count])
+        ids = await self._claim(
+            keys=[tenant_key(tenant, "wh:due")], args=[now_ms, now_ms + lease_ms, count]
+        )
         return [str(i) for i in ids]
 
     async def item(self, tenant: str, cursor: str) -> FeedItem | None:
         """The feed event a delivery carries."""
         rows: list[tuple[str, dict[str, str]]] = await self.redis.xrange(  # type: ignore[assignment]
-            tenant_key(tenant, "feed"), min=cursor, max=cursor)
+            tenant_key(tenant, "feed"), min=cursor, max=cursor
+        )
         return FeedItem(rows[0][0], rows[0][1]["e"]) if rows else None
 
     async def delivered(self, tenant: str, delivery: str) -> None:
         """The endpoint took it: forget the delivery."""
-        await self._delivered(keys=[tenant_key(tenant, "wh:due"), tenant_key(tenant, "wh:tries"),
-                                    tenant_key(tenant, "wh:why")], args=[delivery])
+        await self._delivered(
+            keys=[
+                tenant_key(tenant, "wh:due"),
+                tenant_key(tenant, "wh:tries"),
+                tenant_key(tenant, "wh:why"),
+            ],
+            args=[delivery],
+        )
 
-    async def failed(self, tenant: str, delivery: str, why: str, now_ms: int, *,
-                     retry_for_ms: int, backoff_ms: int, backoff_max_ms: int) -> bool:
+    async def failed(
+        self,
+        tenant: str,
+        delivery: str,
+        why: str,
+        now_ms: int,
+        *,
+        retry_for_ms: int,
+        backoff_ms: int,
+        backoff_max_ms: int,
+    ) -> bool:
         """Note a failed try: due again after an exponential backoff, or dead once it has been
         tried for `retry_for_ms`. True if it is dead now."""
-        keys = [tenant_key(tenant, "wh:due"), tenant_key(tenant, "wh:tries"),
-                tenant_key(tenant, "wh:why"), tenant_key(tenant, "wh:dead")]
-        dead = await self._failed(keys=keys, args=[delivery, now_ms, why[:500], retry_for_ms,
-                                                   backoff_ms, backoff_max_ms])
+        keys = [
+            tenant_key(tenant, "wh:due"),
+            tenant_key(tenant, "wh:tries"),
+            tenant_key(tenant, "wh:why"),
+            tenant_key(tenant, "wh:dead"),
+        ]
+        dead = await self._failed(
+            keys=keys, args=[delivery, now_ms, why[:500], retry_for_ms, backoff_ms, backoff_max_ms]
+        )
         return bool(dead)
 
     async def dead(self, tenant: str) -> list[Dead]:
         """The dead letters, oldest first."""
         rows: list[tuple[str, float]] = await self.redis.zrange(  # type: ignore[assignment]
-            tenant_key(tenant, "wh:dead"), 0, -1, withscores=True)
+            tenant_key(tenant, "wh:dead"), 0, -1, withscores=True
+        )
         ids = [str(m) for m, _ in rows]
         why = await self.redis.hmget(tenant_key(tenant, "wh:why"), ids) if ids else []
-        return [Dead(i, int(s), str(w or "")) for (i, s), w in zip(
-            [(str(m), s) for m, s in rows], why, strict=True)]
+        return [
+            Dead(i, int(s), str(w or ""))
+            for (i, s), w in zip([(str(m), s) for m, s in rows], why, strict=True)
+        ]
 
     async def redeliver(self, tenant: str, ids: Sequence[str] | None, now_ms: int) -> int:
         """Make dead letters due again, with a fresh retry window (all when `ids` is None)."""
         chosen = [d.id for d in await self.dead(tenant)] if ids is None else list(ids)
-        keys = [tenant_key(tenant, "wh:dead"), tenant_key(tenant, "wh:due"),
-                tenant_key(tenant, "wh:tries")]
+        keys = [
+            tenant_key(tenant, "wh:dead"),
+            tenant_key(tenant, "wh:due"),
+            tenant_key(tenant, "wh:tries"),
+        ]
         moved = 0
         for delivery in chosen:
             moved += int(await self._redeliver(keys=keys, args=[delivery, now_ms]))

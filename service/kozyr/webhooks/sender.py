@@ -28,27 +28,38 @@ log = structlog.get_logger("kozyr.webhooks")
 CLAIM = 32  # deliveries one round sends per tenant, concurrently
 
 
-def signed_headers(endpoint: WebhookEndpoint, message_id: str, body: str, now: float
-                   ) -> dict[str, str]:
+def signed_headers(
+    endpoint: WebhookEndpoint, message_id: str, body: str, now: float
+) -> dict[str, str]:
     """The Standard Webhooks headers of one try."""
     stamp = datetime.fromtimestamp(int(now), tz=UTC)
     signature = Webhook(endpoint.secret).sign(message_id, stamp, body)
-    return {"webhook-id": message_id, "webhook-timestamp": str(int(now)),
-            "webhook-signature": signature, "content-type": "application/json"}
+    return {
+        "webhook-id": message_id,
+        "webhook-timestamp": str(int(now)),
+        "webhook-signature": signature,
+        "content-type": "application/json",
+    }
 
 
 class Sender:
     """Delivers every configured tenant's events to its endpoints."""
 
-    def __init__(self, deliveries: Deliveries, tenancy: Tenancy, config: ServerConfig, *,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        deliveries: Deliveries,
+        tenancy: Tenancy,
+        config: ServerConfig,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.deliveries = deliveries
         self.config = config
         self._clock = clock
-        self._endpoints = {t.id: {e.name: e for e in t.webhooks}
-                           for t in tenancy.tenants.values() if t.webhooks}
-        self._client = httpx.AsyncClient(timeout=config.webhook_timeout_s,
-                                         follow_redirects=False)
+        self._endpoints = {
+            t.id: {e.name: e for e in t.webhooks} for t in tenancy.tenants.values() if t.webhooks
+        }
+        self._client = httpx.AsyncClient(timeout=config.webhook_timeout_s, follow_redirects=False)
 
     @property
     def active(self) -> bool:
@@ -83,8 +94,7 @@ class Sender:
         body = item.body()
         headers = signed_headers(endpoint, f"{tenant}-{cursor}", body, self._clock())
         try:
-            answer = await self._client.post(endpoint.url, content=body.encode(),
-                                             headers=headers)
+            answer = await self._client.post(endpoint.url, content=body.encode(), headers=headers)
             why = "" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
         except httpx.HTTPError as e:
             why = f"{type(e).__name__}"
@@ -93,12 +103,15 @@ class Sender:
             return
         config = self.config
         dead = await self.deliveries.failed(
-            tenant, delivery, why, int(self._clock() * 1000),
+            tenant,
+            delivery,
+            why,
+            int(self._clock() * 1000),
             retry_for_ms=int(config.webhook_retry_for_s * 1000),
             backoff_ms=int(config.webhook_backoff_s * 1000),
-            backoff_max_ms=int(config.webhook_backoff_max_s * 1000))
-        log.info("webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why,
-                 dead=dead)
+            backoff_max_ms=int(config.webhook_backoff_max_s * 1000),
+        )
+        log.info("webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why, dead=dead)
 
     async def run_forever(self, interval_s: float = 0.2) -> None:
         """Rounds until cancelled (then the HTTP client is closed); a store that is away is

@@ -30,8 +30,15 @@ def main() -> None:
                 actions += 1
         matches += 1
     elapsed = time.perf_counter() - start
-    print(json.dumps({"game": "hearts", "matches_per_s": matches / elapsed,
-                      "actions_per_s": actions / elapsed}))
+    print(
+        json.dumps(
+            {
+                "game": "hearts",
+                "matches_per_s": matches / elapsed,
+                "actions_per_s": actions / elapsed,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

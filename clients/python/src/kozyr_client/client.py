@@ -39,9 +39,15 @@ Resp = TypeVar("Resp")
 # the stream was cut (CANCELLED that we did not ask for, or an RST_STREAM that grpc reports as
 # INTERNAL/UNKNOWN). Errors carrying the service's ErrorInfo are answers, not drops — except
 # UNAVAILABLE, which the service sends while its event store is unreachable.
-_DROPPED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
-                      grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN,
-                      grpc.StatusCode.DEADLINE_EXCEEDED})
+_DROPPED = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    }
+)
 
 # grpc waits 1 s and more before reconnecting a channel whose connection failed; a player waiting
 # on a restarted server wants it back within our own retry schedule.
@@ -91,24 +97,35 @@ class Backoff:
             delay = min(delay * 2, self.cap)
 
 
-def match_request(game: str, seats: Sequence[str], options: Mapping[str, str] | None = None,
-                  request_id: str | None = None,
-                  first_dealer: int | None = None,
-                  prearranged_decks: Sequence[str] | None = None,
-                  prearranged_dice: Sequence[str] | None = None,
-                  seed_contributions: Sequence[bytes] | None = None,
-                  time_control: pb.TimeControl | None = None,
-                  timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
-                  policy_bot: str = "", bots: Sequence[str] | None = None
-                  ) -> pb.CreateMatchRequest:
+def match_request(
+    game: str,
+    seats: Sequence[str],
+    options: Mapping[str, str] | None = None,
+    request_id: str | None = None,
+    first_dealer: int | None = None,
+    prearranged_decks: Sequence[str] | None = None,
+    prearranged_dice: Sequence[str] | None = None,
+    seed_contributions: Sequence[bytes] | None = None,
+    time_control: pb.TimeControl | None = None,
+    timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
+    policy_bot: str = "",
+    bots: Sequence[str] | None = None,
+) -> pb.CreateMatchRequest:
     """A CreateMatch request (see KozyrClient.create_match), always with a request id."""
     request = pb.CreateMatchRequest(
-        game=game, options=dict(options or {}),
-        seats=[pb.SeatRequest(name=name, seed_contribution=contribution, bot=bot)
-               for name, contribution, bot in zip(
-                   seats, seed_contributions or [b""] * len(seats),
-                   bots or [""] * len(seats), strict=True)],
-        timeout_policy=timeout_policy, policy_bot=policy_bot,
+        game=game,
+        options=dict(options or {}),
+        seats=[
+            pb.SeatRequest(name=name, seed_contribution=contribution, bot=bot)
+            for name, contribution, bot in zip(
+                seats,
+                seed_contributions or [b""] * len(seats),
+                bots or [""] * len(seats),
+                strict=True,
+            )
+        ],
+        timeout_policy=timeout_policy,
+        policy_bot=policy_bot,
         # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
         request_id=request_id or uuid.uuid4().hex,
         prearranged_decks=list(prearranged_decks or []),
@@ -123,14 +140,23 @@ def match_request(game: str, seats: Sequence[str], options: Mapping[str, str] | 
 
 def created_of(response: pb.CreateMatchResponse) -> Created:
     """The Created of a CreateMatch answer."""
-    return Created(response.match_id, {t.seat: t.token for t in response.tokens},
-                   response.version, response.seed_commitment, receipt_of(response))
+    return Created(
+        response.match_id,
+        {t.seat: t.token for t in response.tokens},
+        response.version,
+        response.seed_commitment,
+        receipt_of(response),
+    )
 
 
 def refused(refusal: pb.Refusal) -> KozyrError:
     """The KozyrError of one refused item of a batch."""
-    return KozyrError(_CODES.get(refusal.code, grpc.StatusCode.UNKNOWN), refusal.reason,
-                      refusal.message, dict(refusal.metadata))
+    return KozyrError(
+        _CODES.get(refusal.code, grpc.StatusCode.UNKNOWN),
+        refusal.reason,
+        refusal.message,
+        dict(refusal.metadata),
+    )
 
 
 _CODES = {c.value[0]: c for c in grpc.StatusCode}
@@ -170,9 +196,14 @@ def bearer(token: str | None) -> tuple[tuple[str, str], ...]:
 class KozyrClient:
     """A connection to one Kozyr server; a context manager that closes its channel."""
 
-    def __init__(self, address: str, *, timeout: float | None = 30.0,
-                 backoff: Backoff | None = None,
-                 options: Sequence[tuple[str, Any]] = ()) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        timeout: float | None = 30.0,
+        backoff: Backoff | None = None,
+        options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
         self.address = address
         self.timeout = timeout
         self.backoff = backoff or Backoff()
@@ -184,8 +215,12 @@ class KozyrClient:
     def __enter__(self) -> KozyrClient:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -197,14 +232,23 @@ class KozyrClient:
         try:
             grpc.channel_ready_future(self.channel).result(timeout=timeout)
         except grpc.FutureTimeoutError:
-            raise KozyrError(grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE",
-                             f"no Kozyr server at {self.address} after {timeout} s",
-                             transport=True) from None
+            raise KozyrError(
+                grpc.StatusCode.UNAVAILABLE,
+                "UNAVAILABLE",
+                f"no Kozyr server at {self.address} after {timeout} s",
+                transport=True,
+            ) from None
 
     # ------------------------------------------------------------------ calls
 
-    def call(self, method: Callable[..., Resp], request: Any, token: str | None = None, *,
-             retry: bool = True) -> Resp:
+    def call(
+        self,
+        method: Callable[..., Resp],
+        request: Any,
+        token: str | None = None,
+        *,
+        retry: bool = True,
+    ) -> Resp:
         """One unary call with the token; UNAVAILABLE retried when `retry`; KozyrError on
         failure."""
         delays = self.backoff.delays() if retry else iter(())
@@ -227,29 +271,35 @@ class KozyrClient:
         call): `kozyr serve --workers N` has N processes behind one address."""
         return self.call(self.stub.ListGames, pb.ListGamesRequest()).process
 
-    def create_match(self, game: str, seats: list[str], options: Mapping[str, str] | None = None,
-                     **terms: Any) -> Created:
+    def create_match(
+        self, game: str, seats: list[str], options: Mapping[str, str] | None = None, **terms: Any
+    ) -> Created:
         """Create a match; one name per seat ("" leaves a seat open for join()). The keywords
         are match_request's: `bots` names a server-side bot per seat ("" for a person);
         `time_control` and `timeout_policy` set the clock (docs/rules.md R-8, R-9)."""
-        return created_of(self.call(self.stub.CreateMatch,
-                                    match_request(game, seats, options, **terms)))
+        return created_of(
+            self.call(self.stub.CreateMatch, match_request(game, seats, options, **terms))
+        )
 
-    def create_matches(self, requests: Sequence[pb.CreateMatchRequest]
-                       ) -> list[Created | KozyrError]:
+    def create_matches(
+        self, requests: Sequence[pb.CreateMatchRequest]
+    ) -> list[Created | KozyrError]:
         """Create up to 100 matches in one call (build each with match_request): per request,
         in order, the match created or the error that refused it alone. Retried after
         UNAVAILABLE like create_match: each request's id answers the same match again."""
         response = self.call(self.stub.CreateMatches, pb.CreateMatchesRequest(matches=requests))
-        return [created_of(r.created) if r.HasField("created") else refused(r.refused)
-                for r in response.results]
+        return [
+            created_of(r.created) if r.HasField("created") else refused(r.refused)
+            for r in response.results
+        ]
 
     def feed(self, from_cursor: str = "$", types: Sequence[str] = ()) -> Feed:
         """The tenant's lifecycle events after `from_cursor` ("$": from now; "" from the start),
         only `types` if given (match.ended, …). Returns once the server has said where the feed
         starts, so nothing that happens after this call is missed."""
-        call = self.stub.WatchEvents(pb.WatchEventsRequest(from_cursor=from_cursor,
-                                                           types=list(types)))
+        call = self.stub.WatchEvents(
+            pb.WatchEventsRequest(from_cursor=from_cursor, types=list(types))
+        )
         try:
             start = dict(call.initial_metadata()).get(FEED_CURSOR, "")
         except grpc.RpcError as e:
@@ -261,23 +311,32 @@ class KozyrClient:
                 raise KozyrError.from_rpc_error(e) from None
         return Feed(call, str(start))
 
-    def join(self, match_id: str, name: str, seat: int | None = None,
-             seed_contribution: bytes = b"") -> Joined:
+    def join(
+        self, match_id: str, name: str, seat: int | None = None, seed_contribution: bytes = b""
+    ) -> Joined:
         """Claim an open seat (the first open one unless `seat`); never retried."""
-        request = pb.JoinMatchRequest(match_id=match_id, name=name,
-                                      seed_contribution=seed_contribution)
+        request = pb.JoinMatchRequest(
+            match_id=match_id, name=name, seed_contribution=seed_contribution
+        )
         if seat is not None:
             request.seat = seat
         response = self.call(self.stub.JoinMatch, request, retry=False)
-        return Joined(response.seat, response.token, response.version, response.started,
-                      response.seed_commitment, receipt_of(response))
+        return Joined(
+            response.seat,
+            response.token,
+            response.version,
+            response.started,
+            response.seed_commitment,
+            receipt_of(response),
+        )
 
     def signing_keys(self) -> list[pb.SigningKey]:
         """The public keys the server signs receipts with (the current one first)."""
         return list(self.call(self.stub.GetSigningKeys, pb.GetSigningKeysRequest()).keys)
 
-    def seat(self, match_id: str, token: str,
-             receipts: Sequence[Receipt | None] = ()) -> SeatClient:
+    def seat(
+        self, match_id: str, token: str, receipts: Sequence[Receipt | None] = ()
+    ) -> SeatClient:
         """Act in a match with a seat token (or look with the arbiter token); `receipts` are
         ones the seat got already (its Created or Joined receipt)."""
         seat = SeatClient(self, match_id, token)
@@ -307,35 +366,43 @@ class SeatClient:
 
     def view(self) -> pb.MatchView:
         """The match as this viewer sees it now."""
-        return self.client.call(self.client.stub.GetMatch,
-                                pb.GetMatchRequest(match_id=self.match_id), self.token).view
+        return self.client.call(
+            self.client.stub.GetMatch, pb.GetMatchRequest(match_id=self.match_id), self.token
+        ).view
 
     def legal(self) -> pb.ListLegalMovesResponse:
         """The legal moves with the version they are legal at."""
-        return self.client.call(self.client.stub.ListLegalMoves,
-                                pb.ListLegalMovesRequest(match_id=self.match_id), self.token)
+        return self.client.call(
+            self.client.stub.ListLegalMoves,
+            pb.ListLegalMovesRequest(match_id=self.match_id),
+            self.token,
+        )
 
     def legal_moves(self) -> list[pb.Move]:
         """This seat's legal moves now (empty when it is not its turn)."""
         return list(self.legal().moves)
 
-    def move(self, move: pb.Move, command_id: str | None = None,
-             expected_version: int | None = None) -> pb.SubmitMoveResponse:
+    def move(
+        self, move: pb.Move, command_id: str | None = None, expected_version: int | None = None
+    ) -> pb.SubmitMoveResponse:
         """Play a move. Retried on UNAVAILABLE with the same command id, so at most once."""
-        request = pb.SubmitMoveRequest(match_id=self.match_id, move=move,
-                                       command_id=command_id or uuid.uuid4().hex)
+        request = pb.SubmitMoveRequest(
+            match_id=self.match_id, move=move, command_id=command_id or uuid.uuid4().hex
+        )
         if expected_version is not None:
             request.expected_version = expected_version
         response = self.client.call(self.client.stub.SubmitMove, request, self.token)
         self.receipts.keep(receipt_of(response))
         return response
 
-    def end(self, reason: pb.EndReason.ValueType,
-            command_id: str | None = None) -> pb.EndMatchResponse:
+    def end(
+        self, reason: pb.EndReason.ValueType, command_id: str | None = None
+    ) -> pb.EndMatchResponse:
         """End the match early for this seat: pb.END_REASON_RESIGN, _ABORT or _CLAIM_VICTORY
         (docs/rules.md R-7). Retried on UNAVAILABLE with the same command id."""
-        request = pb.EndMatchRequest(match_id=self.match_id, reason=reason,
-                                     command_id=command_id or uuid.uuid4().hex)
+        request = pb.EndMatchRequest(
+            match_id=self.match_id, reason=reason, command_id=command_id or uuid.uuid4().hex
+        )
         return self.client.call(self.client.stub.EndMatch, request, self.token)
 
     def resign(self) -> pb.EndMatchResponse:
@@ -346,8 +413,9 @@ class SeatClient:
         """Every update after `from_version` until the match ends, surviving dropped streams."""
         return Watch(self, from_version, backoff or self.client.backoff)
 
-    def play(self, choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move],
-             watch: Watch | None = None) -> pb.MatchView:
+    def play(
+        self, choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move], watch: Watch | None = None
+    ) -> pb.MatchView:
         """Play this seat to the end: at each of its turns, move `choose(view, legal moves)`.
         Returns the final view. Pass `watch` to follow (and be able to close) a given Watch."""
         now = self.view()
@@ -377,14 +445,17 @@ class SeatClient:
 
     def log(self) -> pb.GetMatchLogResponse:
         """The full log (a finished match, or any match with the arbiter token)."""
-        return self.client.call(self.client.stub.GetMatchLog,
-                                pb.GetMatchLogRequest(match_id=self.match_id), self.token)
+        return self.client.call(
+            self.client.stub.GetMatchLog, pb.GetMatchLogRequest(match_id=self.match_id), self.token
+        )
 
-    def replay(self, version: int, as_seat: int | None = None,
-               spectator: bool = False) -> pb.ReplayMatchResponse:
+    def replay(
+        self, version: int, as_seat: int | None = None, spectator: bool = False
+    ) -> pb.ReplayMatchResponse:
         """The view at `version` (a finished match, or any match with the arbiter token)."""
-        request = pb.ReplayMatchRequest(match_id=self.match_id, version=version,
-                                        spectator=spectator)
+        request = pb.ReplayMatchRequest(
+            match_id=self.match_id, version=version, spectator=spectator
+        )
         if as_seat is not None:
             request.as_seat = as_seat
         return self.client.call(self.client.stub.ReplayMatch, request, self.token)
@@ -416,8 +487,12 @@ class Watch(Iterator[pb.MatchUpdate]):
     def __enter__(self) -> Watch:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     @property
@@ -436,7 +511,8 @@ class Watch(Iterator[pb.MatchUpdate]):
         client = self.seat.client
         return client.stub.WatchMatch(
             pb.WatchMatchRequest(match_id=self.seat.match_id, from_version=self.version),
-            metadata=bearer(self.seat.token))
+            metadata=bearer(self.seat.token),
+        )
 
     def _run(self) -> Iterator[pb.MatchUpdate]:
         delays = self.backoff.delays()
@@ -463,7 +539,8 @@ class Watch(Iterator[pb.MatchUpdate]):
                     return
                 error = KozyrError.from_rpc_error(e)
                 if error.code not in _DROPPED or not (
-                        error.transport or error.code == grpc.StatusCode.UNAVAILABLE):
+                    error.transport or error.code == grpc.StatusCode.UNAVAILABLE
+                ):
                     raise error from None
             else:
                 # The stream ended without the final update: the server is shutting down, or the
@@ -477,9 +554,13 @@ class Watch(Iterator[pb.MatchUpdate]):
                 return
             delay = next(delays, None)
             if delay is None:
-                raise KozyrError(grpc.StatusCode.UNAVAILABLE, "WATCH_LOST",
-                                 f"the watch of {self.seat.match_id} could not be resumed "
-                                 f"after version {self.version}", transport=True)
+                raise KozyrError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "WATCH_LOST",
+                    f"the watch of {self.seat.match_id} could not be resumed "
+                    f"after version {self.version}",
+                    transport=True,
+                )
             time.sleep(delay)
             self.reconnects += 1
 

@@ -11,8 +11,11 @@ import time
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 
-KIND_TEXT = {pb.TIME_CONTROL_KIND_DECISION: "per decision", pb.TIME_CONTROL_KIND_FISCHER: "Fischer",
-             pb.TIME_CONTROL_KIND_CORRESPONDENCE: "correspondence"}
+KIND_TEXT = {
+    pb.TIME_CONTROL_KIND_DECISION: "per decision",
+    pb.TIME_CONTROL_KIND_FISCHER: "Fischer",
+    pb.TIME_CONTROL_KIND_CORRESPONDENCE: "correspondence",
+}
 
 
 def timed(view: pb.MatchView) -> bool:
@@ -26,8 +29,11 @@ def time_left(view: pb.MatchView, now_ms: int | None = None) -> list[int]:
         return []
     now = int(time.time() * 1000) if now_ms is None else now_ms
     left = list(view.remaining_ms)
-    if view.HasField("to_act") and view.HasField("deadline_ms") and \
-            view.status == pb.MATCH_STATUS_PLAYING:
+    if (
+        view.HasField("to_act")
+        and view.HasField("deadline_ms")
+        and view.status == pb.MATCH_STATUS_PLAYING
+    ):
         left[view.to_act] = max(0, view.deadline_ms - now)
     return left
 
@@ -41,16 +47,16 @@ def seconds(ms: int) -> str:
     return f"{ms / 1000:.1f}s"
 
 
-def clock_line(view: pb.MatchView, names: list[str] | None = None,
-               now_ms: int | None = None) -> str:
+def clock_line(
+    view: pb.MatchView, names: list[str] | None = None, now_ms: int | None = None
+) -> str:
     """One line: the time control, each seat's time left (the seat to act marked), or ""."""
     left = time_left(view, now_ms)
     if not left:
         return ""
     labels = names or [p.name or f"seat {p.seat}" for p in view.players]
     to_act = view.to_act if view.HasField("to_act") else None
-    parts = [f"{'>' if s == to_act else ''}{labels[s]} {seconds(ms)}"
-             for s, ms in enumerate(left)]
+    parts = [f"{'>' if s == to_act else ''}{labels[s]} {seconds(ms)}" for s, ms in enumerate(left)]
     botted = [labels[p.seat] for p in view.players if p.botted]
     tail = f" · bot plays {', '.join(botted)}" if botted else ""
     return f"Clock ({KIND_TEXT[view.time_control.kind]}): " + " · ".join(parts) + tail

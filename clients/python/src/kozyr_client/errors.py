@@ -19,8 +19,15 @@ DOMAIN = "kozyr.v1"
 class KozyrError(Exception):
     """A refused or failed call: gRPC status code, stable reason, message and metadata."""
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str,
-                 metadata: dict[str, str] | None = None, *, transport: bool = False) -> None:
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str] | None = None,
+        *,
+        transport: bool = False,
+    ) -> None:
         super().__init__(f"{code.name} {reason}: {message}")
         self.code = code
         self.reason = reason
@@ -29,8 +36,7 @@ class KozyrError(Exception):
         self.transport = transport
 
     def __repr__(self) -> str:
-        return (f"KozyrError({self.code.name}, {self.reason!r}, {self.message!r}, "
-                f"{self.metadata!r})")
+        return f"KozyrError({self.code.name}, {self.reason!r}, {self.message!r}, {self.metadata!r})"
 
     @classmethod
     def from_rpc_error(cls, error: grpc.RpcError) -> KozyrError:

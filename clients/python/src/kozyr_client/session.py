@@ -52,10 +52,16 @@ class SessionSeat:
 class PlaySession:
     """Seats played by `choose` over one PlaySession stream, resumed after drops."""
 
-    def __init__(self, client: KozyrClient, choose: Callable[[pb.Decision], pb.Move],
-                 *, backoff: Backoff | None = None,
-                 on_event: Callable[[pb.Decision | pb.SeatFinished], None] | None = None,
-                 receipts: bool = True, game_views: bool = False) -> None:
+    def __init__(
+        self,
+        client: KozyrClient,
+        choose: Callable[[pb.Decision], pb.Move],
+        *,
+        backoff: Backoff | None = None,
+        on_event: Callable[[pb.Decision | pb.SeatFinished], None] | None = None,
+        receipts: bool = True,
+        game_views: bool = False,
+    ) -> None:
         self.client = client
         # False: decisions come without receipts (each seat's final push still has one).
         self.receipts = receipts
@@ -87,7 +93,7 @@ class PlaySession:
                 self.seats[(state.match_id, state.seat)] = state
             if self._outbox is not None:
                 for k in range(0, len(states), MAX_SEATS_PER_MESSAGE):
-                    self._outbox.put(self._seats_message(states[k:k + MAX_SEATS_PER_MESSAGE]))
+                    self._outbox.put(self._seats_message(states[k : k + MAX_SEATS_PER_MESSAGE]))
         return states
 
     def close(self) -> None:
@@ -114,14 +120,19 @@ class PlaySession:
                     break
                 error = KozyrError.from_rpc_error(e)
                 if error.code not in _DROPPED or not (
-                        error.transport or error.code == grpc.StatusCode.UNAVAILABLE):
+                    error.transport or error.code == grpc.StatusCode.UNAVAILABLE
+                ):
                     raise error from None
             if self._closed or not (until_closed or self._open_seats()):
                 break
             delay = next(delays, None)
             if delay is None:
-                raise KozyrError(grpc.StatusCode.UNAVAILABLE, "SESSION_LOST",
-                                 "the play session could not be resumed", transport=True)
+                raise KozyrError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "SESSION_LOST",
+                    "the play session could not be resumed",
+                    transport=True,
+                )
             time.sleep(delay)
             self.reconnects += 1
         return {key: s.finished for key, s in self.seats.items() if s.finished is not None}
@@ -132,14 +143,23 @@ class PlaySession:
         return [s for s in self.seats.values() if s.finished is None]
 
     def _seats_message(self, seats: list[SessionSeat]) -> pb.SessionRequest:
-        return pb.SessionRequest(seats=[
-            pb.SessionSeat(match_id=s.match_id, seat=s.seat, token=s.token,
-                           from_version=s.version, skip_receipts=not self.receipts,
-                           game_views=self.game_views)
-            for s in seats])
+        return pb.SessionRequest(
+            seats=[
+                pb.SessionSeat(
+                    match_id=s.match_id,
+                    seat=s.seat,
+                    token=s.token,
+                    from_version=s.version,
+                    skip_receipts=not self.receipts,
+                    game_views=self.game_views,
+                )
+                for s in seats
+            ]
+        )
 
-    def _requests(self, outbox: queue.SimpleQueue[pb.SessionRequest | None]
-                  ) -> Iterator[pb.SessionRequest]:
+    def _requests(
+        self, outbox: queue.SimpleQueue[pb.SessionRequest | None]
+    ) -> Iterator[pb.SessionRequest]:
         while (request := outbox.get()) is not None:
             yield request
 
@@ -149,7 +169,7 @@ class PlaySession:
         with self._lock:
             seats = self._open_seats()
             for k in range(0, len(seats), MAX_SEATS_PER_MESSAGE):
-                outbox.put(self._seats_message(seats[k:k + MAX_SEATS_PER_MESSAGE]))
+                outbox.put(self._seats_message(seats[k : k + MAX_SEATS_PER_MESSAGE]))
             self._outbox = outbox
         call = self._call = self.client.stub.PlaySession(self._requests(outbox))
         progressed = False
@@ -170,8 +190,12 @@ class PlaySession:
             call.cancel()
         return progressed
 
-    def _handle(self, push: pb.SessionPush, moves: list[pb.SessionMove],
-                outbox: queue.SimpleQueue[pb.SessionRequest | None]) -> None:
+    def _handle(
+        self,
+        push: pb.SessionPush,
+        moves: list[pb.SessionMove],
+        outbox: queue.SimpleQueue[pb.SessionRequest | None],
+    ) -> None:
         kind = push.WhichOneof("kind")
         if kind == "decision":
             decision = push.decision
@@ -203,27 +227,44 @@ class PlaySession:
                 self.stale += 1
                 return
             state = self.seats.get((refusal.match_id, refusal.seat))
-            if (refusal.code == grpc.StatusCode.UNAVAILABLE.value[0] and state is not None
-                    and state.answered is not None and refusal.command_id
-                    and state.retries < self.backoff.attempts):
+            if (
+                refusal.code == grpc.StatusCode.UNAVAILABLE.value[0]
+                and state is not None
+                and state.answered is not None
+                and refusal.command_id
+                and state.retries < self.backoff.attempts
+            ):
                 # The store was briefly away: the same move, same id, after a pause.
                 delay = list(self.backoff.delays())[state.retries]
                 state.retries += 1
-                timer = threading.Timer(delay, outbox.put,
-                                        (pb.SessionRequest(moves=[_move(state)]),))
+                timer = threading.Timer(
+                    delay, outbox.put, (pb.SessionRequest(moves=[_move(state)]),)
+                )
                 timer.daemon = True
                 timer.start()
                 return
-            raise KozyrError(_status(refusal.code), refusal.reason, refusal.message,
-                             {"match_id": refusal.match_id, "seat": str(refusal.seat),
-                              "command_id": refusal.command_id})
+            raise KozyrError(
+                _status(refusal.code),
+                refusal.reason,
+                refusal.message,
+                {
+                    "match_id": refusal.match_id,
+                    "seat": str(refusal.seat),
+                    "command_id": refusal.command_id,
+                },
+            )
 
 
 def _move(state: SessionSeat) -> pb.SessionMove:
     assert state.answered is not None
     version, move = state.answered
-    return pb.SessionMove(match_id=state.match_id, seat=state.seat, move=move,
-                          command_id=f"ps-v{version}", version=version)
+    return pb.SessionMove(
+        match_id=state.match_id,
+        seat=state.seat,
+        move=move,
+        command_id=f"ps-v{version}",
+        version=version,
+    )
 
 
 def _status(code: int) -> grpc.StatusCode:

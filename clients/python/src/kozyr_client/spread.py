@@ -23,8 +23,7 @@ from kozyr_client.client import KozyrClient
 OWN_CONNECTION = ("grpc.use_local_subchannel_pool", 1)
 
 
-def spread_connections(address: str, count: int, probes: int | None = None
-                       ) -> list[KozyrClient]:
+def spread_connections(address: str, count: int, probes: int | None = None) -> list[KozyrClient]:
     """`count` connections to `address`, spread evenly over the server processes behind it
     and taken from each in turn: at least half of `probes` (default 4 × `count`) connections
     are opened (to see every process), more up to `probes` until each process seen has its

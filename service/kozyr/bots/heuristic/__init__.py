@@ -31,5 +31,4 @@ class HeuristicBot:
         return self.policy.choose(seat)
 
 
-__all__ = ["POLICIES", "DixHeuristic", "DurakDiceHeuristic", "HeuristicBot",
-           "SixDozensHeuristic"]
+__all__ = ["POLICIES", "DixHeuristic", "DurakDiceHeuristic", "HeuristicBot", "SixDozensHeuristic"]

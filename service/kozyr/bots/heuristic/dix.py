@@ -57,12 +57,14 @@ class DixHeuristic:
         """How much a card is worth keeping: its rank, more for a trump."""
         return rank[card.index] + (20 if esuit[card.index] == trump >= 0 else 0)
 
-    def _follow_score(self, card: Card, lead: Card, trump: int, rank: list[int],
-                      info: DixInfo) -> float:
+    def _follow_score(
+        self, card: Card, lead: Card, trump: int, rank: list[int], info: DixInfo
+    ) -> float:
         esuit = info.esuit
         i, li = card.index, lead.index
         wins = (esuit[i] == esuit[li] and rank[i] > rank[li]) or (
-            esuit[i] == trump >= 0 and esuit[li] != trump)
+            esuit[i] == trump >= 0 and esuit[li] != trump
+        )
         ten = PIPS[i] + PIPS[li] == 10
         value = self._value(card, trump, rank, esuit)
         if ten and not wins:

@@ -51,8 +51,13 @@ class DurakDiceHeuristic:
                 return durak_dice.Take()
             best = min(cards, key=w)
             attack = view.table[-1][0]
-            if (best.card.suit == trump and best.card.rank >= Rank.QUEEN
-                    and attack.suit != trump and attack.rank < Rank.TEN and len(view.hand) > 4):
+            if (
+                best.card.suit == trump
+                and best.card.rank >= Rank.QUEEN
+                and attack.suit != trump
+                and attack.rank < Rank.TEN
+                and len(view.hand) > 4
+            ):
                 return durak_dice.Take()
             return best
         # Throwing in.

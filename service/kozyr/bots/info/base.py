@@ -74,7 +74,7 @@ class SeatInfo(ABC):
         """Absorb the events not seen yet (the history of one match only grows)."""
         if len(history) < self.seen:
             raise ValueError("the history shrank: a SeatInfo follows one match")
-        for event in history[self.seen:]:
+        for event in history[self.seen :]:
             self._absorb(event)
         self.seen = len(history)
 
@@ -116,14 +116,18 @@ class SeatInfo(ABC):
     def _complete_deal(self, hidden: Mapping[str, tuple[Card, ...]]) -> Event:
         """The deal event in play with its hidden parts filled consistently with `hidden`."""
 
-    def _dealt_hands(self, dealt: Sequence[tuple[Card, ...]],
-                     hidden: Mapping[str, tuple[Card, ...]],
-                     played: Sequence[int]) -> tuple[tuple[Card, ...], ...]:
+    def _dealt_hands(
+        self,
+        dealt: Sequence[tuple[Card, ...]],
+        hidden: Mapping[str, tuple[Card, ...]],
+        played: Sequence[int],
+    ) -> tuple[tuple[Card, ...], ...]:
         """The hands as dealt, consistent with `hidden`: the seat's own as it saw them; another
         seat's = what `hidden` gives him now + the dealt cards he played since (`played[p]`)."""
-        return tuple(dealt[p] if p == self.seat
-                     else cards_of(mask_of(hidden[f"hand/{p}"]) | played[p])
-                     for p in range(len(dealt)))
+        return tuple(
+            dealt[p] if p == self.seat else cards_of(mask_of(hidden[f"hand/{p}"]) | played[p])
+            for p in range(len(dealt))
+        )
 
     def state(self, *, quick: bool = False) -> State:
         """A full state consistent with everything the seat saw (the skeleton; cached).
@@ -142,10 +146,13 @@ class SeatInfo(ABC):
         # Any consistent placement will do for the skeleton: the first that fits (a random one,
         # seeded by the position, cost a served bot ~8 % of its CPU in seeding and shuffling).
         hidden = self._draw(None)
-        go_on = cached is not None and self._skeleton_hand == self._hands and (
-            quick or (self.exact_steps and self._exact))
+        go_on = (
+            cached is not None
+            and self._skeleton_hand == self._hands
+            and (quick or (self.exact_steps and self._exact))
+        )
         if go_on:
-            state = fold(self.game, self._hand[self._skeleton_len:], cached)
+            state = fold(self.game, self._hand[self._skeleton_len :], cached)
         else:
             state = self.game.evolve(self._prefix, self._complete_deal(hidden))
             state = fold(self.game, self._hand[1:], state)
@@ -181,8 +188,7 @@ def _for_simulation(event: MatchStarted[Any], dice: bool) -> MatchStarted[Any]:
     return dataclasses.replace(event, decks=(deck(size),) * count, dice=rolls)
 
 
-def pick(rng: random.Random | None, pool: list[Card], count: int, forbidden: int
-         ) -> list[Card]:
+def pick(rng: random.Random | None, pool: list[Card], count: int, forbidden: int) -> list[Card]:
     """`count` cards taken at random from `pool` (removed from it; with no `rng`, the first
     ones), avoiding `forbidden` ones while the rest suffice (only an inconsistent history could
     need them)."""

@@ -93,8 +93,7 @@ class DurakDiceInfo(SeatInfo):
             assert isinstance(event, durak_dice.TrumpTurned)
             self._on_trump(event)
         elif t is durak_dice.Attacked or t is durak_dice.ThrownIn or t is durak_dice.Beaten:
-            assert isinstance(event, durak_dice.Attacked | durak_dice.ThrownIn
-                              | durak_dice.Beaten)
+            assert isinstance(event, durak_dice.Attacked | durak_dice.ThrownIn | durak_dice.Beaten)
             self._played(event.seat, event.card)
         elif t is durak_dice.Passed:
             assert isinstance(event, durak_dice.Passed)

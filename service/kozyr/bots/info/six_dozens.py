@@ -28,8 +28,17 @@ from kozyr.games import six_dozens
 from kozyr.games.base import Dealt
 
 # SIX-1: a card's place from the ace (0) to the 6 (8).
-IDX: dict[int, int] = {Rank.ACE: 0, Rank.TEN: 1, Rank.KING: 2, Rank.QUEEN: 3, Rank.JACK: 4,
-                       Rank.NINE: 5, Rank.EIGHT: 6, Rank.SEVEN: 7, Rank.SIX: 8}
+IDX: dict[int, int] = {
+    Rank.ACE: 0,
+    Rank.TEN: 1,
+    Rank.KING: 2,
+    Rank.QUEEN: 3,
+    Rank.JACK: 4,
+    Rank.NINE: 5,
+    Rank.EIGHT: 6,
+    Rank.SEVEN: 7,
+    Rank.SIX: 8,
+}
 
 
 @cache
@@ -38,8 +47,10 @@ def reach_table(config: six_dozens.Config, players: int) -> tuple[tuple[int, ...
     that card (the cards hardest to shed have the least reach)."""
     masks = legal_masks(config, players)
     cards = deck(config.deck)
-    return tuple(tuple(sum(masks[p][b.index] >> i & 1 for b in cards) for i in range(53))
-                 for p in range(players))
+    return tuple(
+        tuple(sum(masks[p][b.index] >> i & 1 for b in cards) for i in range(53))
+        for p in range(players)
+    )
 
 
 @cache
@@ -50,14 +61,14 @@ def legal_masks(config: six_dozens.Config, players: int) -> tuple[tuple[int, ...
     for seat in range(players):
         row = [0] * 53
         for bank in cards:
-            row[bank.index] = mask_of([c for c in cards if c is not bank
-                                       and six_dozens.may_play(config, seat, c, bank)])
+            row[bank.index] = mask_of(
+                [c for c in cards if c is not bank and six_dozens.may_play(config, seat, c, bank)]
+            )
         table.append(tuple(row))
     return tuple(table)
 
 
 class SixDozensInfo(SeatInfo):
-
     """A Six Dozens seat's knowledge of the hand in play."""
 
     game = six_dozens
@@ -175,7 +186,8 @@ class SixDozensInfo(SeatInfo):
         for p in others:
             have = forced.get(p, [])
             zones[f"hand/{p}"] = tuple(
-                have + pick(rng, pool, self.sizes[p] - len(have), self.forbidden[p]))
+                have + pick(rng, pool, self.sizes[p] - len(have), self.forbidden[p])
+            )
         stock = pick(rng, pool, self.stock_left, 0)
         zones["stock"] = tuple(stock)
         zones["aside"] = tuple(pool)
@@ -188,5 +200,6 @@ class SixDozensInfo(SeatInfo):
         # deals those hands, then the bank, the stock (covers first) and the set-aside cards.
         hands = self._dealt_hands(deal.hands, hidden, self.played)
         rest = (self.first_bank, *self.covers, *hidden["stock"], *hidden["aside"])
-        return Dealt(deal.number, deal.dealer, six_dozens.deal_order(deal.dealer, hands, rest),
-                     (), hands)
+        return Dealt(
+            deal.number, deal.dealer, six_dozens.deal_order(deal.dealer, hands, rest), (), hands
+        )

@@ -40,8 +40,23 @@ def evolve(state: State | None, event: Event) -> State:
             raise ValueError("a Dix match starts with MatchStarted")
         e0 = cast(MatchStarted[Config], event)
         match = MatchInfo(e0.config, e0.players, e0.seed, e0.decks, e0.prearranged)
-        return _state(match, _NO_HAND, (0, 0), (0, 0), 53, (), 0, None, (0, 0), (0, 0), (), None,
-                     (0, 0), (0, 0), None)
+        return _state(
+            match,
+            _NO_HAND,
+            (0, 0),
+            (0, 0),
+            53,
+            (),
+            0,
+            None,
+            (0, 0),
+            (0, 0),
+            (),
+            None,
+            (0, 0),
+            (0, 0),
+            None,
+        )
     s = state
     if t is CardPlayed:  # the hot path: inline
         e1 = cast(CardPlayed, event)
@@ -52,8 +67,23 @@ def evolve(state: State | None, event: Event) -> State:
         hands = (h0 & keep, h1) if seat == 0 else (h0, h1 & keep)
         trick = (*s.trick, card)
         turn = 1 - seat if len(trick) == 1 else None
-        return _state(s.match, s.info, hands, s.won, s.pos, trick, s.leader, turn, s.tricks,
-                     s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens, None)
+        return _state(
+            s.match,
+            s.info,
+            hands,
+            s.won,
+            s.pos,
+            trick,
+            s.leader,
+            turn,
+            s.tricks,
+            s.tens,
+            s.last_trick,
+            s.last_winner,
+            s.totals,
+            s.match_tens,
+            None,
+        )
     if t is TrickWon:
         return _trick_won(s, cast(TrickWon, event))
     return _between_tricks(s, event)
@@ -82,10 +112,40 @@ def _trick_won(s: State, e2: TrickWon) -> State:
             h0 |= _BIT[d0.index]
         if d1 is not None:
             h1 |= _BIT[d1.index]
-        return _state(s.match, s.info, (h0, h1), won, s.pos + 2, (), w, w, tricks, tens,
-                     cards, w, s.totals, s.match_tens, None)
-    return _state(s.match, s.info, s.hands, won, s.pos, (), w, w, tricks, tens, cards, w,
-                 s.totals, s.match_tens, None)
+        return _state(
+            s.match,
+            s.info,
+            (h0, h1),
+            won,
+            s.pos + 2,
+            (),
+            w,
+            w,
+            tricks,
+            tens,
+            cards,
+            w,
+            s.totals,
+            s.match_tens,
+            None,
+        )
+    return _state(
+        s.match,
+        s.info,
+        s.hands,
+        won,
+        s.pos,
+        (),
+        w,
+        w,
+        tricks,
+        tens,
+        cards,
+        w,
+        s.totals,
+        s.match_tens,
+        None,
+    )
 
 
 def _between_tricks(s: State, event: Event) -> State:
@@ -95,21 +155,65 @@ def _between_tricks(s: State, event: Event) -> State:
         e3 = cast(Dealt, event)
         info = _hand_info(e3.number, e3.dealer, e3.deck, None, -1, (), (), ())
         hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
-        return _state(s.match, info, hands, (0, 0), _STOCK_POS, (), 0, None, (0, 0), (0, 0), (),
-                     None, s.totals, s.match_tens, None)
+        return _state(
+            s.match,
+            info,
+            hands,
+            (0, 0),
+            _STOCK_POS,
+            (),
+            0,
+            None,
+            (0, 0),
+            (0, 0),
+            (),
+            None,
+            s.totals,
+            s.match_tens,
+            None,
+        )
     if t is TurnedUp:
         e7 = cast(TurnedUp, event)
         trump, esuit, erank, follow = _TABLES[e7.card.index]
         i0 = s.info
         info = _hand_info(i0.number, i0.dealer, i0.deck, e7.card, trump, esuit, erank, follow)
-        return _state(s.match, info, s.hands, s.won, s.pos, (), e7.leader, e7.leader, s.tricks,
-                     s.tens, (), None, s.totals, s.match_tens, None)
+        return _state(
+            s.match,
+            info,
+            s.hands,
+            s.won,
+            s.pos,
+            (),
+            e7.leader,
+            e7.leader,
+            s.tricks,
+            s.tens,
+            (),
+            None,
+            s.totals,
+            s.match_tens,
+            None,
+        )
     if t is HandEnded:
         e4 = cast(HandEnded, event)
         match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
-        return _state(s.match, s.info, s.hands, s.won, s.pos, s.trick, s.leader, None,
-                     e4.tricks, e4.tens, s.last_trick, s.last_winner, e4.totals, match_tens,
-                     None)
+        return _state(
+            s.match,
+            s.info,
+            s.hands,
+            s.won,
+            s.pos,
+            s.trick,
+            s.leader,
+            None,
+            e4.tricks,
+            e4.tens,
+            s.last_trick,
+            s.last_winner,
+            e4.totals,
+            match_tens,
+            None,
+        )
     if t is MatchEnded:
         e5 = cast(MatchEnded, event)
         details = (
@@ -119,11 +223,41 @@ def _between_tricks(s: State, event: Event) -> State:
             ("last_trick_winner", str(s.last_winner)),
         )
         result = Outcome((e5.winner,), e5.totals, e5.reason, details)
-        return _state(s.match, s.info, s.hands, s.won, s.pos, s.trick, s.leader, None, s.tricks,
-                     s.tens, s.last_trick, s.last_winner, e5.totals, s.match_tens, result)
+        return _state(
+            s.match,
+            s.info,
+            s.hands,
+            s.won,
+            s.pos,
+            s.trick,
+            s.leader,
+            None,
+            s.tricks,
+            s.tens,
+            s.last_trick,
+            s.last_winner,
+            e5.totals,
+            s.match_tens,
+            result,
+        )
     if t is FirstDealerChosen:
         e6 = cast(FirstDealerChosen, event)
         info = _hand_info(0, e6.seat, (), None, -1, (), (), ())
-        return _state(s.match, info, s.hands, s.won, s.pos, s.trick, s.leader, None, s.tricks,
-                     s.tens, s.last_trick, s.last_winner, s.totals, s.match_tens, None)
+        return _state(
+            s.match,
+            info,
+            s.hands,
+            s.won,
+            s.pos,
+            s.trick,
+            s.leader,
+            None,
+            s.tricks,
+            s.tens,
+            s.last_trick,
+            s.last_winner,
+            s.totals,
+            s.match_tens,
+            None,
+        )
     raise ValueError(f"not a Dix event here: {event!r}")

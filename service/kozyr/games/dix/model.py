@@ -30,19 +30,47 @@ LAST_HAND = "LAST_HAND"
 MATCH = "MATCH"
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("target", "int", 50,
-               "DIX-9: the match ends after a hand in which a total reaches this",
-               minimum=1, maximum=10_000, rule="DIX-9"),
-    OptionSpec("first_lead", "enum", NON_DEALER,
-               "DIX-4: who leads trick 1 of each hand", choices=(NON_DEALER, DEALER),
-               rule="DIX-4"),
-    OptionSpec("tiebreak_tens", "enum", LAST_HAND,
-               "DIX-9: equal totals go to fewer ten-tricks in the last hand or the whole match",
-               choices=(LAST_HAND, MATCH), rule="DIX-9"),
-    OptionSpec("single_hand", "bool", False, "DIX-9: the match is one hand whatever the totals",
-               rule="DIX-9"),
-    OptionSpec("max_hands", "int", 30, "R-5: the match ends after this many hands",
-               minimum=1, maximum=1_000, rule="R-5"),
+    OptionSpec(
+        "target",
+        "int",
+        50,
+        "DIX-9: the match ends after a hand in which a total reaches this",
+        minimum=1,
+        maximum=10_000,
+        rule="DIX-9",
+    ),
+    OptionSpec(
+        "first_lead",
+        "enum",
+        NON_DEALER,
+        "DIX-4: who leads trick 1 of each hand",
+        choices=(NON_DEALER, DEALER),
+        rule="DIX-4",
+    ),
+    OptionSpec(
+        "tiebreak_tens",
+        "enum",
+        LAST_HAND,
+        "DIX-9: equal totals go to fewer ten-tricks in the last hand or the whole match",
+        choices=(LAST_HAND, MATCH),
+        rule="DIX-9",
+    ),
+    OptionSpec(
+        "single_hand",
+        "bool",
+        False,
+        "DIX-9: the match is one hand whatever the totals",
+        rule="DIX-9",
+    ),
+    OptionSpec(
+        "max_hands",
+        "int",
+        30,
+        "R-5: the match ends after this many hands",
+        minimum=1,
+        maximum=1_000,
+        rule="R-5",
+    ),
 )
 
 HAND_SIZE: Final = 13
@@ -130,12 +158,26 @@ class MatchEnded:
     reason: str
 
 
-Event = (MatchStarted[Config] | FirstDealerChosen | Dealt | TurnedUp | CardPlayed | TrickWon
-         | HandEnded | MatchEnded)
+Event = (
+    MatchStarted[Config]
+    | FirstDealerChosen
+    | Dealt
+    | TurnedUp
+    | CardPlayed
+    | TrickWon
+    | HandEnded
+    | MatchEnded
+)
 
 COMMAND_TYPES: tuple[type, ...] = (Play,)
 EVENT_TYPES: tuple[type, ...] = (
-    MatchStarted[Config], FirstDealerChosen, Dealt, TurnedUp, CardPlayed, TrickWon, HandEnded,
+    MatchStarted[Config],
+    FirstDealerChosen,
+    Dealt,
+    TurnedUp,
+    CardPlayed,
+    TrickWon,
+    HandEnded,
     MatchEnded,
 )
 

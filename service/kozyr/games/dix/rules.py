@@ -72,7 +72,10 @@ def check_setup(config: Config, players: int, setup: Setup) -> None:
 
 
 def start(
-    config: Config, players: Sequence[str], seed: bytes, setup: Setup = Setup()  # noqa: B008
+    config: Config,
+    players: Sequence[str],
+    seed: bytes,
+    setup: Setup = Setup(),  # noqa: B008
 ) -> tuple[Event, ...]:
     """R-1 … R-3, DIX-2: record the match, draw the first dealer by lot and deal hand 1."""
     check_setup(config, len(players), setup)
@@ -93,32 +96,38 @@ def _deal(match: MatchInfo, number: int, dealer: int) -> tuple[Dealt, TurnedUp]:
     hands[dealer] = tuple(sorted(order[1:_TURN_UP_POS:2], key=_INDEX))
     turn_up = order[_TURN_UP_POS]
     leader = dealer if match.config.first_lead == DEALER else other
-    return (Dealt(number, dealer, tuple(order), (), (hands[0], hands[1])),
-            TurnedUp(turn_up, turn_up.suit, leader))
+    return (
+        Dealt(number, dealer, tuple(order), (), (hands[0], hands[1])),
+        TurnedUp(turn_up, turn_up.suit, leader),
+    )
 
 
 def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     """DIX-4 … DIX-9: the events of a play and its automatic consequences, or IllegalMove."""
     if seat != 0 and seat != 1:
-        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat}: Dix seats are 0 and 1",
-                          rule="DIX-4")
+        raise IllegalMove(
+            NOT_A_SEAT, f"there is no seat {seat}: Dix seats are 0 and 1", rule="DIX-4"
+        )
     if state.result is not None:
         raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DIX-9")
     if seat != state.turn:
         raise IllegalMove(NOT_YOUR_TURN, _not_your_turn(state), rule="DIX-4")
     if type(command) is not Play and not isinstance(command, Play):
-        raise IllegalMove(UNKNOWN_COMMAND,
-                          f"Dix has no move {type(command).__name__}: play a card", rule="DIX-4")
+        raise IllegalMove(
+            UNKNOWN_COMMAND, f"Dix has no move {type(command).__name__}: play a card", rule="DIX-4"
+        )
     card = command.card
     if not isinstance(card, Card):
-        raise IllegalMove(CARD_NOT_IN_HAND, f"{card!r} is not a card: play a card you hold",
-                          rule="DIX-4")
+        raise IllegalMove(
+            CARD_NOT_IN_HAND, f"{card!r} is not a card: play a card you hold", rule="DIX-4"
+        )
     i = card.index
     bit = _BIT[i]
     hand = state.hands[seat]
     if not hand & bit:
-        raise IllegalMove(CARD_NOT_IN_HAND, f"you do not hold {card.code}: play a card you hold",
-                          rule="DIX-4")
+        raise IllegalMove(
+            CARD_NOT_IN_HAND, f"you do not hold {card.code}: play a card you hold", rule="DIX-4"
+        )
     trick = state.trick
     if not trick:
         return (_PLAYED[seat][i],)
@@ -130,8 +139,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     if not need & bit and hand & need:
         raise IllegalMove(
             MUST_FOLLOW_SUIT,
-            f"you must follow suit: you hold {_SUITS[info.esuit[li]].symbol} "
-            f"({lead.code} was led)",
+            f"you must follow suit: you hold {_SUITS[info.esuit[li]].symbol} ({lead.code} was led)",
             rule="DIX-5",
         )
     # DIX-6: the follower wins with a higher card of the led suit or a trump on a plain lead.
@@ -203,7 +211,11 @@ def _compare(
         return w, f"seat {w} has the higher total, {totals[w]} to {totals[1 - w]}"
     if tens[0] != tens[1]:
         w = 0 if tens[0] < tens[1] else 1
-        return w, (f"totals are equal at {totals[0]}; seat {w} took fewer ten-tricks {where}, "
-                   f"{tens[w]} to {tens[1 - w]}")
-    return last, (f"totals ({totals[0]}) and ten-tricks {where} ({tens[0]}) are equal; "
-                  f"seat {last} won the last trick")
+        return w, (
+            f"totals are equal at {totals[0]}; seat {w} took fewer ten-tricks {where}, "
+            f"{tens[w]} to {tens[1 - w]}"
+        )
+    return last, (
+        f"totals ({totals[0]}) and ten-tricks {where} ({tens[0]}) are equal; "
+        f"seat {last} won the last trick"
+    )

@@ -43,8 +43,13 @@ def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
         if same:
             hand = same
     # The Play tuples of the four 13-bit suit patterns and the joker, ordered by card index.
-    return (_C0[hand & 8191] + _C1[(hand >> 13) & 8191] + _C2[(hand >> 26) & 8191]
-            + _C3[(hand >> 39) & 8191] + _CJ[hand >> 52])
+    return (
+        _C0[hand & 8191]
+        + _C1[(hand >> 13) & 8191]
+        + _C2[(hand >> 26) & 8191]
+        + _C3[(hand >> 39) & 8191]
+        + _CJ[hand >> 52]
+    )
 
 
 def to_act(state: State) -> int | None:
@@ -116,8 +121,7 @@ def render(v: View) -> str:
     trump = "none" if v.trump is None else v.trump.letter
     turn_up = v.turn_up.code if v.turn_up is not None else "-"
     lines = [
-        f"Dix  hand {v.hand_number}  dealer {_seat_name(v.players, v.dealer)}  "
-        f"target {v.target}",
+        f"Dix  hand {v.hand_number}  dealer {_seat_name(v.players, v.dealer)}  target {v.target}",
         f"Turn-up {turn_up}  trump {trump}  stock {v.stock_count}",
     ]
     for seat in (0, 1):
@@ -132,15 +136,18 @@ def render(v: View) -> str:
     elif not v.finished:
         lines.append(f"Trick: -  (seat {v.leader} leads)")
     if v.last_trick:
-        lines.append(f"Last trick: {' '.join(c.code for c in v.last_trick)}  "
-                     f"won by seat {v.last_trick_winner}")
+        lines.append(
+            f"Last trick: {' '.join(c.code for c in v.last_trick)}  "
+            f"won by seat {v.last_trick_winner}"
+        )
     if v.seat is not None:
         lines.append(f"Your hand: {' '.join(c.code for c in v.hand) or '-'}")
     if v.finished:
         lines.append("The match is over.")
     elif v.to_act is not None:
-        lines.append(f"To play: {_seat_name(v.players, v.to_act)}"
-                     + (" - you" if v.to_act == v.seat else ""))
+        lines.append(
+            f"To play: {_seat_name(v.players, v.to_act)}" + (" - you" if v.to_act == v.seat else "")
+        )
     return "\n".join(line[:78] for line in lines)
 
 
@@ -166,22 +173,28 @@ def describe(event: Event) -> str:
         trump = "no trump" if event.trump is None else f"trump {event.trump.letter}"
         return f"turn-up {event.card.code} ({trump}); seat {event.leader} leads"
     if isinstance(event, HandEnded):
-        return (f"hand {event.hand_number} ends: tricks {event.tricks[0]}-{event.tricks[1]}, "
-                f"ten-tricks {event.tens[0]}-{event.tens[1]}, points "
-                f"{event.points[0]:+d} {event.points[1]:+d}; totals "
-                f"{event.totals[0]}-{event.totals[1]}")
+        return (
+            f"hand {event.hand_number} ends: tricks {event.tricks[0]}-{event.tricks[1]}, "
+            f"ten-tricks {event.tens[0]}-{event.tens[1]}, points "
+            f"{event.points[0]:+d} {event.points[1]:+d}; totals "
+            f"{event.totals[0]}-{event.totals[1]}"
+        )
     if isinstance(event, MatchEnded):
-        return (f"seat {event.winner} wins the match "
-                f"{event.totals[0]}-{event.totals[1]}: {event.reason}")
+        return (
+            f"seat {event.winner} wins the match "
+            f"{event.totals[0]}-{event.totals[1]}: {event.reason}"
+        )
     if isinstance(event, FirstDealerChosen):
         how = "by lot" if event.by_lot else "as set up"
         return f"seat {event.seat} deals first ({how})"
     if isinstance(event, MatchStarted):
         c = event.config
         mark = ", prearranged decks" if event.prearranged else ""
-        return (f"Dix match starts: {' vs '.join(event.players)}; target {c.target}, "
-                f"first lead {c.first_lead}, tiebreak {c.tiebreak_tens}, single hand "
-                f"{str(c.single_hand).lower()}, max hands {c.max_hands}{mark}")
+        return (
+            f"Dix match starts: {' vs '.join(event.players)}; target {c.target}, "
+            f"first lead {c.first_lead}, tiebreak {c.tiebreak_tens}, single hand "
+            f"{str(c.single_hand).lower()}, max hands {c.max_hands}{mark}"
+        )
     return repr(event)
 
 
@@ -196,7 +209,7 @@ def zones(state: State) -> dict[str, tuple[Card, ...]]:
     return {
         "hand0": cards_of(state.hands[0]),
         "hand1": cards_of(state.hands[1]),
-        "stock": info.deck[state.pos:],
+        "stock": info.deck[state.pos :],
         "turn_up": (info.turn_up,),
         "trick": state.trick,
         "won0": cards_of(state.won[0]),
@@ -223,12 +236,33 @@ def with_zones(state: State, new: Mapping[str, tuple[Card, ...]]) -> State:
         raise ValueError("the turn-up cannot move: it fixes the hand's trump")
     s = state
     if (stock := new.get("stock")) is not None:
-        info = HandInfo(info.number, info.dealer, (*info.deck[: s.pos], *stock), info.turn_up,
-                        info.trump, info.esuit, info.erank, info.follow)
+        info = HandInfo(
+            info.number,
+            info.dealer,
+            (*info.deck[: s.pos], *stock),
+            info.turn_up,
+            info.trump,
+            info.esuit,
+            info.erank,
+            info.follow,
+        )
     trick = s.trick if (cards := new.get("trick")) is None else tuple(cards)
     hands = (zone_mask(new, "hand0", s.hands[0]), zone_mask(new, "hand1", s.hands[1]))
     won = (zone_mask(new, "won0", s.won[0]), zone_mask(new, "won1", s.won[1]))
-    return State(s.match, info, hands, won, s.pos, trick, s.leader, s.turn, s.tricks, s.tens,
-                 s.last_trick, s.last_winner, s.totals, s.match_tens, s.result)
-
-
+    return State(
+        s.match,
+        info,
+        hands,
+        won,
+        s.pos,
+        trick,
+        s.leader,
+        s.turn,
+        s.tricks,
+        s.tens,
+        s.last_trick,
+        s.last_winner,
+        s.totals,
+        s.match_tens,
+        s.result,
+    )

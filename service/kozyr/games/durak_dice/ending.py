@@ -33,8 +33,11 @@ def forfeit(state: State, seat: int) -> Outcome:
     least = min(fools[s] for s in others)
     winners = tuple(s for s in others if fools[s] == least)
     who = ", ".join(map(str, winners))
-    return Outcome(winners, tuple(fools),
-                   f"seat {seat} forfeits and is the fool: fewest fools, seat {who} (DUR-11)")
+    return Outcome(
+        winners,
+        tuple(fools),
+        f"seat {seat} forfeits and is the fool: fewest fools, seat {who} (DUR-11)",
+    )
 
 
 def guarded(state: State) -> bool:

@@ -67,8 +67,25 @@ def _start_state(e: MatchStarted[Config]) -> State:
 def _ev_dealer(s: State, e: FirstDealerChosen) -> State:
     g = _game(0, e.seat, None, None, (), s.g.beats)
     return _state(
-        s.m, g, s.hands, s.phase, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (),
-        None, s.known,
+        s.m,
+        g,
+        s.hands,
+        s.phase,
+        None,
+        None,
+        None,
+        0,
+        (),
+        0,
+        0,
+        0,
+        (),
+        s.fools,
+        s.draws,
+        0,
+        (),
+        None,
+        s.known,
     )
 
 
@@ -77,7 +94,24 @@ def _ev_dealt(s: State, e: Dealt) -> State:
     hands = tuple(mask_of(h) for h in e.hands)
     zeros = (0,) * s.m.n
     return _state(
-        s.m, g, hands, _IDLE, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (), None,
+        s.m,
+        g,
+        hands,
+        _IDLE,
+        None,
+        None,
+        None,
+        0,
+        (),
+        0,
+        0,
+        0,
+        (),
+        s.fools,
+        s.draws,
+        0,
+        (),
+        None,
         zeros,
     )
 
@@ -91,15 +125,49 @@ def _ev_trump(s: State, e: TrumpTurned) -> State:
     bit = 1 << trump_card.index
     known = tuple(bit if h & bit else 0 for h in s.hands)
     return _state(
-        s.m, g, s.hands, _IDLE, None, None, None, 0, (), 0, 0, 0, (), s.fools, s.draws, 0, (), None,
+        s.m,
+        g,
+        s.hands,
+        _IDLE,
+        None,
+        None,
+        None,
+        0,
+        (),
+        0,
+        0,
+        0,
+        (),
+        s.fools,
+        s.draws,
+        0,
+        (),
+        None,
         known,
     )
 
 
 def _ev_bout(s: State, e: BoutStarted) -> State:
     return _state(
-        s.m, s.g, s.hands, _ATTACK, e.attacker, e.defender, e.attacker, 0, (), 0, 0, s.discard,
-        s.out, s.fools, s.draws, e.bout, s.last_bout, s.last_taker, s.known,
+        s.m,
+        s.g,
+        s.hands,
+        _ATTACK,
+        e.attacker,
+        e.defender,
+        e.attacker,
+        0,
+        (),
+        0,
+        0,
+        s.discard,
+        s.out,
+        s.fools,
+        s.draws,
+        e.bout,
+        s.last_bout,
+        s.last_taker,
+        s.known,
     )
 
 
@@ -119,9 +187,25 @@ def _ev_card(s: State, e: Attacked | ThrownIn) -> State:
     hands = list(s.hands)
     hands[seat] &= ~bit
     return _state(
-        s.m, s.g, tuple(hands), _DEFEND, s.attacker, s.defender, s.defender, s.k,
-        (*s.table, (card, None)), s.ranks | _RANK_MASK[i], s.attacks + 1, s.discard, s.out,
-        s.fools, s.draws, s.bout, s.last_bout, s.last_taker, _unknown(s.known, seat, bit),
+        s.m,
+        s.g,
+        tuple(hands),
+        _DEFEND,
+        s.attacker,
+        s.defender,
+        s.defender,
+        s.k,
+        (*s.table, (card, None)),
+        s.ranks | _RANK_MASK[i],
+        s.attacks + 1,
+        s.discard,
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        _unknown(s.known, seat, bit),
     )
 
 
@@ -151,9 +235,25 @@ def _ev_beaten(s: State, e: Beaten) -> State:
         if k < n:
             phase, actor = _THROW, (attacker + k) % n
     return _state(
-        s.m, s.g, tuple(hands), phase, attacker, defender, actor, k,
-        (*s.table[:-1], (e.attack, e.card)), s.ranks | _RANK_MASK[i], s.attacks, s.discard,
-        s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, _unknown(s.known, e.seat, bit),
+        s.m,
+        s.g,
+        tuple(hands),
+        phase,
+        attacker,
+        defender,
+        actor,
+        k,
+        (*s.table[:-1], (e.attack, e.card)),
+        s.ranks | _RANK_MASK[i],
+        s.attacks,
+        s.discard,
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        _unknown(s.known, e.seat, bit),
     )
 
 
@@ -167,23 +267,73 @@ def _ev_passed(s: State, e: Passed) -> State:
     else:
         phase, actor = _IDLE, None
     return _state(
-        s.m, s.g, s.hands, phase, attacker, defender, actor, k, s.table, s.ranks, s.attacks,
-        s.discard, s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, s.known,
+        s.m,
+        s.g,
+        s.hands,
+        phase,
+        attacker,
+        defender,
+        actor,
+        k,
+        s.table,
+        s.ranks,
+        s.attacks,
+        s.discard,
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        s.known,
     )
 
 
 def _ev_out(s: State, e: PlayerOut) -> State:
     return _state(
-        s.m, s.g, s.hands, s.phase, s.attacker, s.defender, s.actor, s.k, s.table, s.ranks,
-        s.attacks, s.discard, (*s.out, e.seat), s.fools, s.draws, s.bout, s.last_bout,
-        s.last_taker, s.known,
+        s.m,
+        s.g,
+        s.hands,
+        s.phase,
+        s.attacker,
+        s.defender,
+        s.actor,
+        s.k,
+        s.table,
+        s.ranks,
+        s.attacks,
+        s.discard,
+        (*s.out, e.seat),
+        s.fools,
+        s.draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        s.known,
     )
 
 
 def _ev_discarded(s: State, e: Discarded) -> State:
     return _state(
-        s.m, s.g, s.hands, _IDLE, s.attacker, s.defender, None, 0, (), 0, s.attacks,
-        s.discard | mask_of(e.cards), s.out, s.fools, s.draws, s.bout, s.table, None, s.known,
+        s.m,
+        s.g,
+        s.hands,
+        _IDLE,
+        s.attacker,
+        s.defender,
+        None,
+        0,
+        (),
+        0,
+        s.attacks,
+        s.discard | mask_of(e.cards),
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.table,
+        None,
+        s.known,
     )
 
 
@@ -194,8 +344,25 @@ def _ev_took(s: State, e: Took) -> State:
     known = list(s.known)
     known[e.seat] |= taken
     return _state(
-        s.m, s.g, tuple(hands), _IDLE, s.attacker, s.defender, None, 0, (), 0, s.attacks,
-        s.discard, s.out, s.fools, s.draws, s.bout, s.table, e.seat, tuple(known),
+        s.m,
+        s.g,
+        tuple(hands),
+        _IDLE,
+        s.attacker,
+        s.defender,
+        None,
+        0,
+        (),
+        0,
+        s.attacks,
+        s.discard,
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.table,
+        e.seat,
+        tuple(known),
     )
 
 
@@ -206,15 +373,49 @@ def _ev_game_ended(s: State, e: GameEnded) -> State:
     else:
         fools = (*fools[: e.fool], fools[e.fool] + 1, *fools[e.fool + 1 :])
     return _state(
-        s.m, s.g, s.hands, _IDLE, None, None, None, 0, s.table, s.ranks, s.attacks, s.discard,
-        s.out, fools, draws, s.bout, s.last_bout, s.last_taker, s.known,
+        s.m,
+        s.g,
+        s.hands,
+        _IDLE,
+        None,
+        None,
+        None,
+        0,
+        s.table,
+        s.ranks,
+        s.attacks,
+        s.discard,
+        s.out,
+        fools,
+        draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        s.known,
     )
 
 
 def _ev_match_ended(s: State, e: MatchEnded) -> State:
     return _state(
-        s.m, s.g, s.hands, _OVER, None, None, None, 0, s.table, s.ranks, s.attacks, s.discard,
-        s.out, s.fools, s.draws, s.bout, s.last_bout, s.last_taker, s.known,
+        s.m,
+        s.g,
+        s.hands,
+        _OVER,
+        None,
+        None,
+        None,
+        0,
+        s.table,
+        s.ranks,
+        s.attacks,
+        s.discard,
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        s.known,
     )
 
 

@@ -23,8 +23,9 @@ UNDER_FOOL: Final = "UNDER_FOOL"
 FROM_UNDER_FOOL: Final = "FROM_UNDER_FOOL"
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("deck", "int", 36, "DUR-1: 36 cards (6..A) or 52 (2..A)", choices=(36, 52),
-               rule="DUR-1"),
+    OptionSpec(
+        "deck", "int", 36, "DUR-1: 36 cards (6..A) or 52 (2..A)", choices=(36, 52), rule="DUR-1"
+    ),
     OptionSpec(
         "next_first",
         "enum",
@@ -35,13 +36,26 @@ OPTIONS: tuple[OptionSpec, ...] = (
         rule="DUR-4",
     ),
     OptionSpec(
-        "max_attacks", "int", 0, "DUR-7: attack cards per bout, opening included (0 = no cap)",
-        minimum=0, maximum=52, rule="DUR-7",
+        "max_attacks",
+        "int",
+        0,
+        "DUR-7: attack cards per bout, opening included (0 = no cap)",
+        minimum=0,
+        maximum=52,
+        rule="DUR-7",
     ),
-    OptionSpec("games", "int", 1, "DUR-10: games in the match", minimum=1, maximum=1_000,
-               rule="DUR-10"),
-    OptionSpec("max_bouts", "int", 1000, "R-5, DUR-9: a game with this many bouts is a draw",
-               minimum=1, maximum=100_000, rule="R-5"),
+    OptionSpec(
+        "games", "int", 1, "DUR-10: games in the match", minimum=1, maximum=1_000, rule="DUR-10"
+    ),
+    OptionSpec(
+        "max_bouts",
+        "int",
+        1000,
+        "R-5, DUR-9: a game with this many bouts is a draw",
+        minimum=1,
+        maximum=100_000,
+        rule="R-5",
+    ),
 )
 
 # Reason codes of this game (the shared ones come from base).
@@ -197,14 +211,38 @@ class MatchEnded:
 
 Command = Attack | Beat | Take | Pass
 Event = (
-    MatchStarted[Config] | FirstDealerChosen | Dealt | TrumpTurned | BoutStarted | Attacked
-    | ThrownIn | Beaten | Passed | PlayerOut | Discarded | Took | GameEnded | MatchEnded
+    MatchStarted[Config]
+    | FirstDealerChosen
+    | Dealt
+    | TrumpTurned
+    | BoutStarted
+    | Attacked
+    | ThrownIn
+    | Beaten
+    | Passed
+    | PlayerOut
+    | Discarded
+    | Took
+    | GameEnded
+    | MatchEnded
 )
 
 COMMAND_TYPES: tuple[type, ...] = (Attack, Beat, Take, Pass)
 EVENT_TYPES: tuple[type, ...] = (
-    MatchStarted[Config], FirstDealerChosen, Dealt, TrumpTurned, BoutStarted, Attacked, ThrownIn,
-    Beaten, Passed, PlayerOut, Discarded, Took, GameEnded, MatchEnded,
+    MatchStarted[Config],
+    FirstDealerChosen,
+    Dealt,
+    TrumpTurned,
+    BoutStarted,
+    Attacked,
+    ThrownIn,
+    Beaten,
+    Passed,
+    PlayerOut,
+    Discarded,
+    Took,
+    GameEnded,
+    MatchEnded,
 )
 
 

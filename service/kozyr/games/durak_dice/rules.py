@@ -109,8 +109,15 @@ def start(
     """R-1 … R-3, DUR-2 … DUR-4: record the match, choose the first dealer, deal game 1."""
     check_setup(config, len(players), setup)
     started, chosen = start_events(config, players, seed, setup)
-    m = _Match(config, started.players, len(players), seed, started.decks, started.dice,
-               started.prearranged)
+    m = _Match(
+        config,
+        started.players,
+        len(players),
+        seed,
+        started.decks,
+        started.dice,
+        started.prearranged,
+    )
     return (started, chosen, *_deal(m, 1, chosen.seat, None))
 
 
@@ -162,9 +169,7 @@ def _deal(
     )
 
 
-def _first_attacker(
-    hands: Sequence[Sequence[Card]], trump: Suit, dealer: int
-) -> tuple[int, str]:
+def _first_attacker(hands: Sequence[Sequence[Card]], trump: Suit, dealer: int) -> tuple[int, str]:
     """DUR-4: the holder of the lowest trump; else of the lowest card (ties clockwise)."""
     n = len(hands)
     best: tuple[int, int] | None = None
@@ -199,21 +204,28 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
     """The events a command causes (DUR-5 … DUR-10), automatic consequences included (R-4)."""
     m = state.m
     if not 0 <= seat < m.n:
-        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}",
-                          rule="DUR-5")
+        raise IllegalMove(
+            NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}", rule="DUR-5"
+        )
     phase = state.phase
     if phase == _OVER:
         raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DUR-10")
     if seat != state.actor:
-        raise IllegalMove(NOT_YOUR_TURN, f"it is not your turn: waiting for seat {state.actor}",
-                          rule=_PHASE_RULES[phase])
+        raise IllegalMove(
+            NOT_YOUR_TURN,
+            f"it is not your turn: waiting for seat {state.actor}",
+            rule=_PHASE_RULES[phase],
+        )
     ct = type(command)
     if ct is Attack or ct is Beat:
         assert isinstance(command, (Attack, Beat))
         card = command.card
         if type(card) is not Card or not state.hands[seat] >> card.index & 1:
-            raise IllegalMove(CARD_NOT_IN_HAND, f"you do not hold {card}: play a card you hold",
-                              rule=_PHASE_RULES[phase])
+            raise IllegalMove(
+                CARD_NOT_IN_HAND,
+                f"you do not hold {card}: play a card you hold",
+                rule=_PHASE_RULES[phase],
+            )
         if ct is Attack:
             if phase == _ATTACK:
                 return _play(state, seat, card, _ATTACKED[seat][card.index])
@@ -226,15 +238,15 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
                         rule="DUR-7",
                     )
                 return _play(state, seat, card, _THROWN[seat][card.index])
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take",
-                              rule="DUR-6")
+            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
         if phase != _DEFEND:
             raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
         return _beat(state, seat, card)
     if ct is Take:
         if phase != _DEFEND:
             raise IllegalMove(
-                NOTHING_TO_TAKE, "only the defender takes, while a card waits to be beaten",
+                NOTHING_TO_TAKE,
+                "only the defender takes, while a card waits to be beaten",
                 rule="DUR-6",
             )
         cards = tuple(c for pair in state.table for c in pair if c is not None)
@@ -247,14 +259,15 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
         if phase == _ATTACK:
             raise IllegalMove(MUST_ATTACK, "you open the bout: play any card", rule="DUR-5")
         if phase == _DEFEND:
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take",
-                              rule="DUR-6")
+            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
         events = [_PASSED[seat]]
         _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
         return tuple(events)
-    raise IllegalMove(UNKNOWN_COMMAND,
-                      f"Durak with dice has no move {ct.__name__}: attack, beat, take or pass",
-                      rule=_PHASE_RULES[phase])
+    raise IllegalMove(
+        UNKNOWN_COMMAND,
+        f"Durak with dice has no move {ct.__name__}: attack, beat, take or pass",
+        rule=_PHASE_RULES[phase],
+    )
 
 
 def _ranks_text(table: tuple[tuple[Card, Card | None], ...]) -> str:
@@ -273,8 +286,7 @@ def _beat(state: State, seat: int, card: Card) -> tuple[Event, ...]:
     """DUR-6, DUR-7: beat the pending card, then run the throw-in order until someone can throw."""
     attack = state.table[-1][0]
     if not state.g.beats[attack.index] >> card.index & 1:
-        raise IllegalMove(CANNOT_BEAT, _cannot_beat_text(card, attack, state.g.trump),
-                          rule="DUR-6")
+        raise IllegalMove(CANNOT_BEAT, _cannot_beat_text(card, attack, state.g.trump), rule="DUR-6")
     events: list[Event] = [_beaten(seat, attack, card)]
     hands = list(state.hands)
     left = hands[seat] & ~(1 << card.index)

@@ -178,19 +178,37 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
         return s
     n = s.m.n
     known = tuple(zone_mask(new, f"known/{p}", s.known[p]) for p in range(n))
-    hands = tuple(zone_mask(new, f"hand/{p}", s.hands[p] & ~s.known[p]) | known[p]
-                  for p in range(n))
+    hands = tuple(
+        zone_mask(new, f"hand/{p}", s.hands[p] & ~s.known[p]) | known[p] for p in range(n)
+    )
     table, ranks = s.table, s.ranks
     if (flat := new.get("table")) is not None:
-        table = tuple((flat[i], flat[i + 1] if i + 1 < len(flat) else None)
-                      for i in range(0, len(flat), 2))
+        table = tuple(
+            (flat[i], flat[i + 1] if i + 1 < len(flat) else None) for i in range(0, len(flat), 2)
+        )
         ranks = 0
         for c in flat:
             ranks |= _RANK_MASK[c.index]
     return State(
-        s.m, s.g, hands, s.phase, s.attacker, s.defender, s.actor, s.k, table, ranks, s.attacks,
-        zone_mask(new, "discard", s.discard), s.out, s.fools, s.draws, s.bout, s.last_bout,
-        s.last_taker, known,
+        s.m,
+        s.g,
+        hands,
+        s.phase,
+        s.attacker,
+        s.defender,
+        s.actor,
+        s.k,
+        table,
+        ranks,
+        s.attacks,
+        zone_mask(new, "discard", s.discard),
+        s.out,
+        s.fools,
+        s.draws,
+        s.bout,
+        s.last_bout,
+        s.last_taker,
+        known,
     )
 
 
@@ -291,13 +309,10 @@ def describe(event: Event) -> str:
     if isinstance(event, PlayerOut):
         return f"seat {event.seat} is out of cards"
     if isinstance(event, Discarded):
-        return (
-            f"seat {event.seat} defends; {_plural(len(event.cards), 'card')} to the discard pile"
-        )
+        return f"seat {event.seat} defends; {_plural(len(event.cards), 'card')} to the discard pile"
     if isinstance(event, Took):
-        return (
-            f"seat {event.seat} takes {_plural(len(event.cards), 'card')}: "
-            + " ".join(c.code for c in event.cards)
+        return f"seat {event.seat} takes {_plural(len(event.cards), 'card')}: " + " ".join(
+            c.code for c in event.cards
         )
     if isinstance(event, GameEnded):
         if event.fool is not None:

@@ -27,9 +27,7 @@ _CARDS: Final = ALL_CARDS[:52]
 _DECKS: Final = {36: deck(36), 52: deck(52)}
 _DECK_MASKS: Final = {size: mask_of(cards) for size, cards in _DECKS.items()}
 # Card index -> mask of the four cards of its rank.
-_RANK_MASK: Final = tuple(
-    sum(1 << (s * 13 + c.rank - 2) for s in range(4)) for c in _CARDS
-)
+_RANK_MASK: Final = tuple(sum(1 << (s * 13 + c.rank - 2) for s in range(4)) for c in _CARDS)
 
 
 def _beat_table(trump: int) -> tuple[int, ...]:

@@ -26,8 +26,11 @@ def forfeit(state: State, seat: int) -> Outcome:
     best = max(capitals[s] for s in others)
     winners = tuple(s for s in others if capitals[s] == best)
     who = ", ".join(map(str, winners))
-    return Outcome(winners, tuple(capitals),
-                   f"seat {seat} forfeits and is ruined: highest capital, seat {who} (SIX-14)")
+    return Outcome(
+        winners,
+        tuple(capitals),
+        f"seat {seat} forfeits and is ruined: highest capital, seat {who} (SIX-14)",
+    )
 
 
 def guarded(state: State) -> bool:

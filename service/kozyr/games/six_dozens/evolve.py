@@ -55,8 +55,15 @@ def evolve(state: State | None, event: Event) -> State:
 
 def _on_turn_lost(s: State, e: Passed | TurnSkipped) -> State:
     return _state(
-        s.match, s.table, s.hands, s.bank, s.pile, _next_holder(s.hands, e.seat), s.mover,
-        False, e,
+        s.match,
+        s.table,
+        s.hands,
+        s.bank,
+        s.pile,
+        _next_holder(s.hands, e.seat),
+        s.mover,
+        False,
+        e,
     )
 
 
@@ -67,9 +74,13 @@ def _on_played(s: State, e: CardPlayed) -> State:
     hands[seat] &= ~(1 << card.index)
     new_hands = tuple(hands)
     return _state(
-        s.match, s.table, new_hands, card,
+        s.match,
+        s.table,
+        new_hands,
+        card,
         s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
-        _next_holder(new_hands, seat), seat,
+        _next_holder(new_hands, seat),
+        seat,
         s.match.skip_on_seven and card.rank == 7,
         e,
     )
@@ -94,8 +105,17 @@ def _on_started(_: State | None, e: MatchStarted[Config]) -> State:
 
 def _on_dealer(s: State, e: FirstDealerChosen) -> State:
     t = s.table
-    table = _table(t.hand_number, e.seat, t.first_mover, t.stock, t.aside, t.out_order,
-                  t.capitals, t.kitty, t.result)
+    table = _table(
+        t.hand_number,
+        e.seat,
+        t.first_mover,
+        t.stock,
+        t.aside,
+        t.out_order,
+        t.capitals,
+        t.kitty,
+        t.result,
+    )
     return _state(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
 
 
@@ -107,49 +127,93 @@ def _on_dealt(s: State, e: Dealt) -> State:
     end = start + STOCK_SIZE[n]
     hands = tuple(mask_of(h) for h in e.hands)
     t = s.table
-    table = _table(e.number, e.dealer, t.first_mover, e.deck[start:end], mask_of(e.deck[end:]),
-                  (), t.capitals, t.kitty, t.result)
+    table = _table(
+        e.number,
+        e.dealer,
+        t.first_mover,
+        e.deck[start:end],
+        mask_of(e.deck[end:]),
+        (),
+        t.capitals,
+        t.kitty,
+        t.result,
+    )
     return _state(s.match, table, hands, None, 0, None, 0, False, e)
 
 
 def _on_bank(s: State, e: BankTurned) -> State:
     t = s.table
-    table = _table(t.hand_number, t.dealer, e.first_mover, t.stock, t.aside, (), t.capitals,
-                  t.kitty, t.result)
+    table = _table(
+        t.hand_number, t.dealer, e.first_mover, t.stock, t.aside, (), t.capitals, t.kitty, t.result
+    )
     # SIX-7: the first mover moves first, also after covers before the first turn.
     return _state(s.match, table, s.hands, e.bank, 0, e.first_mover, e.first_mover, False, e)
 
 
 def _on_out(s: State, e: PlayerOut) -> State:
     t = s.table
-    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside,
-                  (*t.out_order, e.seat), t.capitals, t.kitty, t.result)
+    table = _table(
+        t.hand_number,
+        t.dealer,
+        t.first_mover,
+        t.stock,
+        t.aside,
+        (*t.out_order, e.seat),
+        t.capitals,
+        t.kitty,
+        t.result,
+    )
     return _state(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
 
 
 def _on_covered(s: State, e: BankCovered) -> State:
     t = s.table
-    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock[1:], t.aside, t.out_order,
-                  t.capitals, t.kitty, t.result)
+    table = _table(
+        t.hand_number,
+        t.dealer,
+        t.first_mover,
+        t.stock[1:],
+        t.aside,
+        t.out_order,
+        t.capitals,
+        t.kitty,
+        t.result,
+    )
     # SIX-8, SIX-10: no check on the cover, the skip is cancelled, the last mover moves again.
     return _state(
-        s.match, table, s.hands, e.card,
+        s.match,
+        table,
+        s.hands,
+        e.card,
         s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
-        s.mover, s.mover, False, e,
+        s.mover,
+        s.mover,
+        False,
+        e,
     )
 
 
 def _on_settled(s: State, e: HandSettled) -> State:
     t = s.table
-    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order,
-                  e.capitals, e.kitty, t.result)
+    table = _table(
+        t.hand_number,
+        t.dealer,
+        t.first_mover,
+        t.stock,
+        t.aside,
+        t.out_order,
+        e.capitals,
+        e.kitty,
+        t.result,
+    )
     return _state(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
 
 
 def _on_ended(s: State, e: MatchEnded) -> State:
     t = s.table
-    table = _table(t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order,
-                  e.capitals, 0, e)
+    table = _table(
+        t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order, e.capitals, 0, e
+    )
     return _state(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
 
 

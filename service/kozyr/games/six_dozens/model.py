@@ -36,8 +36,14 @@ _DEFAULT_SUITS: dict[str, tuple[Suit, ...]] = {
 _SUIT_COUNT = {"NONE": 0, "ONE": 1, "TWO": 2, "SENIOR_JUNIOR": 2}
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("deck", "int", 36, "SIX-2: deck size, 8 / 7 / 6 cards each", choices=(36, 32, 28),
-               rule="SIX-2"),
+    OptionSpec(
+        "deck",
+        "int",
+        36,
+        "SIX-2: deck size, 8 / 7 / 6 cards each",
+        choices=(36, 32, 28),
+        rule="SIX-2",
+    ),
     OptionSpec(
         "trumps",
         "enum",
@@ -54,8 +60,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "SENIOR_JUNIOR S (senior) D (junior), NONE none",
         rule="SIX-4",
     ),
-    OptionSpec("seven", "enum", "SKIP", "SIX-8: a 7 makes the next player lose a turn",
-               choices=("SKIP", "NONE"), rule="SIX-8"),
+    OptionSpec(
+        "seven",
+        "enum",
+        "SKIP",
+        "SIX-8: a 7 makes the next player lose a turn",
+        choices=("SKIP", "NONE"),
+        rule="SIX-8",
+    ),
     OptionSpec(
         "dealer",
         "enum",
@@ -64,12 +76,30 @@ OPTIONS: tuple[OptionSpec, ...] = (
         choices=("FIRST_MOVER", "LOSER", "FIRST_OUT", "MOST_POINTS", "FEWEST_POINTS"),
         rule="SIX-13",
     ),
-    OptionSpec("max_hands", "int", 500, "SIX-12, R-5: the match ends after this many hands",
-               minimum=1, maximum=10_000, rule="R-5"),
-    OptionSpec("final_kitty", "enum", "DISCARD", "SIX-12: what happens to a kitty left at the end",
-               choices=("DISCARD", "SPLIT_SOLVENT"), rule="SIX-12"),
-    OptionSpec("eight_on_trumps", "bool", True,
-               "SIX-6(d): an 8 may go on a bank of a higher trump category", rule="SIX-6"),
+    OptionSpec(
+        "max_hands",
+        "int",
+        500,
+        "SIX-12, R-5: the match ends after this many hands",
+        minimum=1,
+        maximum=10_000,
+        rule="R-5",
+    ),
+    OptionSpec(
+        "final_kitty",
+        "enum",
+        "DISCARD",
+        "SIX-12: what happens to a kitty left at the end",
+        choices=("DISCARD", "SPLIT_SOLVENT"),
+        rule="SIX-12",
+    ),
+    OptionSpec(
+        "eight_on_trumps",
+        "bool",
+        True,
+        "SIX-6(d): an 8 may go on a bank of a higher trump category",
+        rule="SIX-6",
+    ),
 )
 
 
@@ -192,8 +222,17 @@ EVENT_TYPES: tuple[type, ...] = (
 )
 
 Event = (
-    MatchStarted[Config] | FirstDealerChosen | Dealt | BankTurned | CardPlayed | PlayerOut
-    | TurnSkipped | Passed | BankCovered | HandSettled | MatchEnded
+    MatchStarted[Config]
+    | FirstDealerChosen
+    | Dealt
+    | BankTurned
+    | CardPlayed
+    | PlayerOut
+    | TurnSkipped
+    | Passed
+    | BankCovered
+    | HandSettled
+    | MatchEnded
 )
 
 

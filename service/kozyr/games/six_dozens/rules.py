@@ -80,8 +80,10 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
     raw = o["trump_suits"]
     suits: tuple[Suit, ...]
     if raw is None:
-        suits = (Suit.S, Suit.H, Suit.D, Suit.C)[:players] if mode == "PERSONAL" else (
-            _DEFAULT_SUITS[mode]
+        suits = (
+            (Suit.S, Suit.H, Suit.D, Suit.C)[:players]
+            if mode == "PERSONAL"
+            else (_DEFAULT_SUITS[mode])
         )
     else:
         assert isinstance(raw, tuple)
@@ -125,7 +127,8 @@ def check_setup(config: Config, players: int, setup: Setup) -> None:
     check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
     if config.trumps == "PERSONAL" and len(config.trump_suits) != players:
         raise InvalidOptions(
-            "BAD_OPTION_VALUE", f"trumps PERSONAL needs one trump suit per player ({players})",
+            "BAD_OPTION_VALUE",
+            f"trumps PERSONAL needs one trump suit per player ({players})",
             rule="SIX-4",
         )
     check_deal_setup(setup, players, deck(config.deck), dice=False)
@@ -160,7 +163,7 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
     # from position k. Hands are sorted by index (as Card orders itself), by a C-level key.
     dealt: list[tuple[Card, ...]] = [()] * n
     for k in range(n):
-        dealt[(dealer + 1 + k) % n] = tuple(sorted(order[k:n * size:n], key=_INDEX))
+        dealt[(dealer + 1 + k) % n] = tuple(sorted(order[k : n * size : n], key=_INDEX))
     bank = order[n * size]
     hands = tuple(dealt)
     # SIX-7: the holder of the bank's suit card with the highest idx; else the dealer's left.
@@ -171,8 +174,10 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
             if c.suit == bank.suit and _IDX[c.rank] > best:
                 best = _IDX[c.rank]
                 first_mover = seat
-    return (Dealt(hand_number, dealer, tuple(order), (), hands),
-            BankTurned(bank, size, STOCK_SIZE[n], first_mover))
+    return (
+        Dealt(hand_number, dealer, tuple(order), (), hands),
+        BankTurned(bank, size, STOCK_SIZE[n], first_mover),
+    )
 
 
 def deal_order(
@@ -192,26 +197,32 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     """SIX-6, SIX-8: play a card; emits its automatic consequences (R-4, SIX-8 … SIX-13)."""
     m = state.match
     if not 0 <= seat < m.n:
-        raise IllegalMove(NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}",
-                          rule="SIX-8")
+        raise IllegalMove(
+            NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}", rule="SIX-8"
+        )
     if state.table.result is not None:
         raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="SIX-12")
     if seat != state.turn:
-        raise IllegalMove(NOT_YOUR_TURN, f"it is not your turn: seat {state.turn} is to play",
-                          rule="SIX-8")
+        raise IllegalMove(
+            NOT_YOUR_TURN, f"it is not your turn: seat {state.turn} is to play", rule="SIX-8"
+        )
     if type(command) is not Play:
-        raise IllegalMove(UNKNOWN_COMMAND,
-                          f"Six Dozens has no move {type(command).__name__}: play a card",
-                          rule="SIX-8")
+        raise IllegalMove(
+            UNKNOWN_COMMAND,
+            f"Six Dozens has no move {type(command).__name__}: play a card",
+            rule="SIX-8",
+        )
     card = command.card
     if not isinstance(card, Card) or not (state.hands[seat] >> card.index) & 1:
-        raise IllegalMove(CARD_NOT_IN_HAND, f"you do not hold {card}: play a card you hold",
-                          rule="SIX-8")
+        raise IllegalMove(
+            CARD_NOT_IN_HAND, f"you do not hold {card}: play a card you hold", rule="SIX-8"
+        )
     bank = state.bank
     assert bank is not None
     if not (m.legal[seat][bank.index] >> card.index) & 1:
-        raise IllegalMove(CARD_NOT_PLAYABLE, _not_playable(m.config, seat, card, bank),
-                          rule="SIX-6")
+        raise IllegalMove(
+            CARD_NOT_PLAYABLE, _not_playable(m.config, seat, card, bank), rule="SIX-6"
+        )
     played = _PLAYED[seat][card.index]
     events: list[Event] = [played]
     hands = list(state.hands)
@@ -220,8 +231,15 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
         # The usual play: follow the turn on the hands alone (the state after the card is
         # built only when the hand must cover, settle or deal, below).
         new_hands = tuple(hands)
-        if _turns(m, new_hands, state.table.out_order, card.index,
-                  _next_holder(new_hands, seat), m.skip_on_seven and card.rank == 7, events):
+        if _turns(
+            m,
+            new_hands,
+            state.table.out_order,
+            card.index,
+            _next_holder(new_hands, seat),
+            m.skip_on_seven and card.rank == 7,
+            events,
+        ):
             return tuple(events)
     s = _on_played(state, played)
     if not s.hands[seat]:
@@ -250,8 +268,15 @@ def _not_playable(config: Config, seat: int, card: Card, bank: Card) -> str:
     )
 
 
-def _turns(m: Match, hands: tuple[int, ...], out_order: tuple[int, ...], bank: int, turn: int,
-           skip: bool, events: list[Event]) -> bool:
+def _turns(
+    m: Match,
+    hands: tuple[int, ...],
+    out_order: tuple[int, ...],
+    bank: int,
+    turn: int,
+    skip: bool,
+    events: list[Event],
+) -> bool:
     """SIX-8: if the hand goes on (SIX-10: more than one holder, or nobody out yet, and some
     holder can play on bank index `bank`), append the skip and the passes up to the seat that
     must decide and say True; else append nothing and say False (a cover or a settlement)."""

@@ -41,8 +41,7 @@ def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
         return ()
     mask = state.hands[seat] & state.match.legal[seat][state.bank.index]
     s0, s1, s2, s3 = _SUIT_PLAYS
-    return (s0[mask >> 4 & 511] + s1[mask >> 17 & 511] + s2[mask >> 30 & 511]
-            + s3[mask >> 43 & 511])
+    return s0[mask >> 4 & 511] + s1[mask >> 17 & 511] + s2[mask >> 30 & 511] + s3[mask >> 43 & 511]
 
 
 def to_act(state: State) -> int | None:
@@ -125,10 +124,28 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
     hands = tuple(zone_mask(new, f"hand/{p}", h) for p, h in enumerate(s.hands))
     bank = s.bank if (cards := new.get("bank")) is None else (cards[0] if cards else None)
     stock = t.stock if (rest := new.get("stock")) is None else tuple(rest)
-    table = Table(t.hand_number, t.dealer, t.first_mover, stock, zone_mask(new, "aside", t.aside),
-                  t.out_order, t.capitals, t.kitty, t.result)
-    return State(s.match, table, hands, bank, zone_mask(new, "pile", s.pile), s.turn,
-                 s.mover, s.skip_next, s.last)
+    table = Table(
+        t.hand_number,
+        t.dealer,
+        t.first_mover,
+        stock,
+        zone_mask(new, "aside", t.aside),
+        t.out_order,
+        t.capitals,
+        t.kitty,
+        t.result,
+    )
+    return State(
+        s.match,
+        table,
+        hands,
+        bank,
+        zone_mask(new, "pile", s.pile),
+        s.turn,
+        s.mover,
+        s.skip_next,
+        s.last,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,9 +156,7 @@ def _suits_text(v: View) -> str:
     if v.trump_mode == "NONE":
         return "no trumps"
     if v.trump_mode == "PERSONAL":
-        return "personal trumps " + " ".join(
-            f"{p}:{s.symbol}" for p, s in enumerate(v.trump_suits)
-        )
+        return "personal trumps " + " ".join(f"{p}:{s.symbol}" for p, s in enumerate(v.trump_suits))
     if v.trump_mode == "SENIOR_JUNIOR":
         return f"trumps {v.trump_suits[0].symbol} senior, {v.trump_suits[1].symbol} junior"
     return "trumps " + " ".join(s.symbol for s in v.trump_suits)
@@ -179,8 +194,10 @@ def render(v: View) -> str:
     if v.finished:
         best = max(v.capitals)
         won = [v.players[p][:16] for p, c in enumerate(v.capitals) if c == best]
-        lines.append(f"The match is over: {' and '.join(won)} "
-                     f"{'wins' if len(won) == 1 else 'share the win'} with {best}."[:78])
+        lines.append(
+            f"The match is over: {' and '.join(won)} "
+            f"{'wins' if len(won) == 1 else 'share the win'} with {best}."[:78]
+        )
     return "\n".join(lines)
 
 
@@ -224,8 +241,7 @@ def describe(event: Event) -> str:
         return f"seat {e.seat} deals first" + (" (by lot)" if e.by_lot else "")
     if isinstance(e, MatchStarted):
         c = e.config
-        return (
-            f"Six Dozens for {len(e.players)} players: deck {c.deck}, trumps {c.trumps}"
-            + (" (prearranged decks)" if e.prearranged else "")
+        return f"Six Dozens for {len(e.players)} players: deck {c.deck}, trumps {c.trumps}" + (
+            " (prearranged decks)" if e.prearranged else ""
         )
     return repr(e)

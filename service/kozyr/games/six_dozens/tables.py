@@ -26,8 +26,10 @@ _PLAYS: tuple[Play, ...] = tuple(Play(c) for c in ALL_CARDS)
 # Per suit, per pattern of its nine ranks 6 … A (bits 4 … 12 of the suit's 13, the only ones
 # a Six Dozens deck has): the Play commands of those cards, by index.
 _SUIT_PLAYS: Final = tuple(
-    tuple(tuple(_PLAYS[s * 13 + 4 + b] for b in range(9) if pattern >> b & 1)
-          for pattern in range(512))
+    tuple(
+        tuple(_PLAYS[s * 13 + 4 + b] for b in range(9) if pattern >> b & 1)
+        for pattern in range(512)
+    )
     for s in range(4)
 )
 # The events of a turn, made once (they are frozen values): by seat, and by seat and card index.
@@ -77,8 +79,11 @@ def _clauses(config: Config, seat: int, card: Card, bank: Card) -> bool:
 
 def may_play(config: Config, seat: int, card: Card, bank: Card) -> bool:
     """SIX-6: may `seat` put `card` on `bank` (on its own turn)?"""
-    if (card.rank == Rank.EIGHT and not config.eight_on_trumps
-            and category(config, seat, bank) > category(config, seat, card)):
+    if (
+        card.rank == Rank.EIGHT
+        and not config.eight_on_trumps
+        and category(config, seat, bank) > category(config, seat, card)
+    ):
         return False  # the option's "only": no clause puts such an 8 on a higher category
     return _clauses(config, seat, card, bank)
 
@@ -91,9 +96,15 @@ def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
     """
     # Made once per combination of the options SIX-6 reads, not per match and fold (it was
     # 7% of a Six Dozens playout); the key leaves out the other options, so the cache stays small.
-    return _legal_rows(Config(deck=config.deck, trumps=config.trumps,
-                              trump_suits=config.trump_suits,
-                              eight_on_trumps=config.eight_on_trumps), n)
+    return _legal_rows(
+        Config(
+            deck=config.deck,
+            trumps=config.trumps,
+            trump_suits=config.trump_suits,
+            eight_on_trumps=config.eight_on_trumps,
+        ),
+        n,
+    )
 
 
 @lru_cache(maxsize=256)
