@@ -19,11 +19,11 @@ venv: $(STAMP)
 
 ## Regenerate the Python stubs (with .pyi type stubs) from protos/.
 proto: $(STAMP)
-	$(BIN)/python -m kozyr.protogen
+	$(BIN)/python -m kozyr.tools.protogen
 
 ## Fail when the committed stubs differ from what protos/ generates.
 proto-check: $(STAMP)
-	$(BIN)/python -m kozyr.protogen --check
+	$(BIN)/python -m kozyr.tools.protogen --check
 
 ## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data, and the web
 ## table (Connect + gRPC-Web + the page) on http://127.0.0.1:8080/.

@@ -34,7 +34,7 @@ import pytest  # noqa: E402
 import redis  # noqa: E402
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc  # noqa: E402
-from kozyr.engine.embedded import EmbeddedRedis  # noqa: E402
+from kozyr.store.redis.embedded import EmbeddedRedis  # noqa: E402
 
 ARBITER = "arbiter-token-for-tests-0123456789"
 
@@ -70,9 +70,10 @@ class ServerThread:
     ) -> None:
         """`store` builds the server's store from the URL (default: RedisStore.from_url);
         `config` is its ServerConfig (default: the defaults)."""
-        from kozyr.api.server import Running, start_server
-        from kozyr.engine import Engine, RedisStore
-        from kozyr.engine.signing import Signer
+        from kozyr.engine import Engine
+        from kozyr.secrets.signing import Signer
+        from kozyr.server.bootstrap import Running, start_server
+        from kozyr.store.redis.streams import RedisStore
 
         self.signer = Signer.generate()  # every answer that appends carries a receipt
 
@@ -129,7 +130,22 @@ def stub(server: ServerThread) -> kozyr_pb2_grpc.KozyrServiceStub:
 # is in it when it lives in one of these folders (or is a tests/test_*.py) and neither asks for
 # a real component through a fixture below nor is marked slow; so a test that starts using
 # Redis leaves the lane by itself, and a new test in these folders joins it.
-FAST_FOLDERS = frozenset({"games", "engine", "match", "replay", "bots"})
+FAST_FOLDERS = frozenset(
+    {
+        "core",
+        "games",
+        "match",
+        "replay",
+        "bots",
+        "store",
+        "secrets",
+        "engine",
+        "actors",
+        "platform",
+        "wire",
+        "terminal",
+    }
+)
 REAL_COMPONENTS = frozenset({"redis_url", "redis_client", "server", "stub"})
 
 

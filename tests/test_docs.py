@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from kozyr import rules
+from kozyr.cli import rules_command
 from kozyr.games import GAMES
-from kozyr.games.base import OptionSpec
+from kozyr.games.contract import OptionSpec
 from kozyr_client import KozyrClient, pb
 from tests.clients.test_typescript_client import ts_bot  # noqa: F401  (the built client)
 from tests.conftest import ServerThread, repo_root
@@ -46,7 +46,7 @@ def _ids_in_the_code() -> set[str]:
 
 
 def test_every_rule_id_the_code_names_has_an_entry_in_docs_rules_md() -> None:
-    ids = rules.rule_ids(DOCS.read_text("utf-8"))
+    ids = rules_command.rule_ids(DOCS.read_text("utf-8"))
     assert len(ids) == len(set(ids)), "a rule ID has two entries"
     named = _ids_in_the_code()
     assert {"DIX-5", "SIX-8", "DUR-7", "R-4"} <= named  # the search itself finds IDs
@@ -58,7 +58,7 @@ def test_docs_rules_md_has_every_rule_id_of_the_shared_rules_page() -> None:
     # docs/rules.md may add rules of its own (the early endings and clocks: R-7 … R-9,
     # DIX-10 …), never drop one of the shared page.
     shared = set(ID.findall(SHARED_RULES.read_text("utf-8")))
-    assert shared <= set(rules.rule_ids(DOCS.read_text("utf-8")))
+    assert shared <= set(rules_command.rule_ids(DOCS.read_text("utf-8")))
 
 
 def test_the_package_copy_of_the_rules_is_docs_rules_md() -> None:
@@ -66,7 +66,7 @@ def test_the_package_copy_of_the_rules_is_docs_rules_md() -> None:
     assert PACKAGE_COPY.read_bytes() == DOCS.read_bytes(), (
         "docs/rules.md changed: run `cp docs/rules.md service/kozyr/docs/rules.md`"
     )
-    assert rules.text() == DOCS.read_text("utf-8")
+    assert rules_command.text() == DOCS.read_text("utf-8")
 
 
 def _shown(value: object) -> str:
@@ -75,7 +75,7 @@ def _shown(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _option_rows(section: rules.Section) -> dict[str, list[str]]:
+def _option_rows(section: rules_command.Section) -> dict[str, list[str]]:
     rows = [line for line in section.lines if line.startswith("| `")]
     cells = [[c.strip() for c in row.strip("| ").split("|")] for row in rows]
     return {c[0].strip("`"): c[1:] for c in cells}
@@ -83,7 +83,7 @@ def _option_rows(section: rules.Section) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_option_is_documented_with_its_values_and_default(name: str) -> None:
-    rows = _option_rows(rules.sections()[name])
+    rows = _option_rows(rules_command.sections()[name])
     specs: tuple[OptionSpec, ...] = GAMES[name].OPTIONS
     assert set(rows) == {spec.name for spec in specs}
     for spec in specs:
@@ -116,13 +116,14 @@ def test_kozyr_rules_prints_games_rules_and_one_rule_in_80_columns() -> None:
     listing = _kozyr("rules")
     assert listing.returncode == 0 and "six-dozens" in listing.stdout
     outputs = [listing.stdout]
-    for name, section in rules.sections().items():
+    for name, section in rules_command.sections().items():
         whole = _kozyr("rules", name)
         assert whole.returncode == 0, whole.stderr
         assert all(rule in whole.stdout for rule in section.rules)
         outputs.append(whole.stdout)
         outputs += [
-            "\n".join(rules.rule_text(rules.sections(), name, rid)) for rid in section.rules
+            "\n".join(rules_command.rule_text(rules_command.sections(), name, rid))
+            for rid in section.rules
         ]
     one = _kozyr("rules", "dix", "dix-5")
     assert one.returncode == 0 and one.stdout.startswith("DIX-5 — Following suit\n")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kozyr.api.tickets import TicketVerifier
-from kozyr.config import ConfigError, load, load_tenancy
+from kozyr.api.auth.tickets import TicketVerifier
+from kozyr.config.settings import ConfigError, load, load_tenancy
 from tests.conftest import repo_root
 
 KEY_HASH = hashlib.sha256(b"key").hexdigest()

@@ -11,15 +11,16 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api.errors import error_info
+from kozyr.wire.status import error_info
 
 
 class EdgeServer:
     """`start_server` with keyword settings, its loop in a background thread."""
 
     def __init__(self, redis_url: str, **settings: Any) -> None:
-        from kozyr.api.server import Running, start_server
-        from kozyr.engine import Engine, RedisStore
+        from kozyr.engine import Engine
+        from kozyr.server.bootstrap import Running, start_server
+        from kozyr.store.redis.streams import RedisStore
 
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)

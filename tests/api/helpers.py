@@ -12,10 +12,10 @@ import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api.errors import error_info
 from kozyr.games.codec import class_of
 from kozyr.match.log import Entry, SeedRevealed, decode_events
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.wire.status import error_info
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 Stub = kozyr_pb2_grpc.KozyrServiceStub

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.config import ServerConfig, Tenancy, load_tenancy
+from kozyr.config.settings import ServerConfig, Tenancy, load_tenancy
 
 ACME_KEY = "acme-api-key-0123456789abcdef"
 GLOBEX_KEY = "globex-api-key-0123456789abcdef"
@@ -108,8 +108,9 @@ class PlatformServer:
         config: ServerConfig | None = None,
         feed: bool = True,
     ) -> None:
-        from kozyr.api.server import Running, start_server
-        from kozyr.engine import Engine, RedisStore
+        from kozyr.engine import Engine
+        from kozyr.server.bootstrap import Running, start_server
+        from kozyr.store.redis.streams import RedisStore
 
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)

@@ -25,13 +25,13 @@ import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import convert
-from kozyr.cards import deck
-from kozyr.engine.embedded import EmbeddedRedis
-from kozyr.engine.redis_store import RedisStore, log_key
-from kozyr.fairness import match_seed
+from kozyr.core.cards import deck
+from kozyr.core.fairness import match_seed
 from kozyr.match.log import GENESIS_HASH, Entry, entry_hash
 from kozyr.match.record import fold_entries
+from kozyr.store.redis.embedded import EmbeddedRedis
+from kozyr.store.redis.streams import RedisStore, log_key
+from kozyr.wire import convert
 from tests.api.helpers import auth, create, play_one, play_out, reason
 from tests.conftest import ARBITER, ServerThread
 
@@ -385,7 +385,7 @@ def test_a_stream_with_deleted_entries_is_refused_not_repaired(
 
 def test_tokens_never_start_with_a_dash() -> None:
     """A token is pasted into command lines (`kozyr replay export --token …`)."""
-    from kozyr.engine.tokens import new_token
+    from kozyr.secrets.tokens import new_token
 
     assert new_token(lambda n: b"\xf8" + bytes(n - 1)).startswith("A")  # would be "-A…"
     assert not any(new_token(os.urandom).startswith("-") for _ in range(500))

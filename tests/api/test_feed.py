@@ -15,8 +15,9 @@ from pathlib import Path
 import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.config import ServerConfig
-from kozyr.engine import Engine, RedisStore
+from kozyr.config.settings import ServerConfig
+from kozyr.engine import Engine
+from kozyr.store.redis.streams import RedisStore
 from tests.api.platforms import (
     ACME_KEY,
     PlatformServer,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 
-from kozyr.api.server import GC_OLDER, tune_gc
-from kozyr.config import ServerConfig
+from kozyr.config.settings import ServerConfig
+from kozyr.server.bootstrap import GC_OLDER, tune_gc
 
 
 def test_tune_gc_freezes_start_up_and_sets_the_young_threshold() -> None:

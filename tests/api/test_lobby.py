@@ -13,8 +13,9 @@ import pytest
 import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.config import Tenancy
-from kozyr.engine import Engine, RedisStore
+from kozyr.config.settings import Tenancy
+from kozyr.engine import Engine
+from kozyr.store.redis.streams import RedisStore
 from tests.api.platforms import GLOBEX_KEY, SHORT_DIX, PlatformServer, key, tenancy_of
 
 MATCHES = 1000

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kozyr.config import ServerConfig, load_tenancy
+from kozyr.config.settings import ServerConfig, load_tenancy
 from tests.api.platforms import PlatformServer
-from tests.api.test_webhooks import Receiver
 from tests.conftest import repo_root
+from tests.platform.test_webhooks import Receiver
 
 DOC = repo_root() / "docs" / "platforms.md"
 BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.S)

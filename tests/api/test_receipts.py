@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from kozyr import cli
-from kozyr.receipts import KeyRing, dumps_receipts
+from kozyr.core.receipts import KeyRing, dumps_receipts
 from kozyr.replay import archive
 from kozyr.replay.export import export
 from kozyr.replay.verify import verify

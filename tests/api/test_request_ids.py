@@ -12,9 +12,10 @@ import pytest
 import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine import Engine, MemoryStore
-from kozyr.errorinfo import error_info
+from kozyr.engine import Engine
 from kozyr.match.errors import Kind, MatchError
+from kozyr.store.memory import MemoryStore
+from kozyr.wire.errorinfo import error_info
 from tests.conftest import ServerThread
 
 

@@ -22,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.engine.embedded import EmbeddedRedis, FolderInUse, redis_server_binary
+from kozyr.store.redis.embedded import EmbeddedRedis, FolderInUse, redis_server_binary
 from tests.api.helpers import create, play_out
 from tests.conftest import repo_root
 

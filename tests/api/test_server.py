@@ -12,8 +12,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine.redis_store import log_key
 from kozyr.match.log import entry_hash
+from kozyr.store.redis.streams import log_key
 from tests.api.helpers import Watcher, create, reason
 from tests.conftest import ServerThread
 

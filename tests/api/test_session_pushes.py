@@ -7,7 +7,8 @@ import asyncio
 import pytest
 
 from kozyr.api.session import MAX_PUSHES_PER_MESSAGE, Session
-from kozyr.engine import Engine, MemoryStore
+from kozyr.engine import Engine
+from kozyr.store.memory import MemoryStore
 
 
 def test_a_push_whose_making_fails_leaves_nothing_behind() -> None:

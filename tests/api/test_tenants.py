@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.api.guard import SERVICE
-from kozyr.config import Tenancy
-from kozyr.errorinfo import error_info
+from kozyr.config.settings import Tenancy
+from kozyr.wire.errorinfo import error_info
 from tests.api.platforms import (
     ACME_KEY,
     GLOBEX_KEY,

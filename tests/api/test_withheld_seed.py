@@ -15,8 +15,8 @@ import uuid
 import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.cards import deck
-from kozyr.fairness import RandomStream, deal_label, match_seed
+from kozyr.core.cards import deck
+from kozyr.core.fairness import RandomStream, deal_label, match_seed
 from kozyr.replay import archive
 from tests.api.helpers import auth
 from tests.conftest import ARBITER, ServerThread

@@ -53,10 +53,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from kozyr.cards import deck  # noqa: E402
-from kozyr.fairness import RandomStream, deal_label  # noqa: E402
+from kozyr.core.cards import deck  # noqa: E402
+from kozyr.core.fairness import RandomStream, deal_label  # noqa: E402
 from kozyr.games import GAMES, Game, fold  # noqa: E402
-from kozyr.games.base import Setup  # noqa: E402
+from kozyr.games.contract import Setup  # noqa: E402
 from tests.bench import speed  # noqa: E402
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
@@ -322,7 +322,7 @@ VERIFY_MIX = tuple(PLAYERS.items())
 def build_archive(matches: int) -> list[str]:
     """Replay files (as text) of `matches` random matches, recorded as the engine logs them."""
     from kozyr.replay import archive
-    from kozyr.replay.record import record_match
+    from kozyr.replay.recorder import record_match
 
     texts = []
     for i in range(matches):
@@ -490,11 +490,12 @@ def scale_out(sections: list[str], matches: int, results: dict[str, Any]) -> Non
 
 def bench_receipts(matches: int) -> dict[str, Any]:
     """Moves/s with and without receipts, side by side (interleaved runs, the same matches)."""
-    from kozyr.cards import parse_cards
-    from kozyr.engine import Engine, MemoryStore
-    from kozyr.engine.signing import Signer
+    from kozyr.core.cards import parse_cards
+    from kozyr.core.receipts import KeyRing
+    from kozyr.engine import Engine
     from kozyr.match.log import registry_for
-    from kozyr.receipts import KeyRing
+    from kozyr.secrets.signing import Signer
+    from kozyr.store.memory import MemoryStore
 
     game = GAMES["dix"]
     registry = registry_for(game)

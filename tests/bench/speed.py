@@ -113,8 +113,9 @@ def _auth(token: str) -> list[tuple[str, str]]:
 def bench_cold(entries: int = 1000) -> dict[str, Any]:
     """A cold rebuild of an `entries`-entry Dix match (a fresh engine's first record())
     with the kept snapshot, and without one, beside the raw XRANGE of the same stream."""
-    from kozyr.engine import Engine, RedisStore
-    from kozyr.engine.embedded import EmbeddedRedis
+    from kozyr.engine import Engine
+    from kozyr.store.redis.embedded import EmbeddedRedis
+    from kozyr.store.redis.streams import RedisStore
 
     async def main(url: str) -> dict[str, Any]:
         store = RedisStore.from_url(url)
@@ -177,8 +178,8 @@ def bench_lane(calls: int = 4000) -> dict[str, Any]:
     own connection (ScriptLane), one at a time and 16 at once, interleaved, medians."""
     from redis import asyncio as aioredis
 
-    from kozyr.engine.embedded import EmbeddedRedis
-    from kozyr.engine.redis_lane import ScriptLane
+    from kozyr.store.redis.embedded import EmbeddedRedis
+    from kozyr.store.redis.lane import ScriptLane
 
     async def main(url: str) -> dict[str, Any]:
         client = aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5)

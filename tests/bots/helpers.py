@@ -9,7 +9,7 @@ from typing import Any
 
 from kozyr.bots import Seat
 from kozyr.games import Game, fold
-from kozyr.games.base import Setup
+from kozyr.games.contract import Setup
 
 
 @dataclass

@@ -9,9 +9,9 @@ import pytest
 from kozyr.bots import BadBotSpec, BotSpec, make_bot, parse_players, parse_spec
 from kozyr.bots.heuristic.durak_dice import worth
 from kozyr.bots.ismcts import ISMCTSBot
-from kozyr.cards import Rank, parse_cards
+from kozyr.core.cards import Rank, parse_cards
 from kozyr.games import GAMES, dix, durak_dice, six_dozens
-from kozyr.games.base import Setup
+from kozyr.games.contract import Setup
 from tests.bots.helpers import Table, random_decisions
 
 # ---------------------------------------------------------------------------- specs

@@ -41,8 +41,9 @@ class RestartableServer:
 
     def start(self) -> None:
         """Start a fresh server process-equivalent (new engine, empty caches) on the port."""
-        from kozyr.api.server import start_server
-        from kozyr.engine import Engine, RedisStore
+        from kozyr.engine import Engine
+        from kozyr.server.bootstrap import start_server
+        from kozyr.store.redis.streams import RedisStore
 
         async def boot() -> Any:
             engine = Engine(RedisStore.from_url(self.redis_url), arbiter_token=ARBITER)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.screen import render
+from kozyr.terminal.screen import render
 from kozyr_client.clock import clock_line, seconds, time_left
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.screen import CLEAR, SYMBOL, render, visible
+from kozyr.terminal.screen import CLEAR, SYMBOL, render, visible
 from kozyr_client import KozyrClient, KozyrError, moves
 from tests.conftest import ServerThread
 
@@ -263,7 +263,7 @@ def test_the_screen_of_every_game_fits_80_by_24_even_with_big_hands() -> None:
 
 
 def test_a_move_may_be_typed_as_its_number_card_or_action() -> None:
-    from kozyr.play import parse_choice
+    from kozyr.terminal.play import parse_choice
 
     legal = [moves.attack("10H"), moves.attack("QS"), moves.take(), moves.pass_()]
     assert parse_choice("2", legal) == legal[1]
@@ -276,7 +276,7 @@ def test_a_move_may_be_typed_as_its_number_card_or_action() -> None:
 
 
 def test_any_card_or_word_of_the_game_is_a_move_for_the_server_to_judge() -> None:
-    from kozyr.play import parse_choice
+    from kozyr.terminal.play import parse_choice
 
     legal = [moves.play("dix", "10H")]
     assert parse_choice("kd", legal, "dix") == moves.play("dix", "KD")
@@ -294,7 +294,7 @@ def test_any_card_or_word_of_the_game_is_a_move_for_the_server_to_judge() -> Non
 def test_a_refusal_names_its_rule_only_when_the_server_gives_one() -> None:
     import grpc
 
-    from kozyr.play import refusal
+    from kozyr.terminal.play import refusal
 
     def error(message: str, rule: str | None) -> KozyrError:
         meta = {"match_id": "m", "seat": "0", **({"rule": rule} if rule else {})}

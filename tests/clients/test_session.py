@@ -15,8 +15,9 @@ import grpc
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.config import ServerConfig
-from kozyr.games import get_game, jsontext
+from kozyr.config.settings import ServerConfig
+from kozyr.core import jsontext
+from kozyr.games import get_game
 from kozyr.games.codec import encode
 from kozyr.match.log import Entry
 from kozyr.match.record import apply_entry

@@ -21,7 +21,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from kozyr.engine.embedded import LAUNCHER, redis_server_binary
+from kozyr.store.redis.embedded import LAUNCHER, redis_server_binary
 
 SLOTS = 16384
 NODE_TIMEOUT_MS = 1000  # how long a silent master has before its replica takes over

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from redis.cluster import key_slot
 
-from kozyr.engine import keys
-from kozyr.engine.redis_connect import is_cluster, parse_cluster_url, server_version
-from kozyr.engine.redis_store import RedisStore, log_key
-from kozyr.engine.store import Store
+from kozyr.store.port import Store
+from kozyr.store.redis import names
+from kozyr.store.redis.connect import is_cluster, parse_cluster_url, server_version
+from kozyr.store.redis.streams import RedisStore, log_key
 from tests.cluster.harness import LocalCluster
-from tests.engine.test_store_contract import StoreContract
+from tests.store.test_store_contract import StoreContract
 
 
 def slot(name: str) -> int:
@@ -25,7 +25,7 @@ def test_every_key_and_channel_of_a_match_shares_its_slot() -> None:
     # Every name made from one match id alone (cross-match names take a shard or a name).
     match_keys = [
         f
-        for _, f in inspect.getmembers(keys, inspect.isfunction)
+        for _, f in inspect.getmembers(names, inspect.isfunction)
         if f.__name__.endswith(("_key", "_channel"))
         and f.__name__ != "match_key"
         and list(inspect.signature(f).parameters) == ["match_id"]
@@ -34,15 +34,15 @@ def test_every_key_and_channel_of_a_match_shares_its_slot() -> None:
     for match_id in ("0123456789abcdef", "m", "{odd}"):
         slots = {slot(f(match_id)) for f in match_keys}
         assert len(slots) == 1, f"keys of {match_id!r} span slots {slots}"
-        assert keys.match_of(keys.tick_channel(match_id)) == match_id
+        assert names.match_of(names.tick_channel(match_id)) == match_id
 
 
 def test_cross_match_names_spread_over_shards_and_never_share_a_match_slot() -> None:
-    shards = {slot(keys.shard_key("deadlines", n)) for n in range(16)}
+    shards = {slot(names.shard_key("deadlines", n)) for n in range(16)}
     assert len(shards) > 8, "a sharded index spreads over many slots"
-    assert keys.shard_of("some-match", 16) == keys.shard_of("some-match", 16)
-    assert 0 <= keys.shard_of("x", 7) < 7
-    assert keys.shared_key("lobby").startswith("kozyr:{lobby}")
+    assert names.shard_of("some-match", 16) == names.shard_of("some-match", 16)
+    assert 0 <= names.shard_of("x", 7) < 7
+    assert names.shared_key("lobby").startswith("kozyr:{lobby}")
 
 
 def test_cluster_urls_name_their_startup_nodes_and_credentials() -> None:

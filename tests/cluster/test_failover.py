@@ -22,7 +22,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.engine.redis_store import log_key
+from kozyr.store.redis.streams import log_key
 from tests.api.helpers import auth, create, reason
 from tests.cluster.harness import LocalCluster
 from tests.reliability.harness import ARBITER, Serve, wait_for

@@ -133,10 +133,10 @@ def test_the_package_the_image_installs_builds(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("kozyr-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in (
-        "kozyr/cli.py",
+        "kozyr/cli/commands.py",
         "kozyr/_proto/kozyr/v1/kozyr_pb2.py",
         "kozyr/docs/rules.md",
-        "kozyr/api/health_cli.py",
+        "kozyr/cli/health_command.py",
         "kozyr/py.typed",
     ):
         assert needed in names, needed

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from kozyr.engine import Engine, MemoryStore
+from kozyr.engine import Engine
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, fold_entries
+from kozyr.store.memory import MemoryStore
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 

@@ -14,15 +14,15 @@ from typing import Any
 
 import redis
 
-from kozyr.engine import Engine, RedisStore
-from kozyr.engine.keys import deadline_shard, deadline_versions_key
-from kozyr.engine.platform import Platform
-from kozyr.engine.platform_store import RedisPlatformStore
-from kozyr.engine.redis_store import log_key
-from kozyr.engine.seatbots import SeatBots
-from kozyr.engine.timers import Timers
+from kozyr.actors.seatbots import SeatBots
+from kozyr.actors.timers import Timers
+from kozyr.engine import Engine
 from kozyr.match import clock
-from kozyr.match.feed import ENDED
+from kozyr.match.phases import ENDED
+from kozyr.platform.publisher import Platform
+from kozyr.platform.tenant_store import RedisPlatformStore
+from kozyr.store.redis.names import deadline_shard, deadline_versions_key
+from kozyr.store.redis.streams import RedisStore, log_key
 
 
 class Monitor:

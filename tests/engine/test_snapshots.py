@@ -12,11 +12,12 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from kozyr.engine import Engine, MemoryStore
+from kozyr.core.fairness import match_seed
+from kozyr.engine import Engine
 from kozyr.engine.snapshots import SnapshotError, dump, load, same_record
-from kozyr.fairness import match_seed
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, fold_entries
+from kozyr.store.memory import MemoryStore
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 

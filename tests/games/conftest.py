@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kozyr.games.base import IllegalMove, InvalidOptions
+from kozyr.games.contract import IllegalMove, InvalidOptions
 
 # The rule IDs of RULES.md: R-1 … R-6, DIX-1 … DIX-9, SIX-1 … SIX-13, DUR-1 … DUR-10.
 RULE_IDS = frozenset(

@@ -6,10 +6,10 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from kozyr.cards import ALL_CARDS
-from kozyr.fairness import RandomStream
+from kozyr.core.cards import ALL_CARDS
+from kozyr.core.fairness import RandomStream
 from kozyr.games import Game, fold
-from kozyr.games.base import Setup
+from kozyr.games.contract import Setup
 
 
 def all_commands(game: Game) -> list[Any]:

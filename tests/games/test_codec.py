@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kozyr.cards import Card, Suit
-from kozyr.fairness import RandomStream
+from kozyr.core.cards import Card, Suit
+from kozyr.core.fairness import RandomStream
 from kozyr.games import GAMES, get_game
 from kozyr.games.codec import encode
 from tests.games.helpers import new_match, random_playout

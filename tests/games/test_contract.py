@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kozyr.cards import deck
+from kozyr.core.cards import deck
 from kozyr.games import GAMES, IllegalMove, InvalidOptions, Setup
 from tests.games.conftest import RULE_IDS, unknown_rules
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from kozyr.cards import ALL_CARDS, JOKER, Card, Suit, deck, parse_card, parse_cards
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label
+from kozyr.core.cards import ALL_CARDS, JOKER, Card, Suit, deck, parse_card, parse_cards
+from kozyr.core.fairness import FIRST_DEALER, RandomStream, deal_label
 from kozyr.games import Game, IllegalMove, InvalidOptions, Setup, dix, fold
 from kozyr.games.codec import Registry, class_of, encode
 from kozyr.games.dix import (

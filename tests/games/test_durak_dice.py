@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from kozyr import fairness
-from kozyr.cards import JOKER, Card, Suit, deck, parse_card, parse_cards
+from kozyr.core import fairness
+from kozyr.core.cards import JOKER, Card, Suit, deck, parse_card, parse_cards
 from kozyr.games import codec
 from kozyr.games import durak_dice as D
-from kozyr.games.base import Game, IllegalMove, InvalidOptions, Outcome, Setup, fold
+from kozyr.games.contract import Game, IllegalMove, InvalidOptions, Outcome, Setup, fold
 
 G: Game = D
 SEED = b"durak-test-seed"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kozyr.fairness import RandomStream
+from kozyr.core.fairness import RandomStream
 from kozyr.games import GAMES, Game, fold
 from kozyr.games import durak_dice as D
 from kozyr.games import six_dozens as S

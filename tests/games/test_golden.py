@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kozyr.fairness import RandomStream
+from kozyr.core.fairness import RandomStream
 from kozyr.games import GAMES, fold
 from kozyr.games.codec import encode
 from tests.games.helpers import new_match, random_playout

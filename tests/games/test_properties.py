@@ -21,11 +21,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kozyr.cards import deck
-from kozyr.fairness import RandomStream
-from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions, fold, jsontext
-from kozyr.games.base import OptionSpec
+from kozyr.core import jsontext
+from kozyr.core.cards import deck
+from kozyr.core.fairness import RandomStream
+from kozyr.games import GAMES, Game, IllegalMove, InvalidOptions, fold
 from kozyr.games.codec import Registry, decode_as, encode
+from kozyr.games.contract import OptionSpec
 from tests.games.helpers import all_commands, new_match, random_playout
 
 GAME_NAMES = sorted(GAMES)

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from kozyr import fairness
-from kozyr.cards import Card, Suit, deck, mask_of, parse_card, parse_cards
+from kozyr.core import fairness
+from kozyr.core.cards import Card, Suit, deck, mask_of, parse_card, parse_cards
 from kozyr.games import six_dozens as sd
-from kozyr.games.base import Game, IllegalMove, InvalidOptions, Setup, fold
 from kozyr.games.codec import Registry, class_of, decode_as, encode
+from kozyr.games.contract import Game, IllegalMove, InvalidOptions, Setup, fold
 
 GAME: Game = sd  # the module satisfies the Game contract
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kozyr.games import get_game
-from kozyr.games.base import Setup
 from kozyr.games.codec import encode
+from kozyr.games.contract import Setup
 from kozyr.match import clock, endings, lifecycle
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.lifecycle import Step

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kozyr.cards import deck
-from kozyr.fairness import commitment, match_seed
+from kozyr.core.cards import deck
+from kozyr.core.fairness import commitment, match_seed
 from kozyr.games import get_game
-from kozyr.games.base import Setup
+from kozyr.games.contract import Setup
 from kozyr.match import lifecycle
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import GENESIS_HASH, SYSTEM_SEAT, MatchCreated, SeedRevealed

@@ -21,7 +21,7 @@ from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from kozyr.loadgen import LoadConfig, LoadGen, StoreProbe
+from kozyr.tools.loadgen import LoadConfig, LoadGen, StoreProbe
 
 ARBITER = "arbiter-token-for-load-tests-0123456789"
 PROBE_NAME = "kozyr-test-probe"  # our own Redis connections, left out of the server's count

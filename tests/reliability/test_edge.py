@@ -13,7 +13,7 @@ import redis
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.config import ConfigError, ServerConfig, load
+from kozyr.config.settings import ConfigError, ServerConfig, load
 from tests.api.edge_server import EdgeServer, details
 from tests.api.helpers import auth, create
 
@@ -424,7 +424,7 @@ def wait_for_health(srv: EdgeServer, wanted: int, tries: int = 600) -> None:
 
 
 def test_health_follows_the_store_down_and_up(tmp_path: Path) -> None:
-    from kozyr.engine.embedded import EmbeddedRedis
+    from kozyr.store.redis.embedded import EmbeddedRedis
 
     store = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start()
     srv = EdgeServer(
@@ -449,7 +449,7 @@ def test_the_embedded_redis_is_restarted_when_it_dies(tmp_path: Path) -> None:
     import signal
     import time
 
-    from kozyr.engine.embedded import EmbeddedRedis
+    from kozyr.store.redis.embedded import EmbeddedRedis
 
     store = EmbeddedRedis(tmp_path / "redis", appendfsync="always").start(supervise=True)
     try:

@@ -23,8 +23,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.engine.embedded import redis_server_binary
-from kozyr.loadgen import LoadConfig
+from kozyr.store.redis.embedded import redis_server_binary
+from kozyr.tools.loadgen import LoadConfig
 from tests.reliability.harness import (
     ARBITER,
     Background,

@@ -11,8 +11,8 @@ import pytest
 import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.engine.redis_store import fence_key, log_key
-from kozyr.errorinfo import error_info
+from kozyr.store.redis.streams import fence_key, log_key
+from kozyr.wire.errorinfo import error_info
 from tests.api.helpers import auth, create
 from tests.conftest import ServerThread
 

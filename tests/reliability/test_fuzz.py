@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api.errors import error_info
+from kozyr.wire.status import error_info
 from tests.api.edge_server import EdgeServer
 from tests.api.helpers import create
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kozyr.games import get_game
-from kozyr.loadgen import LoadConfig, LoadGen, check_log, is_loopback, passed
 from kozyr.match.log import Entry, canonical_json, entry_hash
-from kozyr.replay.record import record_match
+from kozyr.replay.recorder import record_match
+from kozyr.tools.loadgen import LoadConfig, LoadGen, check_log, is_loopback, passed
 from tests.reliability.harness import ARBITER, Serve, sampling, store_probe
 
 WATCHED = 2_000

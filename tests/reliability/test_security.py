@@ -17,8 +17,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api.auth import Arbiter, ArbiterTokenError, revoke
-from kozyr.api.server import Tls
+from kozyr.api.auth.arbiter import Arbiter, ArbiterTokenError, revoke
+from kozyr.server.bootstrap import Tls
 from tests.api.edge_server import EdgeServer, details
 from tests.api.helpers import auth, create
 

@@ -15,9 +15,9 @@ import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.engine import Engine, RedisStore
-from kozyr.engine.redis_connect import connect
-from kozyr.engine.redis_store import BACKGROUND
+from kozyr.engine import Engine
+from kozyr.store.redis.connect import connect
+from kozyr.store.redis.streams import BACKGROUND, RedisStore
 from tests.conftest import ServerThread
 
 MATCHES = 150

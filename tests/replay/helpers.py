@@ -10,7 +10,7 @@ from kozyr.games import GAMES
 from kozyr.match.log import GENESIS_HASH, entry_hash
 from kozyr.replay import archive
 from kozyr.replay.archive import hashed_text
-from kozyr.replay.record import record_match
+from kozyr.replay.recorder import record_match
 from kozyr.replay.verify import Report, verify
 
 Lines = list[dict[str, Any]]

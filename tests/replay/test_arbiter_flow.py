@@ -29,7 +29,7 @@ def test_the_same_match_deals_the_same_cards_under_schema_3() -> None:
     """The schema-2 fixture re-recorded today: other bytes (no seed in MatchStarted), the very
     same decks, hands and rolls."""
     from kozyr.games import get_game
-    from kozyr.replay.record import record_match
+    from kozyr.replay.recorder import record_match
 
     old = archive.read(FIXTURES / "schema2-durak-dice.jsonl")
     new = archive.build(

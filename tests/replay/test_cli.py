@@ -11,7 +11,7 @@ import pytest
 from kozyr.cli import main
 from kozyr.games import GAMES
 from kozyr.replay import archive
-from kozyr.replay.show import frames, parse_steps
+from kozyr.replay.steps import frames, parse_steps
 from tests.replay.helpers import Lines, entries, event_of, recorded, tampered
 
 
@@ -156,7 +156,7 @@ def test_show_interactive_mode_reads_commands(
 
 
 def test_show_before_the_match_starts() -> None:
-    from kozyr.replay.show import table_text
+    from kozyr.replay.steps import table_text
 
     lines = recorded("durak-dice", 3, b"waiting", open_seats=(1, 2))
     record = frames(archive.parse(archive.dumps(lines)))[0].record

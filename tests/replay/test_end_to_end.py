@@ -21,7 +21,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.replay import archive
-from kozyr.replay.show import FULL, SPECTATOR, frames, table_text
+from kozyr.replay.steps import FULL, SPECTATOR, frames, table_text
 from tests.api.helpers import PLAYERS, auth, create, play_out, reason
 from tests.conftest import ARBITER, ServerThread, repo_root
 
@@ -37,7 +37,7 @@ class NoNetworkStack:
             raise ImportError(name + " is not available: verification must work offline")
         return None
 sys.meta_path.insert(0, NoNetworkStack())
-from kozyr.replay.__main__ import main
+from kozyr.cli.replay_command import main
 code = main(sys.argv[1:])
 assert not any(m.split(".")[0] in ("redis", "grpc") for m in sys.modules)
 sys.exit(code)

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from kozyr.cards import deck, parse_card
-from kozyr.fairness import RandomStream, commitment
+from kozyr.core.cards import deck, parse_card
+from kozyr.core.fairness import RandomStream, commitment
 from kozyr.match.log import entry_hash
 from kozyr.replay import archive
-from kozyr.replay.show import frames
+from kozyr.replay.steps import frames
 from tests.replay.helpers import (
     Lines,
     check,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kozyr.games import get_game
-from kozyr.games.base import Setup
+from kozyr.games.contract import Setup
 from kozyr.match import clock, endings, lifecycle
 from kozyr.match.lifecycle import Step
 from kozyr.replay import archive

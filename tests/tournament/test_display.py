@@ -8,10 +8,10 @@ import re
 import pytest
 from rich.console import Console
 
-from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.progress import Progress
-from kozyr.tournament.report import print_table, table
 from kozyr.tournament.runner import Run
+from kozyr.tournament.scoreboard import print_table, table
+from kozyr.tournament.spec import MatchResult, Tournament
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 LONG = "ismcts:iters=200,c=0.7"  # a long spec as the command line names it

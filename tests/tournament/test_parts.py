@@ -7,11 +7,11 @@ import random
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api import convert
-from kozyr.api.convert import TABLE_FIELD, command_from_move, fill, move_from_command
-from kozyr.fairness import RandomStream
+from kozyr.core.fairness import RandomStream
 from kozyr.games import GAMES
 from kozyr.tournament.remote import EventReader, table_message
+from kozyr.wire import convert
+from kozyr.wire.convert import TABLE_FIELD, command_from_move, fill, move_from_command
 from kozyr_client.moves import make_move
 from tests.bots.helpers import random_decisions
 from tests.games.helpers import all_commands, new_match, random_playout

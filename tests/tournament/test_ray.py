@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kozyr.tournament.model import Tournament
 from kozyr.tournament.runner import run
 from kozyr.tournament.schedule import Fixture
+from kozyr.tournament.spec import Tournament
 
 ray = pytest.importorskip("ray")
 pytestmark = [pytest.mark.slow, pytest.mark.solo]  # Ray waits a fixed 30 s for its raylet

@@ -16,8 +16,8 @@ import pytest
 
 from kozyr.cli import main as kozyr_main
 from kozyr.tournament import Tournament, run, standings, wilson
-from kozyr.tournament.model import MatchResult
-from kozyr.tournament.report import table, to_json, write_csv, write_json
+from kozyr.tournament.scoreboard import table, to_json, write_csv, write_json
+from kozyr.tournament.spec import MatchResult
 
 DIX = (("single_hand", "true"),)
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.receipts import KeyRing, read_receipts
+from kozyr.core.receipts import KeyRing, read_receipts
 from kozyr.replay import archive
 from kozyr.replay.verify import verify
 from kozyr.tournament import Tournament, run, served
-from kozyr.tournament.report import to_json
+from kozyr.tournament.scoreboard import to_json
 from kozyr.tournament.serverbots import play_server_bots
 from tests.api.helpers import auth
 from tests.conftest import ARBITER, ServerThread

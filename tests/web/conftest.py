@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kozyr.api.web import WebPort, start_web
+from kozyr.web.port import WebPort, start_web
 from tests.conftest import ServerThread
 
 

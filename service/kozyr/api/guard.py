@@ -23,13 +23,13 @@ import grpc
 from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api.errors import exhausted, to_status
-from kozyr.config import ServerConfig
+from kozyr.config.settings import ServerConfig
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.wire.status import exhausted, to_status
 
 SERVICE = pb.DESCRIPTOR.services_by_name["KozyrService"]
-# "Bearer " and a seat ticket (a JWT: api/tickets.py MAX_TICKET); seat tokens are 128 at most.
+# "Bearer " and a seat ticket (a JWT: api/auth/tickets.py MAX_TICKET); seat tokens are 128 at most.
 MAX_AUTHORIZATION = 4096 + 16
 MAX_VERSION = 2**31 - 1  # no match ever gets near it; beyond it a number is an attack or a bug
 MAX_SEATS = 64  # above any game's player count

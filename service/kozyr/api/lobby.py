@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api.errors import bounded
-from kozyr.config import DEFAULT_JOIN_LINK, Tenancy
-from kozyr.engine.platform import Platform
-from kozyr.engine.platform_store import FeedItem
+from kozyr.config.settings import DEFAULT_JOIN_LINK, Tenancy
 from kozyr.games import GAMES
-from kozyr.match import feed, limits
+from kozyr.match import limits, phases
 from kozyr.match.errors import bad_request
+from kozyr.platform.publisher import Platform
+from kozyr.platform.tenant_store import FeedItem
+from kozyr.wire.status import bounded
 
 DEFAULT_PAGE, MAX_PAGE = 50, 500
 MAX_ROUNDS = 40  # chunks one page may scan before it answers what it has (with a token)
@@ -148,11 +148,11 @@ def check_cursor(cursor: str) -> None:
 
 def check_types(types: Sequence[str]) -> frozenset[str]:
     """The event types a feed watcher asked for (empty: all); INVALID_ARGUMENT for others."""
-    unknown = [t for t in types if t not in feed.TYPES]
+    unknown = [t for t in types if t not in phases.TYPES]
     if unknown:
         raise bad_request(
             "UNKNOWN_EVENT_TYPE",
-            f"no event type {bounded(unknown[0])!r}; the types are {', '.join(feed.TYPES)}",
+            f"no event type {bounded(unknown[0])!r}; the types are {', '.join(phases.TYPES)}",
         )
     return frozenset(types)
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api import convert
 from kozyr.match.errors import bad_request
-from kozyr.replay import archive, show
+from kozyr.replay import archive, steps
 from kozyr.replay.verify import verify
+from kozyr.wire import convert
 
 MAX_REPLAY_FILE = 4 * 1024 * 1024 - 4096  # under the message limit, with room for the rest
 
@@ -46,7 +46,7 @@ class _Analysed:
     status: str
     report: str
     versions: int
-    frames: tuple[show.Frame, ...] = ()
+    frames: tuple[steps.Frame, ...] = ()
 
 
 @functools.lru_cache(maxsize=8)
@@ -59,7 +59,7 @@ def _analyse(text: str) -> _Analysed:
         return _Analysed("UNREADABLE", f"UNREADABLE\nfile: {e}", 0)
     report = verify(replay)
     try:
-        frames = show.frames(replay)
+        frames = steps.frames(replay)
     except ValueError as e:
         return _Analysed(report.status, f"{report.text()}\n{e}", len(replay.entries))
     return _Analysed(report.status, report.text(), len(frames), tuple(frames))
@@ -88,8 +88,8 @@ def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResp
     seat = request.as_seat if request.HasField("as_seat") else None
     if seat is not None and not 0 <= seat < record.players:
         raise bad_request("NOT_A_SEAT", f"there is no seat {seat} in this match")
-    viewer: show.Viewer = (
-        seat if seat is not None else (show.SPECTATOR if request.spectator else show.FULL)
+    viewer: steps.Viewer = (
+        seat if seat is not None else (steps.SPECTATOR if request.spectator else steps.FULL)
     )
     full = seat is None and not request.spectator
     return pb.InspectReplayResponse(
@@ -98,6 +98,6 @@ def inspect(text: str, request: pb.InspectReplayRequest) -> pb.InspectReplayResp
         versions=total,
         version=step,
         view=convert.match_view(record, seat),
-        text=show.table_text(record, viewer),
+        text=steps.table_text(record, viewer),
         events=convert.events_for(record.game, step, frame.events, seat, arbiter=full),
     )

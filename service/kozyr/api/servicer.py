@@ -1,7 +1,7 @@
 """The KozyrService servicer: authentication, proto ⇄ domain, error mapping, logs and metrics.
 
 Each RPC is thin: parse and check the request, ask the engine, convert the answer. Every engine
-error becomes its gRPC status with one ErrorInfo (api/errors.py); anything unexpected becomes
+error becomes its gRPC status with one ErrorInfo (wire/status.py); anything unexpected becomes
 INTERNAL with a generic message while the traceback goes to the log.
 """
 
@@ -21,20 +21,18 @@ import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import convert, lobby, replays, tenants, terms
-from kozyr.api import receipts as wire_receipts
-from kozyr.api.auth import Arbiter
-from kozyr.api.errors import bounded, refusal, to_status
+from kozyr.api import lobby, replays, terms
+from kozyr.api.auth import tenants
+from kozyr.api.auth.arbiter import Arbiter
 from kozyr.api.guard import bearer_values, check_request
 from kozyr.api.lobby import FEED_CURSOR_HEADER
 from kozyr.api.metrics import METRICS, count_move
 from kozyr.api.movelog import MoveLog
 from kozyr.api.presence import Presence
 from kozyr.api.session import Session
-from kozyr.cards import parse_cards
-from kozyr.config import Tenancy
+from kozyr.config.settings import Tenancy
+from kozyr.core.cards import parse_cards
 from kozyr.engine import Engine, Viewer
-from kozyr.engine.platform import Platform
 from kozyr.games import GAMES
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -47,7 +45,11 @@ from kozyr.match.limits import (
     MAX_PREARRANGED,
 )
 from kozyr.match.record import MatchRecord
-from kozyr.replay import show as replay_show
+from kozyr.platform.publisher import Platform
+from kozyr.replay import steps as replay_steps
+from kozyr.wire import convert
+from kozyr.wire import receipt_messages as wire_receipts
+from kozyr.wire.status import bounded, refusal, to_status
 
 log = structlog.get_logger("kozyr.api")
 
@@ -129,7 +131,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         self.closing = asyncio.Event()
         self.move_log = move_log or MoveLog()
         self.session_moves = session_moves
-        self.session_rate = (5_000.0, 10_000)  # moves a second and burst (api/server.py)
+        self.session_rate = (5_000.0, 10_000)  # moves a second and burst (server/bootstrap.py)
         self.term_defaults = terms.Defaults()  # the server's (config.py)
         self.presence = Presence(engine)  # who watches which seat (abandonment, R-7)
         self.process = secrets.token_hex(6)  # ListGamesResponse.process
@@ -566,9 +568,9 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         shown = (
             seat
             if seat is not None
-            else (replay_show.SPECTATOR if request.spectator else replay_show.FULL)
+            else (replay_steps.SPECTATOR if request.spectator else replay_steps.FULL)
         )
-        return pb.ReplayMatchResponse(view=view, text=replay_show.table_text(record, shown))
+        return pb.ReplayMatchResponse(view=view, text=replay_steps.table_text(record, shown))
 
     @_rpc
     async def InspectReplay(

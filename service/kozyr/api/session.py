@@ -27,14 +27,14 @@ from typing import Any
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api import convert, receipts
-from kozyr.api.errors import STATUS, bounded
 from kozyr.api.guard import TokenBucket
 from kozyr.api.metrics import count_move
 from kozyr.api.movelog import MoveLog
 from kozyr.engine import Engine
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.wire import convert, receipt_messages
+from kozyr.wire.status import STATUS, bounded
 
 log = structlog.get_logger("kozyr.api")
 
@@ -386,6 +386,6 @@ class Session:
 
 def _receipt(push: pb.Decision | pb.SeatFinished, receipt: Any) -> None:
     """Put the entry's signed receipt (None: the server signs none) into a push."""
-    made = receipts.to_pb(receipt)
+    made = receipt_messages.to_pb(receipt)
     if made is not None:
         push.receipt.CopyFrom(made)

@@ -7,15 +7,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api.clockview import KINDS, POLICIES
+from kozyr.actors.seatbots import check_bot
 from kozyr.engine import endings
 from kozyr.engine.engine import Engine
-from kozyr.engine.seatbots import check_bot
 from kozyr.match import clock
 from kozyr.match.errors import bad_request
 from kozyr.match.lifecycle import Step
 from kozyr.match.limits import MAX_NAME
 from kozyr.match.log import MatchTerms
+from kozyr.wire.clockview import KINDS, POLICIES
 
 MAX_BOT_SPEC = 64
 

@@ -1,7 +1,7 @@
 """Players that see only their seat: `random`, `heuristic` (one per game) and `ismcts`.
 
 A bot is made for one seat of one match with `make_bot(spec, game, seat, seed)` and answers
-`choose(Seat)` — the observation of kozyr.bots.base: view, own redacted history and legal
+`choose(Seat)` — the observation of kozyr.bots.protocol: view, own redacted history and legal
 commands, never the state. Specs are written ``kind`` or ``kind:key=value,...``:
 
 - ``random``                           a uniformly random legal command;
@@ -19,11 +19,19 @@ from __future__ import annotations
 
 import random
 
-from kozyr.bots.base import BadBotSpec, Bot, BotSpec, Seat, check_options, parse_players, parse_spec
 from kozyr.bots.heuristic import HeuristicBot
 from kozyr.bots.ismcts import ISMCTSBot
+from kozyr.bots.protocol import (
+    BadBotSpec,
+    Bot,
+    BotSpec,
+    Seat,
+    check_options,
+    parse_players,
+    parse_spec,
+)
 from kozyr.bots.random_bot import RandomBot
-from kozyr.games.base import AnyGame
+from kozyr.games.contract import AnyGame
 
 KINDS: dict[str, dict[str, type]] = {
     "random": {"seed": int},

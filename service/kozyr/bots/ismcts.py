@@ -32,13 +32,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kozyr.bots.base import Command, Event, Seat
 from kozyr.bots.info import seat_info
-from kozyr.bots.info.base import State
+from kozyr.bots.info.seat_info import State
 from kozyr.bots.info.six_dozens import reach_table
-from kozyr.cards import ALL_CARDS
+from kozyr.bots.protocol import Command, Event, Seat
+from kozyr.core.cards import ALL_CARDS
 from kozyr.games import dix, durak_dice, six_dozens
-from kozyr.games.base import AnyGame
+from kozyr.games.contract import AnyGame
 
 Rewards = tuple[float, ...]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from kozyr.bots.base import Command, Seat
+from kozyr.bots.protocol import Command, Seat
 
 
 class RandomBot:

@@ -1,8 +1,8 @@
-"""The application shell: the Store port and its implementations, the state cache and the move
-handler around the pure lifecycle (kozyr.match).
+"""The application service: matches on a Store (kozyr.store), the state cache and the write
+path around the pure lifecycle (kozyr.match).
 
-The names below load lazily, so importing the package pulls in neither redis nor asyncio
-machinery until a name that needs them is used.
+The names below load lazily, so importing the package pulls in no asyncio machinery until a
+name that needs it is used.
 """
 
 from __future__ import annotations
@@ -13,18 +13,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kozyr.engine.engine import Engine
     from kozyr.engine.engine_parts import Created, Joined, Viewer
-    from kozyr.engine.memory_store import MemoryStore
-    from kozyr.engine.redis_store import RedisStore
-    from kozyr.engine.store import Store
 
 _HOMES = {
     "Created": "kozyr.engine.engine_parts",
     "Engine": "kozyr.engine.engine",
     "Joined": "kozyr.engine.engine_parts",
     "Viewer": "kozyr.engine.engine_parts",
-    "MemoryStore": "kozyr.engine.memory_store",
-    "RedisStore": "kozyr.engine.redis_store",
-    "Store": "kozyr.engine.store",
 }
 
 
@@ -36,4 +30,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(home), name)
 
 
-__all__ = ["Created", "Engine", "Joined", "MemoryStore", "RedisStore", "Store", "Viewer"]
+__all__ = ["Created", "Engine", "Joined", "Viewer"]

@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kozyr.engine.engine import Engine
-from kozyr.engine.platform import PHASE
 from kozyr.match import clock, endings, limits
 from kozyr.match.errors import Kind, MatchError
-from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import command_key
+from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord
+from kozyr.platform.publisher import PHASE
 
 ChooseBot = Callable[[MatchRecord, int, str], Awaitable[Any]]
 
@@ -37,7 +37,7 @@ async def append_with(
                 raise
             await engine.deadline_before(record, step)
             # An ending is a lifecycle entry: its phase goes into the meta with it, and the
-            # owner's feed and lobby hear of it (engine/platform.py), as for a finishing move.
+            # owner's feed and lobby hear of it (platform/publisher.py), as for a finishing move.
             meta = {PHASE: str(phase(step.record))} if step.record.finished else None
             status, version = await engine.store.append(
                 match_id, record.version, key, step.text, step.digest, meta
@@ -104,7 +104,7 @@ async def claim(
 async def apply_due(engine: Engine, match_id: str, choose: ChooseBot) -> Step | None:
     """Append what the match's due decision calls for (a timeout under its policy, or the
     expiry); None when nothing is due any more (a move landed first). A named bot's decision
-    is the seat bots' (engine/seatbots.py), not this."""
+    is the seat bots' (actors/seatbots.py), not this."""
 
     async def build(record: MatchRecord, now: int) -> Step:
         due = clock.deadline(record)

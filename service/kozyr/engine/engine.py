@@ -25,7 +25,8 @@ from typing import Any
 
 import structlog
 
-from kozyr.cards import Card
+from kozyr.core.cards import Card
+from kozyr.core.receipts import Receipt
 from kozyr.engine.deadlines import before_append
 from kozyr.engine.engine_parts import (
     STARTS,
@@ -40,14 +41,21 @@ from kozyr.engine.engine_parts import (
     not_found,
     text_bytes,
 )
-from kozyr.engine.feeds import Feeds
-from kozyr.engine.platform import PHASE, Platform, appended, creating
-from kozyr.engine.seedbox import SeedBox
-from kozyr.engine.seeds import Seeds
-from kozyr.engine.signing import EntryReceipts, Signer
 from kozyr.engine.snapshots import Snapshots
-from kozyr.engine.store import AppendStatus, Store, StoredEntry, store_full
-from kozyr.engine.tokens import (
+from kozyr.engine.wakeups import Feeds
+from kozyr.games import Game, get_game
+from kozyr.games.contract import Setup
+from kozyr.match import clock, lifecycle, limits
+from kozyr.match.errors import Kind, MatchError, bad_request
+from kozyr.match.lifecycle import Step
+from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
+from kozyr.match.phases import phase
+from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.platform.publisher import PHASE, Platform, appended, creating
+from kozyr.secrets.seedbox import SeedBox
+from kozyr.secrets.seeds import Seeds
+from kozyr.secrets.signing import EntryReceipts, Signer
+from kozyr.secrets.tokens import (
     SeatToken,
     new_token,
     read_record,
@@ -56,15 +64,7 @@ from kozyr.engine.tokens import (
     token_hash,
     unseal,
 )
-from kozyr.games import Game, get_game
-from kozyr.games.base import Setup
-from kozyr.match import clock, lifecycle, limits
-from kozyr.match.errors import Kind, MatchError, bad_request
-from kozyr.match.feed import phase
-from kozyr.match.lifecycle import Step
-from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
-from kozyr.match.record import MatchRecord, apply_entry
-from kozyr.receipts import Receipt
+from kozyr.store.port import AppendStatus, Store, StoredEntry, store_full
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -113,7 +113,7 @@ class Engine:
         self.store = store
         self.signer = signer  # None: answers carry no receipts (tests, in-process tools)
         self.receipts = EntryReceipts(signer)
-        self.seeds = Seeds(store, seed_box, cache_size)  # see engine/seeds.py
+        self.seeds = Seeds(store, seed_box, cache_size)  # see secrets/seeds.py
         self.request_ttl_ms = int(request_ttl_s * 1000)
         self.cache_size = cache_size
         # The cache is bounded by matches and by the bytes of log text its records were folded
@@ -139,7 +139,9 @@ class Engine:
         # Told (match id, alarm, version) when an alarm is stored before its append (the timers:
         # the same alarm is not written again after it).
         self.alarm_listeners: list[Callable[[str, int, int], None]] = []
-        self.platform: Platform | None = None  # tenants' feed and lobby (set by api/server.py)
+        self.platform: Platform | None = (
+            None  # tenants' feed and lobby (set by server/bootstrap.py)
+        )
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -638,7 +640,7 @@ class Engine:
 
     async def committed(self, before: MatchRecord | None, step: Step) -> None:
         """After the store took `step` (appended on `before`): the cache, the watchers, the
-        snapshots and the listeners hear of it, then the owner's feed (engine/platform.py).
+        snapshots and the listeners hear of it, then the owner's feed (platform/publisher.py).
         Every append of a move, a join, an ending or a bot run goes through here."""
         self._appended(step)
         await appended(self.platform, before, step)

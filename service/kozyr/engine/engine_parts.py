@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kozyr.engine.store import StoredEntry
-from kozyr.engine.tokens import SeatToken
-from kozyr.engine.tokens import fingerprint as _digest_of
+from kozyr.core.receipts import Receipt
 from kozyr.games.codec import encode
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, apply_entry
-from kozyr.receipts import Receipt
+from kozyr.secrets.tokens import SeatToken
+from kozyr.secrets.tokens import fingerprint as _digest_of
+from kozyr.store.port import StoredEntry
 
 # How the entry that starts a match shows in its canonical text (no spaces; a name holding this
 # text would have its quotes escaped).

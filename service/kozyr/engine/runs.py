@@ -17,13 +17,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kozyr.engine.engine import Engine
-from kozyr.engine.platform import PHASE
 from kozyr.match import clock, lifecycle
 from kozyr.match.errors import MatchError
-from kozyr.match.feed import phase
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import command_key
+from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord
+from kozyr.platform.publisher import PHASE
 
 # The next move of a run: (seat, command, command id), or None to end the run there.
 NextMove = Callable[[MatchRecord], Awaitable[tuple[int, Any, str] | None]]

@@ -28,15 +28,16 @@ from typing import Any
 
 import structlog
 
-from kozyr.engine.store import Store
-from kozyr.fairness import match_seed
-from kozyr.games import get_game, jsontext
-from kozyr.games.base import Outcome
+from kozyr.core import jsontext
+from kozyr.core.fairness import match_seed
+from kozyr.games import get_game
 from kozyr.games.codec import decode_as, encode
+from kozyr.games.contract import Outcome
 from kozyr.match.clock import Clock
 from kozyr.match.errors import MatchError
 from kozyr.match.log import Entry, MatchTerms, registry_for
 from kozyr.match.record import MatchRecord, apply_entry
+from kozyr.store.port import Store
 
 log = structlog.get_logger("kozyr.snapshots")
 FORMAT = 2  # 2: users, the clock and an early ending (older snapshots are discarded)

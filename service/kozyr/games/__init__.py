@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kozyr.games import dix, durak_dice, six_dozens
-from kozyr.games.base import (
+from kozyr.games.contract import (
     AnyGame,
     Dealt,
     FirstDealerChosen,
@@ -14,7 +14,7 @@ from kozyr.games.base import (
     Setup,
     fold,
 )
-from kozyr.games.base import Game as GameContract
+from kozyr.games.contract import Game as GameContract
 
 # The contract with its types erased, as the engine, the API and the tools hold a game; the
 # generic form (one rules module's own types) is base.Game, here GameContract.

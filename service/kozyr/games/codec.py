@@ -18,7 +18,7 @@ from enum import Enum
 from functools import cache, partial
 from typing import Any
 
-from kozyr.cards import BY_CODE, Card, Suit, parse_card
+from kozyr.core.cards import BY_CODE, Card, Suit, parse_card
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]

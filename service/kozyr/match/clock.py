@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kozyr.games.base import Outcome
-from kozyr.games.fast import quick_init
+from kozyr.core.fast import quick_init
+from kozyr.games.contract import Outcome
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import (
     ENDING_EVENTS,

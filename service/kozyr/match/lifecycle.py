@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kozyr.fairness import commitment, match_seed
+from kozyr.core.fairness import commitment, match_seed
+from kozyr.core.fast import quick_init
 from kozyr.games import Game, IllegalMove, InvalidOptions
-from kozyr.games.base import MatchStarted, Setup
 from kozyr.games.codec import encode
-from kozyr.games.fast import quick_init
+from kozyr.games.contract import MatchStarted, Setup
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.log import (

@@ -17,10 +17,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kozyr.cards import Card
-from kozyr.games import Game, jsontext
+from kozyr.core import jsontext
+from kozyr.core.cards import Card
+from kozyr.core.fast import quick_init
+from kozyr.games import Game
 from kozyr.games.codec import OMIT_DEFAULT, Registry, encode
-from kozyr.games.fast import quick_init
 
 # 2: the games' shared MatchStarted/FirstDealerChosen/Dealt; 3: MatchStarted in the log holds no
 # match seed (it is withheld until SeedRevealed, docs/fairness.md §1), so nothing in a running

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kozyr.fairness import match_seed
+from kozyr.core.fairness import match_seed
+from kozyr.core.fast import quick_init
 from kozyr.games import Game, get_game
-from kozyr.games.base import MatchStarted, Outcome, Setup
-from kozyr.games.fast import quick_init
+from kozyr.games.contract import MatchStarted, Outcome, Setup
 from kozyr.match import clock
 from kozyr.match.clock import Clock
 from kozyr.match.log import (

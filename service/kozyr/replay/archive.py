@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kozyr.core.receipts import Receipt
 from kozyr.games import GAMES
-from kozyr.games.base import Outcome
 from kozyr.games.codec import encode
+from kozyr.games.contract import Outcome
 from kozyr.match.log import Entry, canonical_json
 from kozyr.match.record import MatchRecord, apply_entry
-from kozyr.receipts import Receipt
 
 FORMAT = "kozyr-replay"
 FORMAT_VERSION = 2  # 2: an entry line may carry the server's signed receipt of it

@@ -3,7 +3,7 @@ shuffle of ``deal/K`` (or the deck given at creation for a prearranged hand), ev
 the next die of ``dice/K`` (after the rolls given at creation), and a first dealer chosen by lot
 is ``randbelow(players)`` of ``first-dealer`` - all from the match seed.
 
-It reads the events the three games share (games/base.py: `Dealt`, `FirstDealerChosen`), so it
+It reads the events the three games share (games/contract.py: `Dealt`, `FirstDealerChosen`), so it
 knows no game by name."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kozyr.cards import deck
-from kozyr.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
+from kozyr.core.cards import deck
+from kozyr.core.fairness import FIRST_DEALER, RandomStream, deal_label, dice_label
 from kozyr.match.log import MatchCreated
 from kozyr.replay.report import Bad, Problem, short
 

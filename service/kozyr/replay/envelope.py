@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kozyr.games import Game
-from kozyr.games.base import Outcome
+from kozyr.games.contract import Outcome
 from kozyr.match.log import canonical_json
 from kozyr.match.record import MatchRecord
 from kozyr.replay.archive import ReplayFile, outcome_json

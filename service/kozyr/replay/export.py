@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kozyr.receipts import Receipt
+from kozyr.core.receipts import Receipt
 from kozyr.replay import archive
 
 
@@ -85,17 +85,11 @@ def _receipt(message: Any) -> Receipt:
 
 
 def _rpc_error_text(error: Any) -> str:
-    code = error.code().name if callable(getattr(error, "code", None)) else "UNKNOWN"
-    reason = ""
-    try:
-        from kozyr.errorinfo import error_info
+    from kozyr_client.errors import KozyrError  # a refusal's reason, from its ErrorInfo
 
-        info = error_info(error)
-        reason = f" {info.reason}" if info is not None else ""
-    except Exception:  # a status without details (e.g. the server is unreachable)
-        pass
-    details = error.details() if callable(getattr(error, "details", None)) else str(error)
-    return f"{code}{reason}: {details}"
+    refused = KozyrError.from_rpc_error(error)
+    reason = "" if refused.transport else f" {refused.reason}"
+    return f"{refused.code.name}{reason}: {refused.message}"
 
 
 def export(address: str, match_id: str, token: str | None, *, tls: bool = False) -> Exported:

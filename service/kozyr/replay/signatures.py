@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kozyr.receipts import KeyRing, Receipt
+from kozyr.core.receipts import KeyRing, Receipt
 from kozyr.replay.archive import RECEIPT_KEY
 from kozyr.replay.report import Bad, Problem, short
 

@@ -27,10 +27,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from kozyr.fairness import commitment
+from kozyr.core.fairness import commitment
+from kozyr.core.receipts import KeyRing, Receipt
 from kozyr.games import GAMES, Game, InvalidOptions
-from kozyr.games.base import MatchStarted
 from kozyr.games.codec import encode
+from kozyr.games.contract import MatchStarted
 from kozyr.match import lifecycle, limits
 from kozyr.match.errors import MatchError
 from kozyr.match.limits import MAX_CONTRIBUTION
@@ -46,7 +47,6 @@ from kozyr.match.log import (
     registry_for,
 )
 from kozyr.match.record import MatchRecord, advance, new_record
-from kozyr.receipts import KeyRing, Receipt
 from kozyr.replay import archive, verify_clock
 from kozyr.replay.archive import ENTRY_FIELDS, ENTRY_KEYS, RECEIPT_KEY, ReplayFile
 from kozyr.replay.draws import Draws

@@ -10,7 +10,7 @@ import json
 from typing import Any, Protocol
 
 from kozyr.games import Game
-from kozyr.games.base import Outcome
+from kozyr.games.contract import Outcome
 from kozyr.match import clock, endings, lifecycle
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.lifecycle import Step

@@ -7,10 +7,10 @@ it (view, that seat's redacted history, legal commands). Nothing else leaves the
 from __future__ import annotations
 
 from kozyr.bots import Seat, make_bot, parse_spec
-from kozyr.bots.base import Event
+from kozyr.bots.protocol import Event
 from kozyr.games import fold, get_game
-from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
+from kozyr.tournament.spec import MatchResult, Tournament
 
 
 def play_local(t: Tournament, fixture: Fixture) -> MatchResult:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from kozyr.tournament.model import MatchResult
+from kozyr.tournament.spec import MatchResult
 
 Z95 = 1.959963984540054
 

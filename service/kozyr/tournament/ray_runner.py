@@ -26,9 +26,9 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.runner import Run, chunk_size, play_chunk
 from kozyr.tournament.schedule import Fixture
+from kozyr.tournament.spec import MatchResult, Tournament
 
 TASK_RETRIES = 5  # times a batch is run again after its worker died
 

@@ -13,7 +13,7 @@ PlaySession seat can be sent the rules' view itself instead: see served.py.)
 
 Duplicate deals through a server: the server draws its own seed, so the fixture's deal is
 passed as prearranged decks (docs/rules.md R-3) — the decks the rules derive from the deal's match
-seed (kozyr.fairness, checked against the rules' own first deal) for the first
+seed (kozyr.core.fairness, checked against the rules' own first deal) for the first
 `MAX_PREARRANGED` hands or games — with Durak's die rolls (`prearranged_dice`) and its first
 dealer (the lot). Served matches are then the very matches played in-process. With
 ``deals="seeded"`` the server deals from its own committed seed and one contribution per seat
@@ -33,16 +33,17 @@ from typing import Any
 from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api import convert
 from kozyr.bots import Bot, Seat, make_bot, parse_spec
 from kozyr.bots.info import seat_info
-from kozyr.cards import deck
-from kozyr.fairness import RandomStream, deal_label, dice_label
-from kozyr.games import get_game, jsontext
-from kozyr.games.base import AnyGame, Dealt, FirstDealerChosen
+from kozyr.core import jsontext
+from kozyr.core.cards import deck
+from kozyr.core.fairness import RandomStream, deal_label, dice_label
+from kozyr.games import get_game
 from kozyr.games.codec import Registry, class_of, decode_as
-from kozyr.tournament.model import MatchResult, Tournament
+from kozyr.games.contract import AnyGame, Dealt, FirstDealerChosen
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
+from kozyr.tournament.spec import MatchResult, Tournament
+from kozyr.wire import convert
 from kozyr_client import KozyrClient, SeatClient, Watch, spread_connections
 from kozyr_client.moves import GAME_FIELD
 
@@ -127,7 +128,7 @@ def _rolls(seed: bytes, k: int, size: int) -> str:
 
 def table_message(template: Message, view: Any) -> Message:
     """A fresh message of `template`'s type filled from a game View exactly as the service
-    fills it (kozyr.api.convert.fill), so the two can be compared field by field."""
+    fills it (kozyr.wire.convert.fill), so the two can be compared field by field."""
     return convert.fill(type(template)(), view)
 
 

@@ -40,8 +40,8 @@ from typing import Any
 
 from kozyr.bots import parse_spec
 from kozyr.tournament.local import play_local
-from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.schedule import Fixture
+from kozyr.tournament.spec import MatchResult, Tournament
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ The requested match count is rounded up to whole cycles, so every rotation or pe
 played equally often.
 
 Seeds. The master seed (``--seed``) names everything: deal d is played with the match seed
-``RandomStream(master, "tournament/deal/<d>").read(32)`` (kozyr.fairness), from which the rules
+``RandomStream(master, "tournament/deal/<d>").read(32)`` (kozyr.core.fairness), from which the rules
 derive the first dealer, every deck and every die roll (R-1, R-2) — a duplicate deal is the
 *same match seed* with the seating rotated. The bot in seat s of match i draws its own choices
 from ``RandomStream(master, "tournament/bot/<i>/<s>")``. A match's result depends on nothing
@@ -23,7 +23,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from kozyr.fairness import RandomStream
+from kozyr.core.fairness import RandomStream
 
 FORMATS = ("duplicate", "round-robin")
 

@@ -32,11 +32,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots import make_bot, parse_spec
-from kozyr.fairness import RandomStream
+from kozyr.core.fairness import RandomStream
 from kozyr.games import get_game
-from kozyr.tournament.model import MatchResult, Tournament
 from kozyr.tournament.remote import EventReader, SeatMind, next_connection, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
+from kozyr.tournament.spec import MatchResult, Tournament
 from kozyr_client import KozyrClient, KozyrError, PlaySession, match_request
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread

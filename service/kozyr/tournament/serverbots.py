@@ -1,7 +1,7 @@
 """`kozyr tournament --server ADDR --server-bots`: the server's own bots play every seat.
 
 No client plays: the matches are created in CreateMatches batches with a bot named for every
-seat (SeatRequest.bot; kozyr.engine.seatbots plays them inside the server, in runs appended as
+seat (SeatRequest.bot; kozyr.actors.seatbots plays them inside the server, in runs appended as
 one), and each result is the match's match.ended event on the tenant's feed (WatchEvents): no
 call per match. A window of `at_once` matches is kept in play: as each one ends, the next
 batch is created, so the server never waits for the slowest match of a chunk.
@@ -25,11 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.match.feed import ENDED
-from kozyr.tournament.model import MatchResult, Tournament
+from kozyr.match.phases import ENDED
 from kozyr.tournament.remote import CONNECTIONS, next_connection
 from kozyr.tournament.schedule import Fixture, bot_seed
 from kozyr.tournament.served import request_of, seeded
+from kozyr.tournament.spec import MatchResult, Tournament
 from kozyr_client import Feed, KozyrClient, KozyrError
 
 BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many

@@ -29,7 +29,7 @@ import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.receipts import Receipt
+from kozyr.core.receipts import Receipt
 from kozyr_client.errors import KozyrError
 from kozyr_client.receipts import Receipts, receipt_of
 

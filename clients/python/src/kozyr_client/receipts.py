@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kozyr.receipts import Receipt, dumps_receipts, short_fingerprint
+from kozyr.core.receipts import Receipt, dumps_receipts, short_fingerprint
 
 
 def receipt_of(response: Any) -> Receipt | None:

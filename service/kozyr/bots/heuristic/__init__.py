@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kozyr.bots.base import Bot, Command, Seat
 from kozyr.bots.heuristic.dix import DixHeuristic
 from kozyr.bots.heuristic.durak_dice import DurakDiceHeuristic
 from kozyr.bots.heuristic.six_dozens import SixDozensHeuristic
-from kozyr.games.base import AnyGame
+from kozyr.bots.protocol import Bot, Command, Seat
+from kozyr.games.contract import AnyGame
 
 POLICIES: dict[str, Callable[[int], Bot]] = {
     "dix": DixHeuristic,

@@ -16,9 +16,9 @@ weigh a likely win (no unseen card of the suit is higher) and prefer low plain c
 
 from __future__ import annotations
 
-from kozyr.bots.base import Seat
 from kozyr.bots.info.dix import PIPS, DixInfo
-from kozyr.cards import ALL_CARDS, Card
+from kozyr.bots.protocol import Seat
+from kozyr.core.cards import ALL_CARDS, Card
 from kozyr.games import dix
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kozyr.bots.base import Seat
-from kozyr.cards import Rank, Suit
+from kozyr.bots.protocol import Seat
+from kozyr.core.cards import Rank, Suit
 from kozyr.games import durak_dice
 
 

@@ -10,9 +10,9 @@ follow-up (we may play again when the others cannot), and a 7 when it skips the 
 
 from __future__ import annotations
 
-from kozyr.bots.base import Seat
 from kozyr.bots.info.six_dozens import legal_masks
-from kozyr.cards import Rank, deck
+from kozyr.bots.protocol import Seat
+from kozyr.core.cards import Rank, deck
 from kozyr.games import six_dozens
 
 

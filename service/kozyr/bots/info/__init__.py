@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from kozyr.bots.info.base import SeatInfo
 from kozyr.bots.info.dix import DixInfo
 from kozyr.bots.info.durak_dice import DurakDiceInfo
+from kozyr.bots.info.seat_info import SeatInfo
 from kozyr.bots.info.six_dozens import SixDozensInfo
-from kozyr.games.base import AnyGame
+from kozyr.games.contract import AnyGame
 
 INFOS: dict[str, type[SeatInfo]] = {
     "dix": DixInfo,

@@ -16,10 +16,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from kozyr.bots.info.base import SeatInfo, Zones
-from kozyr.cards import ALL_CARDS, Card, Suit, cards_of, deck, mask_of
+from kozyr.bots.info.seat_info import SeatInfo, Zones
+from kozyr.core.cards import ALL_CARDS, Card, Suit, cards_of, deck, mask_of
 from kozyr.games import dix
-from kozyr.games.base import Dealt
+from kozyr.games.contract import Dealt
 
 _ALL: int = (1 << 53) - 1
 _PLACEHOLDER_DECK = deck(53)

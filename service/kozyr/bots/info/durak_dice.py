@@ -15,10 +15,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from kozyr.bots.info.base import SeatInfo, Zones, pick
-from kozyr.cards import ALL_CARDS, Card, cards_of, deck, mask_of
+from kozyr.bots.info.seat_info import SeatInfo, Zones, pick
+from kozyr.core.cards import ALL_CARDS, Card, cards_of, deck, mask_of
 from kozyr.games import durak_dice
-from kozyr.games.base import Dealt
+from kozyr.games.contract import Dealt
 
 # Card index -> mask of the four cards of its rank.
 RANK_MASK: tuple[int, ...] = tuple(

@@ -22,10 +22,10 @@ import random
 from collections.abc import Mapping
 from functools import cache
 
-from kozyr.bots.info.base import SeatInfo, Zones, pick
-from kozyr.cards import Card, Rank, cards_of, deck, mask_of
+from kozyr.bots.info.seat_info import SeatInfo, Zones, pick
+from kozyr.core.cards import Card, Rank, cards_of, deck, mask_of
 from kozyr.games import six_dozens
-from kozyr.games.base import Dealt
+from kozyr.games.contract import Dealt
 
 # SIX-1: a card's place from the ace (0) to the 6 (8).
 IDX: dict[int, int] = {

@@ -40,7 +40,7 @@ interned (they are immutable), so a move allocates a state and at most one event
 
 from __future__ import annotations
 
-from kozyr.games.base import (
+from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
     NOT_A_SEAT,

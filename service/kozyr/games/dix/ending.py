@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kozyr.cards import Card
-from kozyr.games.base import Outcome
+from kozyr.core.cards import Card
+from kozyr.games.contract import Outcome
 from kozyr.games.dix.model import Play, State
 from kozyr.games.dix.show import legal_commands
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Final, cast
 
-from kozyr.cards import mask_of
-from kozyr.games.base import (
+from kozyr.core.cards import mask_of
+from kozyr.core.fast import constructor
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,
@@ -25,9 +26,8 @@ from kozyr.games.dix.model import (
     TurnedUp,
 )
 from kozyr.games.dix.tables import _BIT, _NO_HAND, _TABLES
-from kozyr.games.fast import constructor
 
-# A state or two a move: made by the fast constructor (kozyr.games.fast).
+# A state or two a move: made by the fast constructor (kozyr.core.fast).
 _state: Final = constructor(State)
 _hand_info: Final = constructor(HandInfo)
 

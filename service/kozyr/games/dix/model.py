@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Final
 
-from kozyr.cards import Card, Suit, deck
-from kozyr.games.base import (
+from kozyr.core.cards import Card, Suit, deck
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final, cast
 
-from kozyr.cards import Card
-from kozyr.fairness import RandomStream, deal_label
-from kozyr.games.base import (
+from kozyr.core.cards import Card
+from kozyr.core.fairness import RandomStream, deal_label
+from kozyr.core.fast import constructor
+from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
     NOT_A_SEAT,
@@ -44,9 +45,8 @@ from kozyr.games.dix.model import (
     TurnedUp,
 )
 from kozyr.games.dix.tables import _BIT, _PIP, _PLAYED, _SUITS
-from kozyr.games.fast import constructor
 
-# One a trick: made by the fast constructor (kozyr.games.fast).
+# One a trick: made by the fast constructor (kozyr.core.fast).
 _trick_won: Final = constructor(TrickWon)
 
 # --------------------------------------------------------------------------- the contract

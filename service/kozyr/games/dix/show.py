@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
-from kozyr.cards import Card, Suit, cards_of
-from kozyr.games.base import (
+from kozyr.core.cards import Card, Suit, cards_of
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,

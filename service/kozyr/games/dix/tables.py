@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kozyr.cards import ALL_CARDS, Card, Suit
+from kozyr.core.cards import ALL_CARDS, Card, Suit
 from kozyr.games.dix.model import CardPlayed, HandInfo, Play
 
 # --------------------------------------------------------------------------- precomputed tables

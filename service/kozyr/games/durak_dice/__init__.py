@@ -42,7 +42,7 @@ Decisions where docs/rules.md is silent (the seed text does not decide them eith
 
 from __future__ import annotations
 
-from kozyr.games.base import (
+from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
     NOT_A_SEAT,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from kozyr.cards import mask_of
-from kozyr.games.base import (
+from kozyr.core.cards import mask_of
+from kozyr.core.fast import constructor
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,
@@ -35,12 +36,11 @@ from kozyr.games.durak_dice.model import (
     _Match,
 )
 from kozyr.games.durak_dice.tables import _BEATS, _RANK_MASK
-from kozyr.games.fast import constructor
 
 # --------------------------------------------------------------------------------------------
 # evolve
 
-# A state or two a move: made by the fast constructor (kozyr.games.fast).
+# A state or two a move: made by the fast constructor (kozyr.core.fast).
 _state: Final = constructor(State)
 _game: Final = constructor(_Game)
 

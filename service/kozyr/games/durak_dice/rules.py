@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from kozyr.cards import Card, Suit, mask_of
-from kozyr.fairness import RandomStream, deal_label, dice_label
-from kozyr.games.base import (
+from kozyr.core.cards import Card, Suit, mask_of
+from kozyr.core.fairness import RandomStream, deal_label, dice_label
+from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
     NOT_A_SEAT,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from kozyr.cards import ALL_CARDS, deck, mask_of
+from kozyr.core.cards import ALL_CARDS, deck, mask_of
+from kozyr.core.fast import constructor
 from kozyr.games.durak_dice.model import (
     MAX_PLAYERS,
     Attack,
@@ -18,7 +19,6 @@ from kozyr.games.durak_dice.model import (
     Take,
     ThrownIn,
 )
-from kozyr.games.fast import constructor
 
 # --------------------------------------------------------------------------------------------
 # Precomputed tables (constant)

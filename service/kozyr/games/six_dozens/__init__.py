@@ -48,7 +48,7 @@ Decisions where docs/rules.md is silent (or leaves the form open):
 
 from __future__ import annotations
 
-from kozyr.games.base import (
+from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
     NOT_A_SEAT,

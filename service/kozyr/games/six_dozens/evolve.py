@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from kozyr.cards import mask_of
-from kozyr.games.base import (
+from kozyr.core.cards import mask_of
+from kozyr.core.fast import constructor
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,
 )
-from kozyr.games.fast import constructor
 from kozyr.games.six_dozens.model import (
     CAPITAL,
     HAND_SIZE,
@@ -35,7 +35,7 @@ from kozyr.games.six_dozens.tables import _DECK_MASKS, _legal_table, _next_holde
 # --------------------------------------------------------------------------------------------
 # Evolving
 
-# A state or two a move: made by the fast constructor (kozyr.games.fast).
+# A state or two a move: made by the fast constructor (kozyr.core.fast).
 _state: Final = constructor(State)
 _table: Final = constructor(Table)
 

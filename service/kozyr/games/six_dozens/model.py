@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kozyr.cards import Card, Suit
-from kozyr.games.base import (
+from kozyr.core.cards import Card, Suit
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,

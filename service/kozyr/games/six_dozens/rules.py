@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Final
 
-from kozyr import fairness
-from kozyr.cards import Card, Rank, Suit, deck
-from kozyr.games.base import (
+from kozyr.core import fairness
+from kozyr.core.cards import Card, Rank, Suit, deck
+from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
     NOT_A_SEAT,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kozyr.cards import Card, cards_of
-from kozyr.games.base import (
+from kozyr.core.cards import Card, cards_of
+from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from kozyr.cards import ALL_CARDS, Card, Rank, deck, mask_of
+from kozyr.core.cards import ALL_CARDS, Card, Rank, deck, mask_of
 from kozyr.games.six_dozens.model import (
     HAND_SIZE,
     MAX_PLAYERS,

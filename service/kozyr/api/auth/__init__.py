@@ -1,0 +1,1 @@
+"""Who is calling: tenants' API keys, seat tickets, seat tokens, the arbiter."""

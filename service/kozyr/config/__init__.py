@@ -1,0 +1,1 @@
+"""The server's settings: limits and tenants, from TOML and flags."""

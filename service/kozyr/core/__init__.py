@@ -1,0 +1,1 @@
+"""The pure base: cards, the fairness stream, receipts' format, canonical JSON, speed helpers."""

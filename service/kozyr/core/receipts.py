@@ -1,0 +1,192 @@
+"""Signed receipts (docs/fairness.md §6): the server's Ed25519 signature on one log entry.
+
+A receipt says "entry `version` of match `match_id`, whose SHA-256 is `entry_hash`, is in my
+log, and the match was committed to `commitment`", signed with the key `key_id`. Whoever holds
+a receipt can later prove what the server's log held: a log without that entry, or with another
+entry at that version, was rewritten after the server signed it.
+
+This module is the *verification* half and the message format, so `kozyr replay verify` (and
+anyone's client) can check receipts with nothing but the `cryptography` package; the private
+key and signing live in `kozyr.secrets.signing`.
+
+The signed bytes are the canonical JSON (sorted keys, no spaces, UTF-8) of
+``{"commitment", "entry_hash", "key_id", "match_id", "type": "kozyr-receipt/v1", "version"}``;
+a key id is the first 16 hex digits of SHA-256 over the 32 raw bytes of the public key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+RECEIPT_TYPE: Final = "kozyr-receipt/v1"
+_HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """One signed receipt; every field is text (hashes and the signature in lowercase hex)."""
+
+    match_id: str
+    version: int
+    entry_hash: str
+    commitment: str
+    key_id: str
+    signature: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The receipt as a JSON object (a line of a receipts file)."""
+        return {"kind": "receipt", **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Receipt:
+        """A receipt from its JSON object; ValueError if a field is missing or mistyped."""
+        try:
+            receipt = cls(
+                str(data["match_id"]),
+                data["version"],
+                str(data["entry_hash"]),
+                str(data["commitment"]),
+                str(data["key_id"]),
+                str(data["signature"]),
+            )
+        except KeyError as e:
+            raise ValueError(f"a receipt needs the field {e.args[0]!r}") from None
+        if type(receipt.version) is not int:
+            raise ValueError("a receipt's version is a number")
+        return receipt
+
+
+def signed_bytes(
+    match_id: str, version: int, entry_hash: str, commitment: str, key_id: str
+) -> bytes:
+    """The exact bytes a receipt's signature covers (docs/fairness.md §6)."""
+    return json.dumps(
+        {
+            "commitment": commitment,
+            "entry_hash": entry_hash,
+            "key_id": key_id,
+            "match_id": match_id,
+            "type": RECEIPT_TYPE,
+            "version": version,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ).encode("utf-8")
+
+
+def key_id(public_key: bytes) -> str:
+    """The id of a public key: the first 16 hex digits of SHA-256 over its 32 raw bytes."""
+    return fingerprint(public_key)[:16]
+
+
+def fingerprint(public_key: bytes) -> str:
+    """SHA-256 over the 32 raw bytes of a public key, lowercase hex (what people compare)."""
+    return hashlib.sha256(public_key).hexdigest()
+
+
+def short_fingerprint(hex_digest: str) -> str:
+    """A 64-hex digest as four groups of four, for people to compare by eye."""
+    return " ".join(hex_digest[i : i + 4] for i in range(0, 16, 4))
+
+
+class KeyRing:
+    """Public keys by key id: what a verifier trusts."""
+
+    def __init__(self, keys: Iterable[bytes] = ()) -> None:
+        self.keys: dict[str, bytes] = {}
+        for key in keys:
+            self.add(key)
+
+    def add(self, public_key: bytes) -> str:
+        """Trust one 32-byte Ed25519 public key; its key id."""
+        if len(public_key) != 32:
+            raise ValueError("an Ed25519 public key is 32 bytes (64 hex digits)")
+        kid = key_id(public_key)
+        self.keys[kid] = public_key
+        return kid
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def problem(self, receipt: Receipt) -> str | None:
+        """Why this receipt does not verify against these keys, or None when it does."""
+        key = self.keys.get(receipt.key_id)
+        if key is None:
+            return (
+                f"it is signed with key {receipt.key_id}, which is not among the keys "
+                f"given ({', '.join(sorted(self.keys)) or 'none'})"
+            )
+        if not (_is_hex(receipt.signature) and len(receipt.signature) == 128):
+            return "its signature is not 64 bytes of hex"
+        message = signed_bytes(
+            receipt.match_id,
+            receipt.version,
+            receipt.entry_hash,
+            receipt.commitment,
+            receipt.key_id,
+        )
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(
+                bytes.fromhex(receipt.signature), message
+            )
+        except InvalidSignature:
+            return f"its signature is not key {receipt.key_id}'s signature on these fields"
+        return None
+
+
+def parse_public_key(text: str) -> bytes:
+    """A public key as given on a command line: 64 hex digits, or a file holding them (the
+    first line of `kozyr keys show` output works: its first 64-hex word is taken)."""
+    candidate = text.strip()
+    if not (len(candidate) == 64 and _is_hex(candidate.lower())):
+        path = Path(candidate)
+        try:
+            content = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ValueError(
+                f"{text!r} is neither 64 hex digits nor a readable file ({e.strerror or e})"
+            ) from None
+        words = [
+            w for w in content.replace(",", " ").split() if len(w) == 64 and _is_hex(w.lower())
+        ]
+        if not words:
+            raise ValueError(f"{path} holds no public key (64 hex digits)")
+        candidate = words[0]
+    return bytes.fromhex(candidate.lower())
+
+
+def read_receipts(path: str | Path) -> list[Receipt]:
+    """A receipts file: JSON Lines, one receipt object per line (blank lines ignored)."""
+    out = []
+    text = Path(path).read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            if data.get("kind", "receipt") != "receipt":
+                continue  # a header or note line a client may add
+            out.append(Receipt.from_json(data))
+        except ValueError as e:
+            raise ValueError(f"{path}, line {number}: {e}") from None
+    return out
+
+
+def dumps_receipts(receipts: Iterable[Receipt]) -> str:
+    """The text of a receipts file."""
+    return "".join(json.dumps(r.to_json(), separators=(",", ":")) + "\n" for r in receipts)
+
+
+def _is_hex(text: str) -> bool:
+    return bool(text) and set(text) <= _HEX

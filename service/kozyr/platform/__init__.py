@@ -1,0 +1,1 @@
+"""The tenants' side: results feed and lobby publishing, their stores, webhooks."""

@@ -1,0 +1,134 @@
+"""The webhook sender every service process runs: feed events -> signed POSTs, until cancelled.
+
+Each round turns the tenants' new feed events into deliveries, claims the due ones and POSTs
+them (httpx), each signed with its endpoint's secret per the Standard Webhooks specification:
+headers `webhook-id` (the same for every try of one event: the receiver's dedup key),
+`webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`).
+A 2xx answer delivers it; anything else (an error status, a timeout, a refused connection) is
+tried again after 1, 2, 4, ... backoff periods up to a cap, until it has been tried for
+`webhook_retry_for_s`, then it is a dead letter (`kozyr webhooks redeliver` revives it). All of
+it lives in Redis (platform/webhooks/deliveries.py), so a restarted sender goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import httpx
+import structlog
+from standardwebhooks.webhooks import Webhook
+
+from kozyr.config.settings import ServerConfig, Tenancy, WebhookEndpoint
+from kozyr.platform.webhooks.deliveries import Deliveries
+
+log = structlog.get_logger("kozyr.platform.webhooks")
+CLAIM = 32  # deliveries one round sends per tenant, concurrently
+
+
+def signed_headers(
+    endpoint: WebhookEndpoint, message_id: str, body: str, now: float
+) -> dict[str, str]:
+    """The Standard Webhooks headers of one try."""
+    stamp = datetime.fromtimestamp(int(now), tz=UTC)
+    signature = Webhook(endpoint.secret).sign(message_id, stamp, body)
+    return {
+        "webhook-id": message_id,
+        "webhook-timestamp": str(int(now)),
+        "webhook-signature": signature,
+        "content-type": "application/json",
+    }
+
+
+class Sender:
+    """Delivers every configured tenant's events to its endpoints."""
+
+    def __init__(
+        self,
+        deliveries: Deliveries,
+        tenancy: Tenancy,
+        config: ServerConfig,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.deliveries = deliveries
+        self.config = config
+        self._clock = clock
+        self._endpoints = {
+            t.id: {e.name: e for e in t.webhooks} for t in tenancy.tenants.values() if t.webhooks
+        }
+        self._client = httpx.AsyncClient(timeout=config.webhook_timeout_s, follow_redirects=False)
+
+    @property
+    def active(self) -> bool:
+        """Whether any tenant has an endpoint."""
+        return bool(self._endpoints)
+
+    async def prime(self) -> None:
+        """Before serving: each tenant's deliveries start at its feed's present top (a tenant's
+        first start), so no event committed from now on is missed."""
+        for tenant in self._endpoints:
+            await self.deliveries.start(tenant)
+
+    async def round(self) -> int:
+        """One round over every tenant; how many tries were made."""
+        now_ms = int(self._clock() * 1000)
+        lease_ms = int((self.config.webhook_timeout_s + 5.0) * 1000)
+        tries = []
+        for tenant, endpoints in self._endpoints.items():
+            await self.deliveries.enqueue(tenant, sorted(endpoints), now_ms)
+            for delivery in await self.deliveries.claim(tenant, now_ms, lease_ms, CLAIM):
+                tries.append(self._try(tenant, delivery))
+        await asyncio.gather(*tries)
+        return len(tries)
+
+    async def _try(self, tenant: str, delivery: str) -> None:
+        name, _, cursor = delivery.partition("|")
+        endpoint = self._endpoints[tenant].get(name)
+        item = await self.deliveries.item(tenant, cursor)
+        if endpoint is None or item is None:  # an endpoint removed from the config since
+            await self.deliveries.delivered(tenant, delivery)
+            return
+        body = item.body()
+        headers = signed_headers(endpoint, f"{tenant}-{cursor}", body, self._clock())
+        try:
+            answer = await self._client.post(endpoint.url, content=body.encode(), headers=headers)
+            why = "" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
+        except httpx.HTTPError as e:
+            why = f"{type(e).__name__}"
+        if not why:
+            await self.deliveries.delivered(tenant, delivery)
+            return
+        config = self.config
+        dead = await self.deliveries.failed(
+            tenant,
+            delivery,
+            why,
+            int(self._clock() * 1000),
+            retry_for_ms=int(config.webhook_retry_for_s * 1000),
+            backoff_ms=int(config.webhook_backoff_s * 1000),
+            backoff_max_ms=int(config.webhook_backoff_max_s * 1000),
+        )
+        log.info("webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why, dead=dead)
+
+    async def run_forever(self, interval_s: float = 0.2) -> None:
+        """Rounds until cancelled (then the HTTP client is closed); a store that is away is
+        tried again."""
+        try:
+            while True:
+                try:
+                    sent = await self.round()
+                except Exception:  # Redis away, or a bug: log it, go on - never stop sending
+                    log.exception("webhook_round_failed")
+                    sent = 0
+                if not sent:
+                    await asyncio.sleep(interval_s)
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        """Close the HTTP client and the deliveries' connections."""
+        await self._client.aclose()
+        await self.deliveries.redis.aclose()

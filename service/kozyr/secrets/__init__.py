@@ -1,0 +1,1 @@
+"""What the server keeps secret or signs with: sealed server seeds, seat tokens, signing keys."""

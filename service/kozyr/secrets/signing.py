@@ -1,0 +1,166 @@
+"""The server's signing key: Ed25519 receipts on every entry it appends or serves.
+
+The key lives in a folder of its own (by default ``<data-dir>/signing``):
+
+- ``current.key`` — the private key, 32 raw bytes, owner-only (0600), made on first start
+  (or given as a file of its own, ``--signing-key-file``, e.g. a mounted secret);
+- ``keys.txt`` — every public key this server has signed with, one line each
+  (``<key id> <public key hex> current|retired``). Rotation writes a new ``current.key`` and
+  keeps the old public key listed as retired, so receipts and logs signed before still verify.
+
+Replicas serving the same Redis should share the folder (as they share the seed key), so a
+player's receipts name a key the operator publishes. The message format and the verification
+are in `kozyr.core.receipts` (pure).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from kozyr.core.receipts import Receipt, fingerprint, key_id, signed_bytes
+
+CURRENT = "current.key"
+LISTING = "keys.txt"
+RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
+
+
+@dataclass(frozen=True, slots=True)
+class PublicKey:
+    """One listed public key."""
+
+    key_id: str
+    public_key: bytes
+    current: bool
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the raw public key, hex."""
+        return fingerprint(self.public_key)
+
+
+class Signer:
+    """Signs receipts with one private key (and knows the public keys listed beside it)."""
+
+    def __init__(self, private: bytes, listed: tuple[PublicKey, ...] = ()) -> None:
+        if len(private) != 32:
+            raise ValueError("an Ed25519 private key is 32 bytes")
+        self._key = Ed25519PrivateKey.from_private_bytes(private)
+        self.public_key = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.key_id = key_id(self.public_key)
+        me = PublicKey(self.key_id, self.public_key, True)
+        self.keys = (me, *(k for k in listed if k.key_id != self.key_id))
+
+    @classmethod
+    def generate(cls) -> Signer:
+        """A signer with a fresh random key (tests, the embedded server of `kozyr play`)."""
+        return cls(os.urandom(32))
+
+    def receipt(self, match_id: str, version: int, entry_hash: str, commitment: str) -> Receipt:
+        """The receipt of one entry: anything that appends calls this with what it appended."""
+        message = signed_bytes(match_id, version, entry_hash, commitment, self.key_id)
+        return Receipt(
+            match_id, version, entry_hash, commitment, self.key_id, self._key.sign(message).hex()
+        )
+
+
+class EntryReceipts:
+    """Receipts of recent entries, each signed once: the mover's answer and every watcher's
+    update carry the same receipt (Ed25519 is deterministic). None throughout without a
+    signer (tests, in-process tools)."""
+
+    def __init__(self, signer: Signer | None, size: int = RECEIPT_CACHE) -> None:
+        self.signer = signer
+        self._size = size
+        self._recent: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
+
+    def sign(self, match_id: str, version: int, digest: str, commitment: str) -> Receipt | None:
+        """The receipt of one entry by its match, version, hash and the match's commitment:
+        what any appender (a move, a join, a timeout) or reader of the log calls."""
+        if self.signer is None:
+            return None
+        key = (match_id, version, digest)
+        receipt = self._recent.get(key)
+        if receipt is None or receipt.commitment != commitment:
+            receipt = self._recent[key] = self.signer.receipt(match_id, version, digest, commitment)
+            if len(self._recent) > self._size:
+                self._recent.popitem(last=False)
+        return receipt
+
+
+def load_or_create(folder: Path) -> Signer:
+    """The signer whose key is in `folder` (made owner-only, and listed, on first use)."""
+    private = folder / CURRENT
+    if not private.exists():
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _write_private(private, os.urandom(32))
+    return load_file(private)
+
+
+def load_file(private: Path) -> Signer:
+    """The signer of a given private-key file (32 raw bytes, e.g. a mounted secret); the public
+    keys listed beside it in ``keys.txt``, if any, stay listed. The listing is brought up to
+    date where the folder is writable; a read-only one (a secret volume) is left as it is."""
+    listed = read_listing(private.parent)
+    signer = Signer(_read_private(private), listed)
+    if {(k.key_id, k.current) for k in listed} != {(k.key_id, k.current) for k in signer.keys}:
+        with contextlib.suppress(OSError):  # read-only: GetSigningKeys still lists them
+            _write_listing(private.parent, signer.keys)
+    return signer
+
+
+def rotate(folder: Path) -> Signer:
+    """A new current key; the old public key stays listed (retired) so old receipts verify."""
+    old = load_or_create(folder)
+    fresh = os.urandom(32)
+    tmp = folder / (CURRENT + ".new")
+    tmp.unlink(missing_ok=True)
+    _write_private(tmp, fresh)
+    retired = tuple(PublicKey(k.key_id, k.public_key, False) for k in old.keys)
+    # The listing first: a crash between the two writes leaves the old key current and listed.
+    signer = Signer(fresh, retired)
+    _write_listing(folder, signer.keys)
+    os.replace(tmp, folder / CURRENT)
+    return signer
+
+
+def read_listing(folder: Path) -> tuple[PublicKey, ...]:
+    """The public keys listed in `folder` (none when there is no listing yet)."""
+    path = folder / LISTING
+    if not path.exists():
+        return ()
+    keys = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if len(words) >= 3 and not line.startswith("#"):
+            keys.append(PublicKey(words[0], bytes.fromhex(words[1]), words[2] == "current"))
+    return tuple(keys)
+
+
+def _write_listing(folder: Path, keys: tuple[PublicKey, ...]) -> None:
+    lines = ["# kozyr signing keys: <key id> <Ed25519 public key, hex> current|retired"]
+    lines += [
+        f"{k.key_id} {k.public_key.hex()} {'current' if k.current else 'retired'}" for k in keys
+    ]
+    tmp = folder / (LISTING + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / LISTING)
+
+
+def _write_private(path: Path, key: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+
+
+def _read_private(path: Path) -> bytes:
+    key = path.read_bytes()
+    if len(key) != 32:
+        raise ValueError(f"{path} does not hold a 32-byte Ed25519 private key")
+    return key

@@ -1,0 +1,1 @@
+"""The composition root: settings -> a running server (store, engine, actors, transports)."""

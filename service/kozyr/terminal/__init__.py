@@ -1,0 +1,1 @@
+"""`kozyr play`: a match in the terminal, its table and what it keeps."""

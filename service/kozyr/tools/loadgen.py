@@ -1,0 +1,670 @@
+"""`kozyr loadgen`: play many concurrent, watched matches through the public API, then check them.
+
+Every match has a random legal client (it holds every seat's token and plays whoever is to
+act) and a watcher (WatchMatch from version 0) open while it plays. A SubmitMove whose outcome
+is unknown (UNAVAILABLE, a missed deadline, the store full) is retried with the SAME command id,
+so the server answers a repeat with the recorded result: what was acknowledged once stays
+acknowledged. The run is bounded by count (matches, moves per match) and by time (--seconds, and
+each match gives up after --give-up seconds without progress: it is then *stuck*).
+
+At the end every match's log is read back (GetMatchLog: the arbiter token, or finished matches)
+and checked by `check_log`: versions 1..n with no gap, the hash chain, a fresh fold whose version
+equals the highest version any client saw, and every acknowledged (command id, version) present.
+
+An UNAVAILABLE that carries the service's ErrorInfo (the server answered: the store is away) is
+*false* when the store was healthy; with no store probe the store is assumed healthy throughout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ipaddress
+import json
+import os
+import random
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+from kozyr.match.log import GENESIS_HASH, Entry, entry_hash
+from kozyr.match.record import fold_entries
+from kozyr.wire.errorinfo import error_info
+
+if TYPE_CHECKING:  # the async stub type exists only in the .pyi
+    from kozyr._proto.kozyr.v1.kozyr_pb2_grpc import KozyrServiceAsyncStub as Stub
+
+StoreProbe = Callable[[], Awaitable[bool]]
+
+# Codes after which the outcome of a call is unknown or the refusal is temporary: repeat it.
+# (CANCELLED here is never ours - ours raises asyncio.CancelledError - but a dropped stream.)
+RETRIED = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.CANCELLED,
+    }
+)
+# A restarted server should be found again within our own backoff, not grpc's 1 s and more.
+CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+    ("grpc.use_local_subchannel_pool", 1),  # each channel its own connection
+)
+MATCHES_PER_CHANNEL = 100
+
+
+@dataclass
+class LoadConfig:
+    """What one run plays and how long it may take."""
+
+    server: str
+    matches: int = 100
+    concurrency: int = 50
+    game: str = "dix"
+    moves_per_match: int = 5
+    seconds: float = 60.0
+    seed: int = 0
+    arbiter_token: str | None = None
+    deadline: float = 5.0
+    give_up: float = 20.0
+    ramp: float = 30.0
+    channels: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("matches", "concurrency", "moves_per_match"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+        if not (self.seconds > 0 and self.deadline > 0 and self.give_up > 0):
+            raise ValueError("--seconds, the deadline and --give-up must be positive")
+
+
+@dataclass
+class MatchTrack:
+    """What the clients of one match did and saw."""
+
+    slot: int
+    match_id: str = ""
+    tokens: dict[int, str] = field(default_factory=dict)
+    acked: dict[str, tuple[int, int]] = field(default_factory=dict)  # command id -> seat, version
+    seen: int = 0
+    watched: int = 0
+    watch_gaps: int = 0
+    view: Any = None  # the watcher's latest view: where the client starts playing
+    stuck: bool = False
+    finished: bool = False
+
+
+@dataclass
+class Stats:
+    """Counters of a run, readable while it goes on (the fault drills watch `acked`)."""
+
+    requests: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    samples: dict[str, str] = field(default_factory=dict)  # the first details of each error
+    latencies: list[float] = field(default_factory=list)
+    acks: list[tuple[float, float]] = field(default_factory=list)  # (sent, answered), monotonic
+    false_unavailable: int = 0
+    watching: int = 0
+    peak_watching: int = 0
+
+    @property
+    def acked(self) -> int:
+        """Moves acknowledged so far."""
+        return len(self.acks)
+
+
+@dataclass(frozen=True)
+class LogCheck:
+    """The verdict on one match's log: its problems, and how many acknowledged moves it lacks."""
+
+    version: int
+    lost: int
+    problems: tuple[str, ...]
+
+    @property
+    def corrupted(self) -> bool:
+        """True when the log is damaged (gap, chain, hash, fold) or disagrees with its clients."""
+        return bool(self.problems)
+
+
+def check_log(
+    rows: Sequence[tuple[int, str, str]], acked: Mapping[str, tuple[int, int]], seen: int
+) -> LogCheck:
+    """Check one log given as (version, canonical JSON, hash) rows against what clients saw.
+
+    `acked` maps each acknowledged command id to (seat, version); `seen` is the highest version
+    any client saw. Pure: the loadgen's verdict, testable on crafted logs.
+    """
+    problems: list[str] = []
+    entries: list[Entry] = []
+    prev = GENESIS_HASH
+    for index, (version, text, digest) in enumerate(rows, start=1):
+        if version != index:
+            problems.append(f"gap: version {index} expected, {version} found")
+            break
+        if entry_hash(text) != digest:
+            problems.append(f"version {version}: hash does not match its text")
+        try:
+            entry = Entry.from_canonical(text)
+        except (ValueError, KeyError, TypeError) as e:
+            problems.append(f"version {version}: unreadable entry ({e})")
+            break
+        if entry.version != version:
+            problems.append(f"version {version}: the entry says {entry.version}")
+        if entry.prev != prev:
+            problems.append(f"version {version}: prev is not the hash of version {version - 1}")
+        entries.append(entry)
+        prev = digest
+    top = len(entries)
+    lost = sum(
+        1
+        for cid, (seat, version) in acked.items()
+        if version > top
+        or entries[version - 1].command_id != cid
+        or entries[version - 1].seat != seat
+    )
+    if lost:
+        problems.append(f"{lost} acknowledged move(s) missing from the log")
+    if entries and not problems:
+        try:
+            folded = fold_entries(entries).version
+        except Exception as e:  # any failure to fold is the verdict, not a crash of the checker
+            problems.append(f"a fresh fold fails: {type(e).__name__}: {e}")
+        else:
+            if folded != seen:
+                problems.append(f"the fold is at version {folded}, clients saw {seen}")
+    elif not entries:
+        problems.append("an empty log")
+    return LogCheck(top, lost, tuple(problems))
+
+
+def is_loopback(address: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost (with a port), or a unix socket."""
+    if address.startswith("unix:"):
+        return True
+    host = address.rsplit(":", 1)[0] if address.count(":") == 1 or "]" in address else address
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _code_reason(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str]:
+    info = error_info(error)
+    return error.code(), (info.reason if info is not None else "")
+
+
+class LoadGen:
+    """One run: `await run()` plays, checks and returns the report; `stop_soon` may end it early
+    (safe from another thread)."""
+
+    def __init__(self, config: LoadConfig, store_healthy: StoreProbe | None = None) -> None:
+        self.config = config
+        self.store_healthy = store_healthy
+        self.stats = Stats()
+        self.tracks = [MatchTrack(slot) for slot in range(config.matches)]
+        self.rng = random.Random(config.seed)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = 0
+        self._all_ready: asyncio.Event | None = None
+        self._started = 0.0
+        self._players = 2
+        self._run_id = uuid.uuid4().hex[:8]  # request ids of two runs never meet
+
+    def stop_soon(self) -> None:
+        """Ask the run to stop starting moves (thread-safe); the checks still run."""
+        loop = self._loop
+        if loop is not None and self._stop is not None and not loop.is_closed():
+            # The run may end (and close its loop) between the check and the call: then
+            # there is nothing left to stop.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._stop.set)
+
+    @property
+    def stopping(self) -> bool:
+        """True once the time is up or a stop was asked for."""
+        return self._stop is not None and self._stop.is_set()
+
+    async def run(self) -> dict[str, Any]:
+        """Play every match, check every log, and return the report."""
+        cfg = self.config
+        self._loop = asyncio.get_running_loop()
+        self._stop, self._all_ready = asyncio.Event(), asyncio.Event()
+        self._started = time.monotonic()
+        count = cfg.channels or min(
+            32, -(-min(cfg.concurrency, cfg.matches) // MATCHES_PER_CHANNEL)
+        )
+        channels = [
+            grpc.aio.insecure_channel(cfg.server, options=CHANNEL_OPTIONS) for _ in range(count)
+        ]
+        stubs: list[Stub] = [kozyr_pb2_grpc.KozyrServiceStub(c) for c in channels]
+        timer = self._loop.call_later(cfg.seconds, self._stop.set)
+        gate = asyncio.Semaphore(cfg.concurrency)
+        try:
+            await self._learn_players(stubs[0])
+            drivers = [
+                asyncio.create_task(self._drive(stubs[t.slot % count], t, gate))
+                for t in self.tracks
+            ]
+            # Drivers end by themselves within seconds + give-up; the cap is a second bound.
+            _, late = await asyncio.wait(drivers, timeout=cfg.seconds + 2 * cfg.give_up + 30)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*drivers, return_exceptions=True)
+            played = time.monotonic() - self._started
+            checks = await self._check_all(stubs[0])
+        finally:
+            timer.cancel()
+            for channel in channels:
+                await channel.close()
+        return self._report(played, checks)
+
+    # ------------------------------------------------------------------ calls
+
+    async def _call(
+        self,
+        track: MatchTrack,
+        method: Callable[..., Awaitable[Any]],
+        request: Any,
+        auth: Sequence[tuple[str, str]] = (),
+        *,
+        playing: bool = True,
+        timeout: float | None = None,
+    ) -> Any:
+        """One call, repeated while its failure is temporary; None when it could not be made.
+
+        A repeat sends the same request (same command id), so it cannot act twice. A client
+        that tries for `give_up` seconds without an answer marks its match stuck.
+        """
+        rpc = type(request).__name__.removesuffix("Request")
+        cfg = self.config
+        began, pause = time.monotonic(), 0.05
+        while True:
+            self.stats.requests[rpc] += 1
+            sent = time.monotonic()
+            try:
+                answer = await method(
+                    request, metadata=tuple(auth), timeout=timeout or cfg.deadline
+                )
+            except grpc.aio.AioRpcError as e:
+                code, reason = _code_reason(e)
+                self._count(f"{rpc} {code.name} {reason or '-'}", e)
+                if code == grpc.StatusCode.UNAVAILABLE and reason:
+                    await self._judge_unavailable()
+                if code not in RETRIED:
+                    return None
+            else:
+                if rpc == "SubmitMove":
+                    done = time.monotonic()
+                    self.stats.latencies.append(done - sent)
+                    self.stats.acks.append((sent, done))
+                return answer
+            waited = time.monotonic() - began
+            if waited >= cfg.give_up or (self.stopping and waited >= cfg.deadline):
+                track.stuck = track.stuck or (playing and not self.stopping)
+                return None
+            await asyncio.sleep(pause * (0.5 + self.rng.random()))
+            pause = min(1.0, pause * 2)
+
+    def _count(self, key: str, error: grpc.aio.AioRpcError) -> None:
+        self.stats.errors[key] += 1
+        self.stats.samples.setdefault(key, str(error.details())[:200])
+
+    async def _judge_unavailable(self) -> None:
+        healthy = True if self.store_healthy is None else await self.store_healthy()
+        if healthy:
+            self.stats.false_unavailable += 1
+
+    # ------------------------------------------------------------------ one match
+
+    async def _learn_players(self, stub: Stub) -> None:
+        """The game's fewest seats, from ListGames (an unknown game is refused by CreateMatch)."""
+        games = await self._call(
+            MatchTrack(-1), stub.ListGames, pb.ListGamesRequest(), playing=False
+        )
+        for game in games.games if games is not None else ():
+            if game.name == self.config.game:
+                self._players = game.min_players
+
+    async def _drive(self, stub: Stub, track: MatchTrack, gate: asyncio.Semaphore) -> None:
+        async with gate:
+            if self.stopping or not await self._create(stub, track):
+                return
+            watcher = asyncio.create_task(self._watch(stub, track))
+            try:
+                await self._ramp(track)
+                await self._play(stub, track)
+                await self._settle(track)
+            finally:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
+
+    async def _create(self, stub: Stub, track: MatchTrack) -> bool:
+        cfg = self.config
+        names = [
+            pb.SeatRequest(name=f"p{i}", seed_contribution=bytes([track.slot % 256, i]))
+            for i in range(self._players)
+        ]
+        request = pb.CreateMatchRequest(
+            game=cfg.game, seats=names, request_id=f"loadgen-{self._run_id}-{track.slot}"
+        )
+        created = await self._call(track, stub.CreateMatch, request, playing=False)
+        if created is None:
+            return False
+        track.match_id = created.match_id
+        track.tokens = {t.seat: t.token for t in created.tokens}
+        track.seen = max(track.seen, created.version)
+        return True
+
+    async def _ramp(self, track: MatchTrack) -> None:
+        """The first wave waits until all its matches are watched, so they are watched at once."""
+        assert self._all_ready is not None
+        deadline = time.monotonic() + self.config.ramp
+        while track.watched < 1 and time.monotonic() < deadline and not self.stopping:
+            await asyncio.sleep(0.05)
+        self._ready += 1
+        if self._ready >= min(self.config.concurrency, self.config.matches):
+            self._all_ready.set()
+        left = deadline - time.monotonic()
+        if left > 0 and not self.stopping:
+            try:
+                await asyncio.wait_for(self._all_ready.wait(), left)
+            except TimeoutError:
+                self._all_ready.set()  # one slow match does not hold the whole run
+
+    async def _play(self, stub: Stub, track: MatchTrack) -> None:
+        cfg = self.config
+        view = track.view or await self._view(stub, track)
+        moves = 0
+        while view is not None and moves < cfg.moves_per_match and not self.stopping:
+            if view.status == pb.MATCH_STATUS_FINISHED or not view.HasField("to_act"):
+                track.finished = view.status == pb.MATCH_STATUS_FINISHED
+                return
+            seat = view.to_act
+            auth = (("authorization", f"Bearer {track.tokens[seat]}"),)
+            legal = await self._call(
+                track, stub.ListLegalMoves, pb.ListLegalMovesRequest(match_id=track.match_id), auth
+            )
+            if legal is None:
+                return
+            if not legal.moves:  # the view was stale: look again
+                view = await self._view(stub, track)
+                continue
+            command_id = f"lg{cfg.seed}-{track.slot}-{moves}-{self.rng.getrandbits(32):08x}"
+            request = pb.SubmitMoveRequest(
+                match_id=track.match_id,
+                command_id=command_id,
+                move=self.rng.choice(list(legal.moves)),
+            )
+            answer = await self._call(track, stub.SubmitMove, request, auth)
+            moves += 1
+            if answer is None:
+                view = None if track.stuck else await self._view(stub, track)
+                continue
+            track.acked[command_id] = (seat, answer.version)
+            track.seen = max(track.seen, answer.version)
+            view = answer.view
+
+    async def _view(self, stub: Stub, track: MatchTrack) -> pb.MatchView | None:
+        answer = await self._call(track, stub.GetMatch, pb.GetMatchRequest(match_id=track.match_id))
+        if answer is None:
+            return None
+        track.seen = max(track.seen, answer.view.version)
+        view: pb.MatchView = answer.view
+        return view
+
+    async def _settle(self, track: MatchTrack) -> None:
+        """Let the watcher catch up with what the client saw (bounded)."""
+        for _ in range(int(self.config.give_up / 0.05)):
+            if track.watched >= track.seen or (self.stopping and track.watched == 0):
+                return
+            await asyncio.sleep(0.05)
+
+    async def _watch(self, stub: Stub, track: MatchTrack) -> None:
+        """Watch from version 0, resuming after the last version after a dropped stream."""
+        auth = (("authorization", f"Bearer {track.tokens[0]}"),) if 0 in track.tokens else ()
+        counted = over = False
+        try:
+            while True:  # ends when the driver cancels it
+                self.stats.requests["WatchMatch"] += 1
+                try:
+                    async for update in stub.WatchMatch(
+                        pb.WatchMatchRequest(match_id=track.match_id, from_version=track.watched),
+                        metadata=auth,
+                    ):
+                        if update.version != track.watched + 1:
+                            track.watch_gaps += 1
+                        track.watched = max(track.watched, update.version)
+                        track.seen = max(track.seen, update.version)
+                        over = update.view.status == pb.MATCH_STATUS_FINISHED
+                        track.view = update.view
+                        if not counted:
+                            counted = True
+                            self.stats.watching += 1
+                            self.stats.peak_watching = max(
+                                self.stats.peak_watching, self.stats.watching
+                            )
+                    if over:
+                        await asyncio.sleep(3600)  # the stream ended with the match
+                except grpc.aio.AioRpcError as e:
+                    code, reason = _code_reason(e)
+                    self._count(f"WatchMatch {code.name} {reason or '-'}", e)
+                await asyncio.sleep(0.1 + 0.2 * self.rng.random())
+        finally:
+            if counted:
+                self.stats.watching -= 1
+
+    # ------------------------------------------------------------------ the checks
+
+    async def _check_all(self, stub: Stub) -> dict[str, LogCheck | None]:
+        gate = asyncio.Semaphore(32)
+        created = [t for t in self.tracks if t.match_id]
+
+        async def one(track: MatchTrack) -> tuple[str, LogCheck | None]:
+            async with gate:
+                return track.match_id, await self._check_one(stub, track)
+
+        return dict(await asyncio.gather(*(one(t) for t in created)))
+
+    async def _check_one(self, stub: Stub, track: MatchTrack) -> LogCheck | None:
+        token = self.config.arbiter_token
+        if token is None and not track.finished:
+            return None  # only the arbiter may read an unfinished match's log
+        auth = (("authorization", f"Bearer {token}"),) if token else ()
+        answer = await self._call(
+            track,
+            stub.GetMatchLog,
+            pb.GetMatchLogRequest(match_id=track.match_id),
+            auth,
+            playing=False,
+            timeout=max(self.config.deadline, 10.0),
+        )
+        if answer is None:
+            return LogCheck(0, len(track.acked), ("the log could not be read",))
+        rows = [(e.version, e.canonical_json, e.hash) for e in answer.entries]
+        return check_log(rows, track.acked, track.seen)
+
+    def _report(self, played: float, checks: Mapping[str, LogCheck | None]) -> dict[str, Any]:
+        stats, done = self.stats, [c for c in checks.values() if c is not None]
+        lat = sorted(stats.latencies)
+
+        def pct(p: float) -> float | None:
+            return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 2) if lat else None
+
+        problems = {m: list(c.problems) for m, c in checks.items() if c and c.problems}
+        return {
+            "matches": len(checks),
+            "matches_checked": len(done),
+            "matches_finished": sum(t.finished for t in self.tracks),
+            "moves_acknowledged": stats.acked,
+            "seconds": round(played, 2),
+            "moves_per_second": round(stats.acked / played, 1) if played > 0 else 0.0,
+            "submit_latency_ms": {"p50": pct(0.50), "p90": pct(0.90), "p99": pct(0.99)},
+            "requests": dict(stats.requests),
+            "errors": dict(stats.errors),
+            "error_samples": dict(stats.samples),
+            "false_unavailable": stats.false_unavailable,
+            "peak_watched_matches": stats.peak_watching,
+            "watch_gaps": sum(t.watch_gaps for t in self.tracks),
+            "acknowledged_lost": sum(c.lost for c in done),
+            "matches_corrupted": sum(c.corrupted for c in done),
+            "matches_stuck": sum(t.stuck for t in self.tracks),
+            "problems": dict(list(problems.items())[:20]),
+        }
+
+
+def passed(report: Mapping[str, Any]) -> bool:
+    """True when nothing was lost, corrupted, stuck or falsely unavailable."""
+    return not any(
+        report[k]
+        for k in (
+            "acknowledged_lost",
+            "matches_corrupted",
+            "matches_stuck",
+            "false_unavailable",
+            "watch_gaps",
+        )
+    )
+
+
+def render(report: Mapping[str, Any], terminal: bool) -> str:
+    """The report as a rich table on a terminal, plain `key: value` lines otherwise."""
+    rows = [
+        (k, json.dumps(v) if isinstance(v, dict) else str(v))
+        for k, v in report.items()
+        if k != "problems"
+    ]
+    rows += [(f"problem {m}", "; ".join(p)) for m, p in report["problems"].items()]
+    if not terminal:
+        return "\n".join(f"{k}: {v}" for k, v in rows)
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="kozyr loadgen", show_header=True)
+    table.add_column("measure")
+    table.add_column("value")
+    for key, value in rows:
+        table.add_row(key, value)
+    out = StringIO()
+    Console(file=out, force_terminal=True).print(table)
+    return out.getvalue().rstrip("\n")
+
+
+async def redis_probe(url: str, timeout: float = 0.5) -> StoreProbe:
+    """A store probe that PINGs the Redis at `url` (unhealthy when it does not answer soon)."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+
+    async def healthy() -> bool:
+        try:
+            return bool(await asyncio.wait_for(client.ping(), timeout))
+        except Exception:  # any failure to answer means "not healthy" here
+            return False
+
+    return healthy
+
+
+def _arbiter_token(path: str | None) -> str | None:
+    if path:
+        return Path(path).read_text().strip() or None
+    return os.environ.get("KOZYR_ARBITER_TOKEN") or None
+
+
+def _run(args: argparse.Namespace) -> int:
+    if not (args.allow_remote or is_loopback(args.server)):
+        print(
+            f"kozyr loadgen: {args.server} is not a loopback address "
+            "(pass --allow-remote to load another machine)",
+            file=sys.stderr,
+        )
+        return 2
+    token = _arbiter_token(args.arbiter_token_file)
+    moves = args.moves_per_match
+    if token is None:
+        moves = 100_000  # without the arbiter only finished logs can be read: play to the end
+        print("kozyr loadgen: no arbiter token; playing every match to its end", file=sys.stderr)
+    try:
+        config = LoadConfig(
+            server=args.server,
+            matches=args.matches,
+            concurrency=args.concurrency,
+            game=args.game,
+            moves_per_match=moves,
+            seconds=args.seconds,
+            seed=args.seed,
+            arbiter_token=token,
+            deadline=args.deadline,
+            give_up=args.give_up,
+        )
+    except ValueError as e:
+        print(f"kozyr loadgen: {e}", file=sys.stderr)
+        return 2
+
+    async def go() -> dict[str, Any]:
+        probe = await redis_probe(args.store_url) if args.store_url else None
+        return await LoadGen(config, probe).run()
+
+    report = asyncio.run(go())
+    print(render(report, sys.stdout.isatty()))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    return 0 if passed(report) else 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `kozyr loadgen`."""
+    p = sub.add_parser(
+        "loadgen",
+        help="play many watched matches against a server and check them",
+        description="Play N matches with random legal clients that also watch "
+        "them, report throughput, latency and errors, then check "
+        "every match's log. Exit status 1 when a check fails.",
+    )
+    p.add_argument("--server", default="127.0.0.1:50051", help="host:port (loopback only)")
+    p.add_argument("--matches", type=int, default=100, help="matches to play in all")
+    p.add_argument("--concurrency", type=int, default=50, help="matches played at once")
+    p.add_argument("--game", default="dix", choices=["dix", "six-dozens", "durak-dice"])
+    p.add_argument("--moves-per-match", type=int, default=5, help="moves each match plays")
+    p.add_argument("--seconds", type=float, default=60.0, help="stop starting moves after this")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random clients")
+    p.add_argument("--deadline", type=float, default=5.0, help="deadline of each call, seconds")
+    p.add_argument(
+        "--give-up",
+        type=float,
+        default=20.0,
+        help="a match is stuck after this many seconds without progress",
+    )
+    p.add_argument("--json", default=None, metavar="FILE", help="also write the report as JSON")
+    p.add_argument(
+        "--arbiter-token-file",
+        default=None,
+        help="file holding the arbiter token (default: $KOZYR_ARBITER_TOKEN)",
+    )
+    p.add_argument(
+        "--store-url",
+        default=None,
+        help="Redis URL to PING when an UNAVAILABLE arrives (judges false ones)",
+    )
+    p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback server")
+    p.set_defaults(func=_run)

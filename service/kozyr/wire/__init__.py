@@ -1,0 +1,1 @@
+"""Protobuf <-> domain: conversion, the error table (status + ErrorInfo), receipts on the wire."""
