@@ -25,10 +25,13 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m kozyr.tools.protogen --check
 
-## Start the service on 127.0.0.1:50051 with an embedded Redis under ./data, and the web
-## table (Connect + gRPC-Web + the page) on http://127.0.0.1:8080/.
+## Start the service on 127.0.0.1:$(PORT) (50051) with an embedded Redis under ./data, and the
+## web table (Connect + gRPC-Web + the page) on http://127.0.0.1:$(WEB_PORT)/ (8080); set PORT or
+## WEB_PORT in the environment (or on the make line) to move them.
+PORT     ?= 50051
+WEB_PORT ?= 8080
 run: $(STAMP)
-	$(BIN)/kozyr serve --web-port 8080
+	$(BIN)/kozyr serve --address 127.0.0.1:$(PORT) --web-port $(WEB_PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python

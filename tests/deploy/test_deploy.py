@@ -7,6 +7,7 @@ balancer on a Redis with AOF and a password, and the package the image installs 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -150,3 +151,61 @@ def test_kozyr_health_says_serving_or_not(
     assert main(["health", "--address", server.address]) == 0
     assert "SERVING" in capsys.readouterr().out
     assert main(["health", "--address", "127.0.0.1:1", "--timeout", "1"]) == 1
+
+
+def test_every_deploy_file_serves_the_web_port() -> None:
+    """The README promises a web port (Connect, gRPC-Web and the page): the image starts it,
+    compose publishes it through Envoy, and Kubernetes exposes it on the pod and the Service."""
+    lines = dockerfile()
+    exposed = {int(p) for ln in lines if ln.startswith("EXPOSE") for p in ln.split()[1:]}
+    args = build_parser(serve_only=True).parse_args(entrypoint()[1:])
+    assert args.web_port in exposed and 50051 in exposed
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    assert f"127.0.0.1:{args.web_port}:{args.web_port}" in compose["envoy"]["ports"]
+    envoy = yaml.safe_load((DEPLOY / "envoy.yaml").read_text())["static_resources"]
+    listener = next(
+        lst
+        for lst in envoy["listeners"]
+        if lst["address"]["socket_address"]["port_value"] == args.web_port
+    )
+    routed = json.dumps(listener)
+    cluster = next(c for c in envoy["clusters"] if f'"cluster": "{c["name"]}"' in routed)
+    endpoint = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]
+    assert endpoint["address"]["socket_address"] == {"address": "kozyr", "port_value": 8080}
+    assert "http_health_check" in cluster["health_checks"][0]
+    pod = of_kind("Deployment")["spec"]["template"]["spec"]
+    ports = {p["name"]: p["containerPort"] for p in pod["containers"][0]["ports"]}
+    assert ports["web"] == args.web_port
+    service = next(
+        d for d in manifests() if d["kind"] == "Service" and d["metadata"]["name"] == "kozyr"
+    )
+    assert any(p["targetPort"] == "web" for p in service["spec"]["ports"])
+
+
+def test_the_servers_user_can_read_its_secrets_and_nobody_else() -> None:
+    """Secrets mounted root-owned and 0400 are unreadable by the pod's uid 10001: the pod's
+    fsGroup makes them group-readable for that user only; compose hands them to uid 10001."""
+    user = [ln for ln in dockerfile() if ln.startswith("USER")][-1].split()[1]
+    pod = of_kind("Deployment")["spec"]["template"]["spec"]
+    context = pod["securityContext"]
+    assert str(context["runAsUser"]) == user
+    volume = next(v for v in pod["volumes"] if v["name"] == "secrets")["secret"]
+    mode = volume["defaultMode"]
+    assert context.get("fsGroup") == context["runAsGroup"], "secrets would be root's alone"
+    assert mode & 0o040 and not mode & 0o007 and not mode & 0o222, oct(mode)
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["kozyr"]
+    for secret in compose["secrets"]:
+        assert secret["uid"] == user and int(secret["mode"]) & 0o400, secret
+        assert not int(secret["mode"]) & 0o077, secret
+
+
+def test_make_run_honours_port_and_web_port() -> None:
+    """`make run` listens where PORT and WEB_PORT say (8080 and 50051 may be taken)."""
+    env = {**os.environ, "PORT": "6123", "WEB_PORT": "6124"}
+    dry = subprocess.run(
+        ["make", "-n", "run"], cwd=repo_root(), env=env, capture_output=True, text=True, timeout=60
+    )
+    serve = dry.stdout.strip().splitlines()[-1].split()
+    assert serve[1:2] == ["serve"], dry.stdout
+    args = build_parser(serve_only=True).parse_args(serve[1:])
+    assert (args.address, args.web_port) == ("127.0.0.1:6123", 6124)
