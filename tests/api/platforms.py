@@ -30,9 +30,14 @@ WEBHOOK_SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 
 def write_config(
-    folder: Path, *, require_auth: bool = False, webhook_url: str | None = None
+    folder: Path,
+    *,
+    require_auth: bool = False,
+    webhook_url: str | None = None,
+    globex_webhook_url: str | None = None,
 ) -> Path:
-    """A --config file with two tenants: acme (HS256 tickets) and globex (EdDSA tickets)."""
+    """A --config file with two tenants: acme (HS256 tickets) and globex (EdDSA tickets), each
+    with a webhook endpoint when its URL is given."""
     (folder / "acme.secret").write_text(ACME_SECRET + "\n")
     (folder / "globex.pem").write_bytes(
         GLOBEX_PRIVATE.public_key().public_bytes(
@@ -40,10 +45,11 @@ def write_config(
         )
     )
     (folder / "acme.whsec").write_text(WEBHOOK_SECRET)
-    hook = (
-        (f'webhooks = [{{name = "main", url = "{webhook_url}", secret_file = "acme.whsec"}}]\n')
-        if webhook_url
+    hook, globex_hook = (
+        (f'webhooks = [{{name = "main", url = "{url}", secret_file = "acme.whsec"}}]\n')
+        if url
         else ""
+        for url in (webhook_url, globex_webhook_url)
     )
     path = folder / "kozyr.toml"
     path.write_text(f"""require_auth = {str(require_auth).lower()}
@@ -58,7 +64,7 @@ join_link = "https://play.acme.example/join/{{match_id}}"
 api_key_sha256 = ["{hashlib.sha256(GLOBEX_KEY.encode()).hexdigest()}"]
 ticket_public_key_file = "globex.pem"
 matches_per_minute = 100000
-""")
+{globex_hook}""")
     return path
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -17,12 +18,15 @@ import pytest
 import redis
 from standardwebhooks.webhooks import Webhook
 
+from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.cli import main as kozyr
 from kozyr.config.settings import ServerConfig, load_tenancy
 from tests.api.platforms import (
     ACME_KEY,
+    GLOBEX_KEY,
     WEBHOOK_SECRET,
     PlatformServer,
+    key,
     open_match,
     write_config,
 )
@@ -115,17 +119,16 @@ def config(retry_for_s: float) -> ServerConfig:
     )
 
 
-def feed_ids(server: PlatformServer, matches: list[str]) -> set[str]:
+def feed_ids(
+    server: PlatformServer, matches: list[str], api_key: str = ACME_KEY, tenant: str = "acme"
+) -> set[str]:
     """The webhook ids the matches' feed events must arrive under."""
-    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-    from tests.api.platforms import key
-
     wanted: set[str] = set()
-    stream = server.stub().WatchEvents(pb.WatchEventsRequest(), metadata=key(ACME_KEY), timeout=3)
+    stream = server.stub().WatchEvents(pb.WatchEventsRequest(), metadata=key(api_key), timeout=3)
     try:
         for event in stream:
             if event.match_id in matches:
-                wanted.add(f"acme-{event.cursor}")
+                wanted.add(f"{tenant}-{event.cursor}")
     except Exception:  # the deadline: the feed is read to its end
         pass
     return wanted
@@ -193,5 +196,123 @@ def test_dead_letters_are_redelivered(redis_url: str, tmp_path: Path, receiver: 
         assert kozyr(["webhooks", "redeliver", "acme", "--redis-url", redis_url]) == 0
         receiver.wait_ids(ids)
         verify(receiver, ids)
+    finally:
+        server.stop()
+
+
+class Dribbler:
+    """An endpoint that answers one byte at a time and never finishes: each connection reads
+    the request, sends a status line and headers promising a long body, then a byte every
+    0.1 s until the sender gives up (or the test ends)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.open = 0
+        self.connections = 0
+        self.lock = threading.Lock()
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._dribble, args=(conn,), daemon=True).start()
+
+    def _dribble(self, conn: socket.socket) -> None:
+        with self.lock:
+            self.open += 1
+            self.connections += 1
+        try:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+            while not self.stopped.wait(0.1):
+                conn.sendall(b".")
+        except OSError:
+            pass  # the sender hung up: its deadline for the whole try
+        finally:
+            conn.close()
+            with self.lock:
+                self.open -= 1
+
+    def wait_open(self, limit_s: float = 30.0) -> None:
+        deadline = time.monotonic() + limit_s
+        while not self.open and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert self.open, "the sender never tried the dribbling endpoint"
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.listener.close()
+
+
+@pytest.fixture
+def dribbler() -> Iterator[Dribbler]:
+    d = Dribbler()
+    yield d
+    d.close()
+
+
+def fresh_tenant_deliveries(redis_url: str, *tenants: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    for tenant in tenants:
+        for name in client.scan_iter(match=f"kozyr:{{t:{tenant}}}:wh:*"):
+            client.delete(name)
+    client.close()
+
+
+def test_a_dribbling_endpoint_of_one_tenant_never_delays_another(
+    redis_url: str, tmp_path: Path, receiver: Receiver, dribbler: Dribbler
+) -> None:
+    """acme's endpoint holds every try open (a byte at a time, under a deadline far longer than
+    the test); globex's events, committed after acme's first try began, still arrive while that
+    try is open: each tenant's deliveries go on in a loop of their own."""
+    fresh_tenant_deliveries(redis_url, "acme", "globex")
+    path = write_config(
+        tmp_path,
+        webhook_url=f"http://127.0.0.1:{dribbler.port}/hook",
+        globex_webhook_url=f"http://127.0.0.1:{receiver.port}/hook",
+    )
+    server_config = ServerConfig(webhook_timeout_s=120.0, feed_sweep_interval_s=0.2)
+    server = PlatformServer(redis_url, load_tenancy(path), config=server_config)
+    try:
+        stub = server.stub()
+        open_match(stub, ACME_KEY, named=2)
+        dribbler.wait_open()
+        first_connections = dribbler.connections
+        match_id = open_match(stub, GLOBEX_KEY, named=2)
+        wanted = feed_ids(server, [match_id], GLOBEX_KEY, "globex")
+        assert len(wanted) == 2  # created, started
+        receiver.wait_ids(wanted)
+        assert dribbler.open and dribbler.connections == first_connections, (
+            "acme's first try ended before globex's events arrived"
+        )
+    finally:
+        server.stop()
+
+
+def test_a_try_has_one_deadline_for_the_whole_attempt(
+    redis_url: str, tmp_path: Path, dribbler: Dribbler
+) -> None:
+    """A per-read timeout never fires on an endpoint that sends a byte every 0.1 s; the try's
+    own deadline does: the failure is recorded with its reason and the event tried again."""
+    fresh_tenant_deliveries(redis_url, "acme")
+    path = write_config(tmp_path, webhook_url=f"http://127.0.0.1:{dribbler.port}/hook")
+    server = PlatformServer(redis_url, load_tenancy(path), config=config(retry_for_s=600))
+    try:
+        open_match(server.stub(), ACME_KEY, named=2)
+        client = redis.Redis.from_url(redis_url, decode_responses=True)
+        deadline = time.monotonic() + 30
+        why: dict[str, str] = {}
+        while not why and time.monotonic() < deadline:
+            why = client.hgetall("kozyr:{t:acme}:wh:why")
+            time.sleep(0.05)
+        client.close()
+        assert why, "the dribbling try never failed"
+        assert all(w.startswith("timeout the whole try took over 0.3 s") for w in why.values())
+        dribbler.wait_open()
     finally:
         server.stop()

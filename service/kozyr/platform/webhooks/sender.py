@@ -8,13 +8,20 @@ A 2xx answer delivers it; anything else (an error status, a timeout, a refused c
 tried again after 1, 2, 4, ... backoff periods up to a cap, until it has been tried for
 `webhook_retry_for_s`, then it is a dead letter (`kozyr webhooks redeliver` revives it). All of
 it lives in Redis (platform/webhooks/deliveries.py), so a restarted sender goes on where it stopped.
+
+Tenants are isolated: each has a loop of its own, so one tenant's slow, hanging or dribbling
+endpoint never delays another's deliveries; and each try has one deadline for the whole attempt
+(connect, send, the whole response), not a timeout per read that a dribbling endpoint resets.
+Every failure is logged at WARNING and counted (`WebhookStats`, exported as metrics).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import httpx
@@ -42,6 +49,22 @@ def signed_headers(
     }
 
 
+@dataclass
+class WebhookStats:
+    """What the sender did, by tenant: deliveries made, failed tries by kind (an HTTP status,
+    a timeout, a refused connection) and each delivered try's duration, for the metrics."""
+
+    delivered: Counter[str] = field(default_factory=Counter)
+    failed: Counter[tuple[str, str]] = field(default_factory=Counter)
+    dead: Counter[str] = field(default_factory=Counter)
+    seconds: list[tuple[str, float]] = field(default_factory=list)  # drained by the metrics
+
+    def took(self, tenant: str, seconds: float) -> None:
+        """Note one delivered try's duration (bounded: the metrics drain it)."""
+        if len(self.seconds) < 10_000:
+            self.seconds.append((tenant, seconds))
+
+
 class Sender:
     """Delivers every configured tenant's events to its endpoints."""
 
@@ -60,6 +83,7 @@ class Sender:
             t.id: {e.name: e for e in t.webhooks} for t in tenancy.tenants.values() if t.webhooks
         }
         self._client = httpx.AsyncClient(timeout=config.webhook_timeout_s, follow_redirects=False)
+        self.stats = WebhookStats()
 
     @property
     def active(self) -> bool:
@@ -72,17 +96,16 @@ class Sender:
         for tenant in self._endpoints:
             await self.deliveries.start(tenant)
 
-    async def round(self) -> int:
-        """One round over every tenant; how many tries were made."""
+    async def tenant_round(self, tenant: str) -> int:
+        """One round of one tenant: its new events become deliveries, its due ones are tried
+        (at most CLAIM at once); how many tries were made."""
         now_ms = int(self._clock() * 1000)
         lease_ms = int((self.config.webhook_timeout_s + 5.0) * 1000)
-        tries = []
-        for tenant, endpoints in self._endpoints.items():
-            await self.deliveries.enqueue(tenant, sorted(endpoints), now_ms)
-            for delivery in await self.deliveries.claim(tenant, now_ms, lease_ms, CLAIM):
-                tries.append(self._try(tenant, delivery))
-        await asyncio.gather(*tries)
-        return len(tries)
+        endpoints = self._endpoints[tenant]
+        await self.deliveries.enqueue(tenant, sorted(endpoints), now_ms)
+        claimed = await self.deliveries.claim(tenant, now_ms, lease_ms, CLAIM)
+        await asyncio.gather(*(self._try(tenant, delivery) for delivery in claimed))
+        return len(claimed)
 
     async def _try(self, tenant: str, delivery: str) -> None:
         name, _, cursor = delivery.partition("|")
@@ -93,12 +116,11 @@ class Sender:
             return
         body = item.body()
         headers = signed_headers(endpoint, f"{tenant}-{cursor}", body, self._clock())
-        try:
-            answer = await self._client.post(endpoint.url, content=body.encode(), headers=headers)
-            why = "" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
-        except httpx.HTTPError as e:
-            why = f"{type(e).__name__}"
+        started = time.monotonic()
+        why = await self._post(endpoint.url, body, headers)
         if not why:
+            self.stats.delivered[tenant] += 1
+            self.stats.took(tenant, time.monotonic() - started)
             await self.deliveries.delivered(tenant, delivery)
             return
         config = self.config
@@ -111,22 +133,43 @@ class Sender:
             backoff_ms=int(config.webhook_backoff_s * 1000),
             backoff_max_ms=int(config.webhook_backoff_max_s * 1000),
         )
-        log.info("webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why, dead=dead)
+        self.stats.failed[(tenant, why.split(" ")[0])] += 1
+        self.stats.dead[tenant] += int(bool(dead))
+        log.warning(
+            "webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why, dead=dead
+        )
+
+    async def _post(self, url: str, body: str, headers: dict[str, str]) -> str:
+        """POST one try within one deadline for the whole attempt; why it failed, or ""."""
+        limit = self.config.webhook_timeout_s
+        try:
+            async with asyncio.timeout(limit):
+                answer = await self._client.post(url, content=body.encode(), headers=headers)
+        except TimeoutError:
+            return f"timeout the whole try took over {limit:g} s"
+        except httpx.HTTPError as e:
+            return f"{type(e).__name__}"
+        return "" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
 
     async def run_forever(self, interval_s: float = 0.2) -> None:
-        """Rounds until cancelled (then the HTTP client is closed); a store that is away is
-        tried again."""
+        """A loop per tenant until cancelled (then the HTTP client is closed)."""
         try:
-            while True:
-                try:
-                    sent = await self.round()
-                except Exception:  # Redis away, or a bug: log it, go on - never stop sending
-                    log.exception("webhook_round_failed")
-                    sent = 0
-                if not sent:
-                    await asyncio.sleep(interval_s)
+            async with asyncio.TaskGroup() as loops:
+                for tenant in self._endpoints:
+                    loops.create_task(self._tenant_forever(tenant, interval_s))
         finally:
             await self.close()
+
+    async def _tenant_forever(self, tenant: str, interval_s: float) -> None:
+        """One tenant's rounds: its store being away is tried again, never stops the others."""
+        while True:
+            try:
+                sent = await self.tenant_round(tenant)
+            except Exception:  # Redis away, or a bug: log it, go on - never stop sending
+                log.exception("webhook_round_failed", tenant=tenant)
+                sent = 0
+            if not sent:
+                await asyncio.sleep(interval_s)
 
     async def close(self) -> None:
         """Close the HTTP client and the deliveries' connections."""
