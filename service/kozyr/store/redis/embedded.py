@@ -47,6 +47,7 @@ except (AttributeError, OSError):
     pass  # not Linux: the owner's lock and the pid file check still catch an orphan
 if os.getppid() != int(sys.argv[1]):
     sys.exit(1)  # the parent died before the death signal was armed
+os.umask(0o077)  # what Redis writes (the append-only file, its log) is the owner's alone
 os.execv(sys.argv[2], sys.argv[2:])
 """
 
@@ -95,7 +96,7 @@ class FolderLock:
         """Take the lock and write our pid and `address`; FolderInUse when someone has it,
         FolderUnusable when the folder cannot be made or written."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as e:
             raise FolderUnusable(f"cannot use data folder {self.folder}: {e.strerror}") from None
@@ -128,6 +129,27 @@ class FolderLock:
             os.ftruncate(self._file, 0)
             os.close(self._file)
             self._file = None
+
+
+def owner_only(folder: Path) -> None:
+    """Make the data folder 0700 and everything in it 0600 (folders 0700): the append-only file
+    holds every match's log, the current hand's stock order included, and no other local user
+    may read it. Checked at every start; FolderUnusable when it cannot be made so."""
+    try:
+        for path in [folder, *folder.rglob("*")]:
+            if path.is_symlink() or path.is_socket():
+                continue  # the socket's own mode is unixsocketperm's
+            mode = 0o700 if path.is_dir() else 0o600
+            if path.stat().st_mode & 0o777 != mode:
+                path.chmod(mode)
+    except OSError as e:
+        raise FolderUnusable(f"cannot make {folder} readable by its owner only: {e}") from None
+
+
+def _write_owner_only(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
 
 
 def _redis_pid_alive(pid: int, config: Path) -> bool:
@@ -256,7 +278,9 @@ class EmbeddedRedis:
         self._reap_orphan(config)
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
-        config.write_text(
+        owner_only(self.data_dir)
+        _write_owner_only(
+            config,
             "\n".join(
                 [
                     "port 0",
@@ -271,7 +295,7 @@ class EmbeddedRedis:
                     f'logfile "{self.data_dir / "redis.log"}"',
                 ]
             )
-            + "\n"
+            + "\n",
         )
         self.process = subprocess.Popen(
             [
