@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import redis.asyncio as aioredis
-import redis.exceptions
 
 from kozyr.store.port import store_full
 from kozyr.store.redis.connect import AsyncClient, translated
@@ -202,11 +201,8 @@ class RedisPlatformStore:
     @contextlib.asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
         async with self._gate():
-            try:
-                with translated():
-                    yield
-            except redis.exceptions.OutOfMemoryError as e:
-                raise store_full() from e
+            with translated():  # a full Redis, in any form, is STORE_FULL
+                yield
 
     async def commit(
         self,

@@ -159,13 +159,25 @@ def store_error(e: BaseException) -> MatchError | None:
         return MatchError(
             Kind.UNAVAILABLE, "STORE_LOADING", "the event store is loading its data; retry shortly"
         )
-    if isinstance(e, redis.exceptions.ResponseError) and str(e).startswith("OOM"):
+    if out_of_memory(e):
         return store_full()
     if torn_write(e):
         return MatchError(
             Kind.UNAVAILABLE, "STORE_UNAVAILABLE", "the event store is unreachable; retry shortly"
         )
     return None
+
+
+def out_of_memory(e: BaseException) -> bool:
+    """Whether `e` is Redis refusing a write at its maxmemory, in each form it reaches us:
+    redis-py's OutOfMemoryError (its text has lost the "OOM" prefix), a script's error that
+    wraps the refused call ("Error running script ... -OOM command not allowed ..."), and a
+    lane's reply error, which keeps the prefix."""
+    if isinstance(e, redis.exceptions.OutOfMemoryError):
+        return True
+    return isinstance(e, redis.exceptions.ResponseError) and (
+        str(e).startswith("OOM") or "-OOM command not allowed" in str(e)
+    )
 
 
 # Where a write on a connection closed under it fails: redis-py's asyncio connection and the
