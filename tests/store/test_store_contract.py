@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from kozyr.match.log import Entry
-from kozyr.store.memory import MemoryStore
-from kozyr.store.port import Store
+from kozyr.store.memory import MemoryStore, MemoryTicks
+from kozyr.store.port import Store, Ticks
+from kozyr.store.redis.names import tick_channel
 from kozyr.store.redis.streams import RedisStore, log_key, prev_of
 
 Body = Callable[[Store, str], Awaitable[None]]
@@ -28,6 +29,15 @@ class StoreContract:
     async def delete_top(self, store: Store, match_id: str, count: int) -> None:
         """Delete the newest `count` entries the way XDEL does."""
         raise NotImplementedError
+
+    async def ring_late(self, store: Store, ticks: Ticks, match_id: str, version: int) -> None:
+        """Ring the tick of `version` now, as a publication that reaches the listener late
+        does (a cluster forwards a PUBLISH to the subscriber's node over its bus)."""
+        if isinstance(store, RedisStore):
+            await store.redis.publish(tick_channel(match_id), version)
+        else:
+            assert isinstance(ticks, MemoryTicks)
+            ticks.heard(match_id, version)
 
     def run(self, body: Body) -> None:
         async def main() -> None:
@@ -191,6 +201,31 @@ class StoreContract:
                         break
                 assert heard == [(m, 3)]
                 assert [r.version for r in await store.read_watched(m, 1)] == [2, 3]
+            finally:
+                await ticks.close()
+
+        self.run(body)
+
+    def test_a_tick_at_or_below_the_subscribed_version_is_no_news(self) -> None:
+        """An append made before the subscription, published to the listener after it, is
+        never reported: subscribe answered that version already (the race a loaded cluster
+        run showed, reproduced here by ringing the stale ticks after subscribing)."""
+
+        async def body(store: Store, m: str) -> None:
+            await store.append(m, 0, "", "e1", "h1")
+            await store.append(m, 1, "", "e2", "h2")
+            ticks = store.ticks()
+            try:
+                assert await ticks.subscribe([m]) == {m: 2}
+                await self.ring_late(store, ticks, m, 1)
+                await self.ring_late(store, ticks, m, 2)
+                await store.append(m, 2, "", "e3", "h3")
+                heard: list[tuple[str, int]] = []
+                for _ in range(100):
+                    heard += await ticks.next(0.05)
+                    if (m, 3) in heard:
+                        break
+                assert heard == [(m, 3)]
             finally:
                 await ticks.close()
 

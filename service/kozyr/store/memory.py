@@ -198,22 +198,25 @@ class MemoryTicks:
 
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
-        self._matches: set[str] = set()
+        self._matches: dict[str, int] = {}  # subscribed, with the version subscribe answered
         self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
 
     def heard(self, match_id: str, version: int) -> None:
-        """The store appended `version` to `match_id`."""
-        if match_id in self._matches:
+        """The store appended `version` to `match_id` (no news at or below the subscribed
+        version: see Ticks.next)."""
+        if version > self._matches.get(match_id, version):
             self._queue.put_nowait((match_id, version))
 
     async def subscribe(self, match_ids: Collection[str]) -> dict[str, int]:
         """See Ticks.subscribe."""
-        self._matches.update(match_ids)
-        return {m: await self._store.version(m) for m in match_ids}
+        tops = {m: await self._store.version(m) for m in match_ids}
+        self._matches.update(tops)
+        return tops
 
     async def unsubscribe(self, match_ids: Collection[str]) -> None:
         """See Ticks.unsubscribe."""
-        self._matches.difference_update(match_ids)
+        for match_id in match_ids:
+            self._matches.pop(match_id, None)
 
     async def next(self, timeout: float) -> list[tuple[str, int]]:
         """See Ticks.next."""

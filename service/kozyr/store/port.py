@@ -164,7 +164,9 @@ class Ticks(Protocol):
         ...
 
     async def next(self, timeout: float) -> list[tuple[str, int]]:
-        """The (match id, version) ticks heard within `timeout` seconds (often none)."""
+        """The (match id, version) ticks heard within `timeout` seconds (often none); only
+        versions past the one `subscribe` answered (an append before the subscription may be
+        published to the listener after it, e.g. over a cluster's bus: it is not news)."""
         ...
 
     async def close(self) -> None:

@@ -116,7 +116,9 @@ class LaneTicks:
         self._settings: Mapping[str, Any] = client.connection_pool.connection_kwargs
         self._listener: _Listener | None = None
         self._subscribed = 0  # SUBSCRIBE confirmations to expect in all
-        self._matches: set[str] = set()  # a tick of a match just left is dropped
+        # Each subscribed match with the version its subscription read: a tick of a match
+        # just left, or at or below that version (no news), is dropped.
+        self._matches: dict[str, int] = {}
 
     async def _connected(self) -> _Listener:
         if self._listener is None:
@@ -151,14 +153,15 @@ class LaneTicks:
             if listener.lost is not None:
                 raise listener.lost
             tops = await _tops(self._client, ids)
-        self._matches.update(ids)
+        self._matches.update(tops)
         return tops
 
     async def unsubscribe(self, match_ids: Collection[str]) -> None:
         """See Ticks.unsubscribe (not waited for: a late tick is dropped)."""
         with translated():
             (await self._connected()).write("UNSUBSCRIBE", *(tick_channel(m) for m in match_ids))
-        self._matches.difference_update(match_ids)
+        for match_id in match_ids:
+            self._matches.pop(match_id, None)
 
     async def next(self, timeout: float) -> list[tuple[str, int]]:
         """See Ticks.next."""
@@ -181,9 +184,9 @@ class LaneTicks:
         taken = listener.heard[:MAX_HEARD]
         del listener.heard[:MAX_HEARD]
         return [
-            (match_id, int(version))
-            for channel, version in taken
-            if (match_id := match_of(channel)) in self._matches
+            (match_id, version)
+            for channel, text in taken
+            if (version := int(text)) > self._matches.get(match_id := match_of(channel), version)
         ]
 
     async def close(self) -> None:
@@ -207,10 +210,11 @@ class RedisTicks:
         self._client = client
         self._sharded = sharded
         self._pubsub: Any = None
-        # What is subscribed now: an UNSUBSCRIBE is not waited for, and in a cluster a PUBLISH
-        # reaches the subscriber's node over the bus, so a tick of a match just left may still
-        # arrive; it is dropped here.
-        self._matches: set[str] = set()
+        # What is subscribed now, with the version its subscription read. In a cluster a
+        # PUBLISH reaches the subscriber's node over the bus, late: a tick of a match just left
+        # may still arrive, and so may one of an append made before the subscription (at or
+        # below the version it read); both are dropped here. An UNSUBSCRIBE is not waited for.
+        self._matches: dict[str, int] = {}
 
     async def _connected(self) -> Any:
         if self._pubsub is None:
@@ -235,7 +239,7 @@ class RedisTicks:
             else:
                 await self._pubsub.subscribe(*channels)
             tops = await _tops(self._client, ids)
-        self._matches.update(ids)
+        self._matches.update(tops)
         return tops
 
     async def unsubscribe(self, match_ids: Collection[str]) -> None:
@@ -247,7 +251,8 @@ class RedisTicks:
                     await self._pubsub.sunsubscribe(channel)
             else:
                 await self._pubsub.unsubscribe(*channels)
-        self._matches.difference_update(match_ids)
+        for match_id in match_ids:
+            self._matches.pop(match_id, None)
 
     async def _message(self, timeout: float) -> dict[str, Any] | None:
         if self._sharded:
@@ -266,11 +271,10 @@ class RedisTicks:
         with translated():
             message = await self._message(timeout)
             while message is not None and len(heard) < 10_000:
-                if (
-                    message.get("type") in ("message", "smessage")
-                    and (match_id := match_of(message["channel"])) in self._matches
-                ):
-                    heard.append((match_id, int(message["data"])))
+                if message.get("type") in ("message", "smessage") and (
+                    version := int(message["data"])
+                ) > self._matches.get(match_id := match_of(message["channel"]), version):
+                    heard.append((match_id, version))
                 message = await self._message(0)
         return heard
 
