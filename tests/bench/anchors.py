@@ -6,13 +6,22 @@ The anchors live in their own folders: OpenSpiel (pip `open-spiel`, pinned in th
 .anchors/venv, boardgame.io (npm, pinned with its lock file) in .anchors/bgio. The boardgame.io
 games are small ports of Dix's and Six Dozens' shapes (tests/bench/peers/bgio_playout.mjs);
 OpenSpiel's is its own hearts, the trick-taking game closest to Dix.
+
+Both sides get the same work: one hand (or one Durak game) each, as the peers play one; chance
+costs each side one draw of a seeded `random.Random` per outcome, as a move does
+(tests/bench/peers/chance.py): OpenSpiel's chance nodes are picked like moves, and Kozyr's deck
+order and die rolls are drawn by the harness and given as a prearranged Setup, instead of the
+HMAC-SHA256 stream the service deals from (the cryptographic deal is the service's price for
+fairness, not the rules' speed). tests/bench/test_anchors.py checks both sides draw that way.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -23,25 +32,71 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from kozyr.games import GAMES  # noqa: E402
-from tests.bench.bench import PLAYERS, playout  # noqa: E402
+from kozyr.games import GAMES, Game, fold  # noqa: E402
+from kozyr.games.contract import Setup  # noqa: E402
+from tests.bench.bench import PLAYERS  # noqa: E402
+from tests.bench.peers.chance import draw, rolls, shuffled  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "peers"
 ANCHORS = ROOT / ".anchors"
 RUNS = 5
 # Which anchor each Kozyr game is set beside.
 BGIO_OF = {"dix": "trick", "six-dozens": "shed", "durak-dice": "trick"}
+# One hand (one game of Durak), as hearts and the boardgame.io ports play one.
+ONE_HAND = {"dix": {"single_hand": "true"}, "six-dozens": {"max_hands": "1"}, "durak-dice": {}}
+
+
+@functools.cache
+def full_deck(name: str) -> tuple[Any, ...]:
+    """Every card of the game's one-hand deck, in a fixed order (read once from a started
+    match: the harness's work, not the playout's)."""
+    game, players = GAMES[name], PLAYERS[name]
+    config = game.make_config(ONE_HAND[name], players)
+    events = game.start(config, [f"p{i}" for i in range(players)], b"deck")
+    return tuple(
+        sorted((c for zone in game.zones(fold(game, events)).values() for c in zone), key=str)
+    )
+
+
+def anchor_start(name: str, rng: random.Random) -> tuple[Game, list[Any], int]:
+    """The opening events of one hand whose chance the harness drew, and how many draws that
+    took: the first dealer, Fisher-Yates' n - 1 picks, the die rolls."""
+    game, players = GAMES[name], PLAYERS[name]
+    config = game.make_config(ONE_HAND[name], players)
+    deck = shuffled(rng, full_deck(name))
+    dice = rolls(rng, len(deck)) if name == "durak-dice" else []
+    setup = Setup(draw(rng, players), (tuple(deck),), (tuple(dice),) if dice else ())
+    events = list(game.start(config, [f"p{i}" for i in range(players)], b"anchor", setup))
+    return game, events, 1 + (len(deck) - 1) + len(dice)
+
+
+def anchor_playout(name: str, rng: random.Random) -> tuple[int, int]:
+    """One hand of a Kozyr game at random, its chance drawn like its moves: (moves, chance
+    outcomes drawn). The full rules decide every move."""
+    game, events, chance = anchor_start(name, rng)
+    state = fold(game, events)
+    moves = 0
+    to_act, legal_commands, decide, evolve = (
+        game.to_act,
+        game.legal_commands,
+        game.decide,
+        game.evolve,
+    )
+    while (seat := to_act(state)) is not None:
+        legal = legal_commands(state, seat)
+        for event in decide(state, seat, legal[draw(rng, len(legal))]):
+            state = evolve(state, event)
+        moves += 1
+    return moves, chance
 
 
 def kozyr_rate(name: str, seconds: float, run: int) -> float:
-    """Moves/s of random playouts of one Kozyr game (the full rules)."""
-    game, players = GAMES[name], PLAYERS[name]
-    moves = matches = 0
+    """Moves/s of random one-hand playouts of one Kozyr game (the full rules)."""
+    rng = random.Random(run)
+    moves = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        n, _ = playout(game, players, f"anchor-{run}-{matches}".encode())
-        moves += n
-        matches += 1
+        moves += anchor_playout(name, rng)[0]
     return moves / (time.perf_counter() - start)
 
 
