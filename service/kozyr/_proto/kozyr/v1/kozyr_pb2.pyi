@@ -13,7 +13,8 @@ arbiter token the server was started with sees everything. Platforms (docs/platf
 signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
-`reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
+`reason` is a stable code, the bare name of an ErrorReason value (errors.proto), and whose
+metadata holds the lowerCamelCase keys `matchId` and `seat` where known (AIP-193).
   INVALID_ARGUMENT     malformed request (bad id, unknown card code, empty or oversized field)
   FAILED_PRECONDITION  the rules refuse the move in this state (reason: NOT_YOUR_TURN,
                        CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, MATCH_OVER, …), or the match
@@ -722,12 +723,14 @@ class Refusal(_message.Message):
     code: _builtins.int
     """The gRPC status code (3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, …)."""
     reason: _builtins.str
-    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION_VALUE, …)."""
+    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION_VALUE, …): an ErrorReason
+    value's name without its ERROR_REASON_ prefix.
+    """
     message: _builtins.str
     """A sentence a person can act on."""
     @_builtins.property
     def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
-        """The ErrorInfo metadata."""
+        """The ErrorInfo metadata (lowerCamelCase keys: matchId, seat, rule)."""
 
     def __init__(
         self,
@@ -2289,7 +2292,9 @@ class SessionRefusal(_message.Message):
     code: _builtins.int
     """The gRPC status code the unary call would have answered (e.g. 9 FAILED_PRECONDITION)."""
     reason: _builtins.str
-    """The stable reason, as in ErrorInfo (NOT_YOUR_TURN, STALE_VERSION, BAD_TOKEN, ...)."""
+    """The stable reason, as in ErrorInfo (NOT_YOUR_TURN, STALE_VERSION, BAD_TOKEN, ...): an
+    ErrorReason value's name without its ERROR_REASON_ prefix.
+    """
     message: _builtins.str
     """One sentence."""
     def __init__(

@@ -13,7 +13,8 @@ arbiter token the server was started with sees everything. Platforms (docs/platf
 signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
-`reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
+`reason` is a stable code, the bare name of an ErrorReason value (errors.proto), and whose
+metadata holds the lowerCamelCase keys `matchId` and `seat` where known (AIP-193).
   INVALID_ARGUMENT     malformed request (bad id, unknown card code, empty or oversized field)
   FAILED_PRECONDITION  the rules refuse the move in this state (reason: NOT_YOUR_TURN,
                        CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, MATCH_OVER, …), or the match
