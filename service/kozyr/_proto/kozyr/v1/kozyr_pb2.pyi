@@ -41,6 +41,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _Suit:
@@ -2897,15 +2902,31 @@ class TenantEvent(_message.Message):
     """seat.joined: the platform's user id ("" for none)."""
     name: _builtins.str
     """seat.joined: the display name."""
-    termination: _builtins.str
-    """match.ended: how it ended ("" while the server records none)."""
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def termination(self) -> _builtins.str:
+        """Deprecated: read outcome.termination. match.ended: how it ended as text ("NORMAL",
+        "RESIGNED", …; "" for events recorded before the server filled it). Kept for one release
+        cycle, then removed (docs/api.md).
+        """
+
+    @termination.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def termination(self, value: _builtins.str) -> None:
+        """Deprecated: read outcome.termination. match.ended: how it ended as text ("NORMAL",
+        "RESIGNED", …; "" for events recorded before the server filled it). Kept for one release
+        cycle, then removed (docs/api.md).
+        """
+
     head_hash: _builtins.str
     """match.ended: the hash of the final entry, the head of the match's hash chain."""
     json: _builtins.str
     """The event as the webhook body carries it (JSON)."""
     @_builtins.property
     def outcome(self) -> Global___Outcome:
-        """match.ended: the outcome."""
+        """match.ended: the outcome; outcome.termination is how the match ended (the Termination
+        enum, as in MatchView.outcome).
+        """
 
     def __init__(
         self,
