@@ -33,11 +33,19 @@ WEB_PORT ?= 8080
 run: $(STAMP)
 	$(BIN)/kozyr serve --address 127.0.0.1:$(PORT) --web-port $(WEB_PORT)
 
+## The Python checks, then the contract's: `buf lint` (STANDARD) and `buf breaking` (FILE)
+## against the last released contract, protos/released/kozyr-v1.binpb (protos/buf.yaml says
+## how to renew it). buf is the one pinned in web/package.json, installed when missing.
+BUF := web/node_modules/.bin/buf
+RELEASED := protos/released/kozyr-v1.binpb
 lint: $(STAMP)
 	$(BIN)/ruff check service tests clients/python
 	$(BIN)/ruff format --check service tests clients/python
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	test -x $(BUF) || (cd web && npm ci --no-audit --no-fund)
+	$(BUF) lint protos
+	$(BUF) breaking protos --against $(RELEASED)
 
 # pytest exits 5 when it selected no test at all: a lane that runs nothing must fail, loudly.
 PYTEST = $(BIN)/python -m pytest

@@ -297,7 +297,7 @@ def test_a_refusal_names_its_rule_only_when_the_server_gives_one() -> None:
     from kozyr.terminal.play import refusal
 
     def error(message: str, rule: str | None) -> KozyrError:
-        meta = {"match_id": "m", "seat": "0", **({"rule": rule} if rule else {})}
+        meta = {"matchId": "m", "seat": "0", **({"rule": rule} if rule else {})}
         return KozyrError(grpc.StatusCode.FAILED_PRECONDITION, "MUST_FOLLOW_SUIT", message, meta)
 
     said = "You must follow suit: you hold ♠ (2S was led)."

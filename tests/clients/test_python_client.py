@@ -15,7 +15,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.match.log import Entry
-from kozyr_client import KozyrClient, KozyrError, SeatClient, Watch, moves
+from kozyr_client import ErrorReason, KozyrClient, KozyrError, SeatClient, Watch, moves
 from tests.clients.conftest import RestartableServer
 from tests.clients.netfault import Proxy
 from tests.conftest import ARBITER, ServerThread
@@ -109,8 +109,9 @@ def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> N
             idle.move(moves.play("dix", idle.view().dix.hand[0]))
         e = info.value
         assert (e.code, e.reason) == (Code.FAILED_PRECONDITION, "NOT_YOUR_TURN")
-        assert e.metadata == {"match_id": match_id, "seat": str(1 - view.to_act), "rule": "DIX-4"}
+        assert e.metadata == {"matchId": match_id, "seat": str(1 - view.to_act), "rule": "DIX-4"}
         assert e.message and not e.transport
+        assert e.error_reason == ErrorReason.ERROR_REASON_NOT_YOUR_TURN
 
         with pytest.raises(KozyrError) as info:
             client.spectate(match_id).move(mover.legal_moves()[0])

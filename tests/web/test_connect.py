@@ -94,7 +94,7 @@ def test_refusals_carry_the_same_error_info(web: Web) -> None:
     assert refused.value.code == Code.FAILED_PRECONDITION
     info = _info(refused.value)
     assert info.reason == "NOT_YOUR_TURN" and info.metadata["rule"]
-    assert info.metadata["match_id"] == match_id and info.metadata["seat"] == str(waiting)
+    assert info.metadata["matchId"] == match_id and info.metadata["seat"] == str(waiting)
     status, body = _post_json(web, "GetMatch", {"matchId": "../etc"})
     assert status == 400 and body["code"] == "invalid_argument"
     # No card of the hand in the refusal's text or its ErrorInfo (read from its base64, where

@@ -155,7 +155,7 @@ def test_bad_moves_are_refused_precisely_and_change_nothing(
 
     info = error_info(error)  # type: ignore[arg-type]
     assert info is not None and info.domain == "kozyr.v1"
-    assert info.metadata["match_id"] == match_id and info.metadata["seat"] == str(other)
+    assert info.metadata["matchId"] == match_id and info.metadata["seat"] == str(other)
 
     assert redis_client.xlen(log_key(match_id)) == length, "a refused request appended"
     # The right move with the right version still works afterwards.

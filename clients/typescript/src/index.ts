@@ -11,6 +11,7 @@ import { Code, ConnectError, createClient, type Client } from "@connectrpc/conne
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { create } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { ErrorReason } from "./gen/kozyr/v1/errors_pb.js";
 import {
   EndReason,
   KozyrService,
@@ -34,6 +35,7 @@ import {
 } from "./gen/kozyr/v1/kozyr_pb.js";
 
 export * from "./gen/kozyr/v1/kozyr_pb.js";
+export * from "./gen/kozyr/v1/errors_pb.js";
 export { Code } from "@connectrpc/connect";
 
 /** A client of the KozyrService. */
@@ -60,6 +62,15 @@ export class KozyrError extends Error {
   ) {
     super(`${Code[code]} ${reason}: ${message}`);
     this.name = "KozyrError";
+  }
+
+  /**
+   * The reason as the contract's ErrorReason enum (UNSPECIFIED for a transport error or a reason
+   * these stubs do not know yet). Metadata keys are lowerCamelCase: matchId, seat, rule, limit.
+   */
+  get errorReason(): ErrorReason {
+    const value = (ErrorReason as unknown as Record<string, unknown>)[this.reason];
+    return typeof value === "number" ? (value as ErrorReason) : ErrorReason.UNSPECIFIED;
   }
 
   /** The KozyrError of anything a call threw (transport errors get the code's name as reason). */

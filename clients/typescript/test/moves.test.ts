@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
-  Code, KozyrError, MatchStatus, MatchViewSchema, TimeControlKind, clockLine, clockText, timeLeft, MoveSchema, ReceiptSchema, Receipts, describeMove, moveOf, signedBytes,
+  Code, ErrorReason, KozyrError, MatchStatus, MatchViewSchema, TimeControlKind, clockLine, clockText, timeLeft, MoveSchema, ReceiptSchema, Receipts, describeMove, moveOf, signedBytes,
   verifyReceipt, type ReceiptJson,
 } from "../src/index.js";
 
@@ -73,4 +73,11 @@ test("the clock counts the seat to act down to its deadline, and reads as people
   assert.equal(clockText(3_725_000), "1:02:05");
   assert.deepEqual(timeLeft(create(MatchViewSchema, {})), []);
   assert.equal(clockLine(create(MatchViewSchema, {})), "");
+});
+
+test("errorReason reads the reason as the contract's ErrorReason enum", () => {
+  const refused = new KozyrError(Code.FailedPrecondition, "MUST_FOLLOW_SUIT", "follow", { matchId: "m", seat: "0" });
+  assert.equal(refused.errorReason, ErrorReason.MUST_FOLLOW_SUIT);
+  assert.equal(new KozyrError(Code.Internal, "SOMETHING_NEW", "?").errorReason, ErrorReason.UNSPECIFIED);
+  assert.equal(KozyrError.from(new Error("boom")).errorReason, ErrorReason.UNSPECIFIED);
 });

@@ -15,6 +15,7 @@ from kozyr.match import limits, phases
 from kozyr.match.errors import bad_request
 from kozyr.platform.publisher import Platform
 from kozyr.platform.tenant_store import FeedItem
+from kozyr.wire import clockview
 from kozyr.wire.status import bounded
 
 DEFAULT_PAGE, MAX_PAGE = 50, 500
@@ -173,6 +174,7 @@ def tenant_event(item: FeedItem, data: dict[str, Any] | None = None) -> pb.Tenan
     if "seat" in data:
         event.seat = data["seat"]
         event.user, event.name = data["user"], data["name"]
+    ending = data.get("termination", "")
     if data.get("outcome"):
         outcome = data["outcome"]
         event.outcome.CopyFrom(
@@ -180,6 +182,8 @@ def tenant_event(item: FeedItem, data: dict[str, Any] | None = None) -> pb.Tenan
                 winners=outcome["winners"], scores=outcome["scores"], reason=outcome["reason"]
             )
         )
-    event.termination = data.get("termination", "")
+        # The enum is the contract (outcome.termination); the string is kept one cycle.
+        event.outcome.termination = clockview.TERMINATIONS.get(ending, pb.TERMINATION_UNSPECIFIED)
+    event.termination = ending
     event.head_hash = data.get("head_hash", "")
     return event

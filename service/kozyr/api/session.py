@@ -34,7 +34,7 @@ from kozyr.engine import Engine
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.wire import convert, receipt_messages
-from kozyr.wire.status import STATUS, bounded
+from kozyr.wire.status import STATUS, bounded, reason_name
 
 log = structlog.get_logger("kozyr.api")
 
@@ -381,7 +381,8 @@ class Session:
             refusal = push.refusal
             refusal.match_id, refusal.seat = bounded(match_id), seat
             refusal.command_id, refusal.code = bounded(command_id), STATUS[error.kind].value[0]
-            refusal.reason, refusal.message = error.code, bounded(error.message, 1024)
+            refusal.reason = reason_name(error.code)
+            refusal.message = bounded(error.message, 1024)
 
 
 def _receipt(push: pb.Decision | pb.SeatFinished, receipt: Any) -> None:

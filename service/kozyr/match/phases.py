@@ -50,7 +50,7 @@ class LifecycleEvent:
     user: str = ""
     name: str = ""
     outcome: Outcome | None = None
-    termination: str = ""  # how a match ended: left for the clocks' terminations
+    termination: str = ""  # how a match ended (R-7): NORMAL, RESIGNED, TIMED_OUT, …
     head: str = ""
 
     def data(self) -> dict[str, Any]:
@@ -97,7 +97,8 @@ def events_of(before: MatchRecord | None, step: Step, head: str) -> list[Lifecyc
     if after.started and (before is None or not before.started):
         out.append(event(STARTED))
     if after.finished and (before is None or not before.finished):
-        out.append(event(ENDED, outcome=after.outcome, head=head))
+        ending = after.outcome.termination if after.outcome is not None else ""
+        out.append(event(ENDED, outcome=after.outcome, termination=ending, head=head))
     return out
 
 

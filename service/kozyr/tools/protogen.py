@@ -17,9 +17,9 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PROTOS = ROOT / "protos"
-OUT = Path(__file__).resolve().parent / "_proto"
+OUT = Path(__file__).resolve().parents[1] / "_proto"  # kozyr/_proto
 
 
 def generate(out: Path) -> None:

@@ -27,7 +27,7 @@ from kozyr.match.errors import bad_request
 from kozyr.match.limits import MAX_CARD_TEXT
 from kozyr.match.log import LIFECYCLE_EVENTS, MatchCreated, SeatJoined, SeedRevealed
 from kozyr.match.record import MatchRecord
-from kozyr.wire import clockview
+from kozyr.wire import clockview, event_messages
 
 # Which oneof field of MatchView / Move belongs to which game.
 TABLE_FIELD = {"dix": "dix", "six-dozens": "six_dozens", "durak-dice": "durak_dice"}
@@ -375,12 +375,15 @@ def events_for(
         visible = event if arbiter else _redact(game, event, viewer)
         if visible is None:
             continue
+        data = encode(visible)
         message = pb.Event(
             version=version,
             type=type(visible).__name__,
-            data_json=jsontext.dumps(encode(visible)),
+            data_json=jsontext.dumps(data),
             text=_describe(game, visible),
         )
+        # The typed event from the same redacted data as data_json: never more than it.
+        event_messages.fill_event(message, TABLE_FIELD.get(game.NAME, ""), visible, data)
         if (
             shown is not None
             and not arbiter

@@ -1,8 +1,9 @@
 """The one table that maps engine errors to gRPC statuses, with google.rpc.ErrorInfo details.
 
-Every error carries exactly one ErrorInfo (AIP-193): `reason` is the stable code, `domain` is
-"kozyr.v1", and `metadata` holds `match_id`, `seat` and `rule` (the rule ID of docs/rules.md
-behind a refused move or option) where known.
+Every error carries exactly one ErrorInfo (AIP-193): `reason` is the stable code, the name of a
+kozyr.v1.ErrorReason value without its prefix, `domain` is "kozyr.v1", and `metadata` holds the
+lowerCamelCase keys `matchId`, `seat` and `rule` (the rule ID of docs/rules.md behind a refused
+move or option) where known, and `limit` on RESOURCE_EXHAUSTED.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from kozyr._proto.kozyr.v1 import errors_pb2
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.limits import MATCH_ID
@@ -20,7 +22,31 @@ from kozyr.wire.errorinfo import DOMAIN, error_info
 # An error message is ours, but may quote a bounded piece of the request: cap it anyway.
 MAX_MESSAGE = 1024
 
-__all__ = ["DOMAIN", "STATUS", "bounded", "error_info", "exhausted", "refusal", "to_status"]
+__all__ = [
+    "DOMAIN",
+    "REASONS",
+    "STATUS",
+    "bounded",
+    "error_info",
+    "exhausted",
+    "reason_name",
+    "refusal",
+    "to_status",
+]
+
+PREFIX = "ERROR_REASON_"
+# Every reason the wire may carry: the ErrorReason values' names without the prefix (AIP-193).
+REASONS = frozenset(
+    name.removeprefix(PREFIX)
+    for name in errors_pb2.ErrorReason.DESCRIPTOR.values_by_name
+    if name != "ERROR_REASON_UNSPECIFIED"
+)
+
+
+def reason_name(code: str) -> str:
+    """ErrorInfo.reason for an engine code: its ErrorReason value's bare name. A code missing
+    from the enum (tests/wire/test_reasons.py keeps there being none) goes out as INTERNAL."""
+    return code if code in REASONS else "INTERNAL"
 
 
 STATUS: dict[Kind, grpc.StatusCode] = {
@@ -38,9 +64,9 @@ STATUS: dict[Kind, grpc.StatusCode] = {
 
 
 def _info(error: MatchError) -> error_details_pb2.ErrorInfo:
-    info = error_details_pb2.ErrorInfo(reason=error.code, domain=DOMAIN)
+    info = error_details_pb2.ErrorInfo(reason=reason_name(error.code), domain=DOMAIN)
     if error.match_id and MATCH_ID.fullmatch(error.match_id):  # never echo a hostile id
-        info.metadata["match_id"] = error.match_id
+        info.metadata["matchId"] = error.match_id
     if error.seat is not None:
         info.metadata["seat"] = str(error.seat)
     if error.rule:
@@ -85,7 +111,7 @@ def bounded(text: object, limit: int = MAX_ECHO) -> str:
 
 def exhausted(reason: str, subject: str, description: str, retry_after_s: float) -> grpc.Status:
     """RESOURCE_EXHAUSTED with ErrorInfo, google.rpc.QuotaFailure and RetryInfo details."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
+    info = error_details_pb2.ErrorInfo(reason=reason_name(reason), domain=DOMAIN)
     info.metadata["limit"] = subject
     quota = error_details_pb2.QuotaFailure(
         violations=[

@@ -1,10 +1,12 @@
 """kozyr_client: a typed synchronous Python client of the Kozyr gRPC service (kozyr.v1).
 
 The messages it takes and returns are the generated classes of `kozyr._proto.kozyr.v1.kozyr_pb2`
-(re-exported here as `pb`).
+(re-exported here as `pb`); the error reasons are `kozyr._proto.kozyr.v1.errors_pb2.ErrorReason`
+(re-exported here as `ErrorReason`).
 """
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1.errors_pb2 import ErrorReason
 from kozyr_client import clock, moves
 from kozyr_client.client import (
     Backoff,
@@ -25,6 +27,7 @@ from kozyr_client.spread import spread_connections
 __all__ = [
     "Backoff",
     "Created",
+    "ErrorReason",
     "Feed",
     "Joined",
     "KozyrClient",

@@ -2,9 +2,10 @@
 
 Every error the Kozyr service sends carries one google.rpc.ErrorInfo (AIP-193, domain
 "kozyr.v1") whose `reason` is a stable code such as NOT_YOUR_TURN or MUST_FOLLOW_SUIT and whose
-metadata holds `match_id` and `seat`. Errors of the transport itself (server down, connection
-reset) carry none; their `reason` is the status code's name ("UNAVAILABLE") and `transport` is
-True.
+metadata holds the lowerCamelCase keys `matchId`, `seat` and `rule` (and `limit`). The reasons
+are the values of the kozyr.v1.ErrorReason enum (`error_reason` gives the value). Errors of the
+transport itself (server down, connection reset) carry none; their `reason` is the status code's
+name ("UNAVAILABLE") and `transport` is True.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+
+from kozyr._proto.kozyr.v1 import errors_pb2
 
 DOMAIN = "kozyr.v1"
 
@@ -34,6 +37,15 @@ class KozyrError(Exception):
         self.message = message
         self.metadata: dict[str, str] = dict(metadata or {})
         self.transport = transport
+
+    @property
+    def error_reason(self) -> errors_pb2.ErrorReason.ValueType:
+        """The reason as a kozyr.v1.ErrorReason value (UNSPECIFIED for a transport error or a
+        reason this client's stubs do not know yet)."""
+        name = f"ERROR_REASON_{self.reason}"
+        if self.transport or name not in errors_pb2.ErrorReason.DESCRIPTOR.values_by_name:
+            return errors_pb2.ERROR_REASON_UNSPECIFIED
+        return errors_pb2.ErrorReason.Value(name)
 
     def __repr__(self) -> str:
         return f"KozyrError({self.code.name}, {self.reason!r}, {self.message!r}, {self.metadata!r})"

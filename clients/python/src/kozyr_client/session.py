@@ -248,9 +248,9 @@ class PlaySession:
                 refusal.reason,
                 refusal.message,
                 {
-                    "match_id": refusal.match_id,
+                    "matchId": refusal.match_id,
                     "seat": str(refusal.seat),
-                    "command_id": refusal.command_id,
+                    "commandId": refusal.command_id,
                 },
             )
 

@@ -94,6 +94,8 @@ class KozyrService(Protocol):
         Streams every update after from_version as the caller may see it, until the match ends
         (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
         UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -154,6 +156,8 @@ class KozyrService(Protocol):
         happens (the results feed; docs/platforms.md). The call's initial metadata
         `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
         event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -169,6 +173,9 @@ class KozyrService(Protocol):
         harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
         carry several seats, moves and pushes at once: a bot serving many seats pays one message
         for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -581,6 +588,8 @@ class KozyrServiceClient(ConnectClient):
         Streams every update after from_version as the caller may see it, until the match ends
         (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
         UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         return self.execute_server_stream(
             request=request,
@@ -760,6 +769,8 @@ class KozyrServiceClient(ConnectClient):
         happens (the results feed; docs/platforms.md). The call's initial metadata
         `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
         event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         return self.execute_server_stream(
             request=request,
@@ -792,6 +803,9 @@ class KozyrServiceClient(ConnectClient):
         harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
         carry several seats, moves and pushes at once: a bot serving many seats pays one message
         for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         return self.execute_bidi_stream(
             request=request,
@@ -864,6 +878,8 @@ class KozyrServiceSync(Protocol):
         Streams every update after from_version as the caller may see it, until the match ends
         (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
         UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -924,6 +940,8 @@ class KozyrServiceSync(Protocol):
         happens (the results feed; docs/platforms.md). The call's initial metadata
         `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
         event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -939,6 +957,9 @@ class KozyrServiceSync(Protocol):
         harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
         carry several seats, moves and pushes at once: a bot serving many seats pays one message
         for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1349,6 +1370,8 @@ class KozyrServiceClientSync(ConnectClientSync):
         Streams every update after from_version as the caller may see it, until the match ends
         (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
         UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         return self.execute_server_stream(
             request=request,
@@ -1528,6 +1551,8 @@ class KozyrServiceClientSync(ConnectClientSync):
         happens (the results feed; docs/platforms.md). The call's initial metadata
         `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
         event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         return self.execute_server_stream(
             request=request,
@@ -1560,6 +1585,9 @@ class KozyrServiceClientSync(ConnectClientSync):
         harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
         carry several seats, moves and pushes at once: a bot serving many seats pays one message
         for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         return self.execute_bidi_stream(
             request=request,

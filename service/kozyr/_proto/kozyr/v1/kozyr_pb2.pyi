@@ -13,7 +13,8 @@ arbiter token the server was started with sees everything. Platforms (docs/platf
 signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
-`reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
+`reason` is a stable code, the bare name of an ErrorReason value (errors.proto), and whose
+metadata holds the lowerCamelCase keys `matchId` and `seat` where known (AIP-193).
   INVALID_ARGUMENT     malformed request (bad id, unknown card code, empty or oversized field)
   FAILED_PRECONDITION  the rules refuse the move in this state (reason: NOT_YOUR_TURN,
                        CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, MATCH_OVER, …), or the match
@@ -39,6 +40,11 @@ if sys.version_info >= (3, 11):
     from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -722,12 +728,14 @@ class Refusal(_message.Message):
     code: _builtins.int
     """The gRPC status code (3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, …)."""
     reason: _builtins.str
-    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION_VALUE, …)."""
+    """The google.rpc.ErrorInfo reason (UNKNOWN_GAME, BAD_OPTION_VALUE, …): an ErrorReason
+    value's name without its ERROR_REASON_ prefix.
+    """
     message: _builtins.str
     """A sentence a person can act on."""
     @_builtins.property
     def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
-        """The ErrorInfo metadata."""
+        """The ErrorInfo metadata (lowerCamelCase keys: matchId, seat, rule)."""
 
     def __init__(
         self,
@@ -1611,14 +1619,214 @@ class Event(_message.Message):
     TYPE_FIELD_NUMBER: _builtins.int
     DATA_JSON_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    MATCH_CREATED_FIELD_NUMBER: _builtins.int
+    SEAT_JOINED_FIELD_NUMBER: _builtins.int
+    SEED_REVEALED_FIELD_NUMBER: _builtins.int
+    MATCH_TERMS_FIELD_NUMBER: _builtins.int
+    RESIGNED_FIELD_NUMBER: _builtins.int
+    ABORTED_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    ABANDONED_FIELD_NUMBER: _builtins.int
+    EXPIRED_FIELD_NUMBER: _builtins.int
+    MATCH_STARTED_FIELD_NUMBER: _builtins.int
+    FIRST_DEALER_CHOSEN_FIELD_NUMBER: _builtins.int
+    DEALT_FIELD_NUMBER: _builtins.int
+    DIX_TURNED_UP_FIELD_NUMBER: _builtins.int
+    DIX_CARD_PLAYED_FIELD_NUMBER: _builtins.int
+    DIX_TRICK_WON_FIELD_NUMBER: _builtins.int
+    DIX_HAND_ENDED_FIELD_NUMBER: _builtins.int
+    DIX_MATCH_ENDED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_BANK_TURNED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_CARD_PLAYED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_PLAYER_OUT_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_TURN_SKIPPED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_PASSED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_BANK_COVERED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_HAND_SETTLED_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_MATCH_ENDED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_TRUMP_TURNED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_BOUT_STARTED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_ATTACKED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_THROWN_IN_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_BEATEN_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_PASSED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_PLAYER_OUT_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_DISCARDED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_TOOK_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_GAME_ENDED_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_MATCH_ENDED_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version of the log entry the event belongs to."""
     type: _builtins.str
     """The event's type name, e.g. "TrickWon"."""
-    data_json: _builtins.str
-    """The event's fields as a JSON object, hidden cards removed for this viewer."""
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def data_json(self) -> _builtins.str:
+        """Deprecated: read `event`. The event's fields as a JSON object, hidden cards removed for
+        this viewer (the games' JSON form). Kept for one release cycle, then removed (docs/api.md).
+        """
+
+    @data_json.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def data_json(self, value: _builtins.str) -> None:
+        """Deprecated: read `event`. The event's fields as a JSON object, hidden cards removed for
+        this viewer (the games' JSON form). Kept for one release cycle, then removed (docs/api.md).
+        """
+
     text: _builtins.str
     """One line for people."""
+    @_builtins.property
+    def match_created(self) -> Global___MatchCreated:
+        """--- every match ---
+        The match was created (entry 1).
+        """
+
+    @_builtins.property
+    def seat_joined(self) -> Global___SeatJoined:
+        """A seat was taken."""
+
+    @_builtins.property
+    def seed_revealed(self) -> Global___SeedRevealed:
+        """The match is over and the server seed is revealed."""
+
+    @_builtins.property
+    def match_terms(self) -> Global___MatchTerms:
+        """The match's clock terms (entry 1, with a time control, policy or bots)."""
+
+    @_builtins.property
+    def resigned(self) -> Global___Resigned:
+        """A seat resigned."""
+
+    @_builtins.property
+    def aborted(self) -> Global___Aborted:
+        """A seat aborted the match."""
+
+    @_builtins.property
+    def timed_out(self) -> Global___TimedOut:
+        """A seat's time ran out."""
+
+    @_builtins.property
+    def abandoned(self) -> Global___Abandoned:
+        """An abandoned seat's opponent claimed the win."""
+
+    @_builtins.property
+    def expired(self) -> Global___Expired:
+        """The open seats were never filled."""
+
+    @_builtins.property
+    def match_started(self) -> Global___MatchStarted:
+        """Every seat was taken: the game starts."""
+
+    @_builtins.property
+    def first_dealer_chosen(self) -> Global___FirstDealerChosen:
+        """The first dealer was chosen."""
+
+    @_builtins.property
+    def dealt(self) -> Global___Dealt:
+        """A hand (Durak: a game) was dealt."""
+
+    @_builtins.property
+    def dix_turned_up(self) -> Global___DixTurnedUp:
+        """--- Dix ---
+        The turn-up card set the trump.
+        """
+
+    @_builtins.property
+    def dix_card_played(self) -> Global___DixCardPlayed:
+        """A card was played."""
+
+    @_builtins.property
+    def dix_trick_won(self) -> Global___DixTrickWon:
+        """A trick was won (and the winner then the other drew)."""
+
+    @_builtins.property
+    def dix_hand_ended(self) -> Global___DixHandEnded:
+        """A hand was scored."""
+
+    @_builtins.property
+    def dix_match_ended(self) -> Global___DixMatchEnded:
+        """The match ended."""
+
+    @_builtins.property
+    def six_dozens_bank_turned(self) -> Global___SixDozensBankTurned:
+        """--- Six Dozens ---
+        The bank's first card was turned.
+        """
+
+    @_builtins.property
+    def six_dozens_card_played(self) -> Global___SixDozensCardPlayed:
+        """A card went on the bank."""
+
+    @_builtins.property
+    def six_dozens_player_out(self) -> Global___SixDozensPlayerOut:
+        """A seat went out of the hand."""
+
+    @_builtins.property
+    def six_dozens_turn_skipped(self) -> Global___SixDozensTurnSkipped:
+        """A seat's turn was skipped (a 7)."""
+
+    @_builtins.property
+    def six_dozens_passed(self) -> Global___SixDozensPassed:
+        """A seat could not play."""
+
+    @_builtins.property
+    def six_dozens_bank_covered(self) -> Global___SixDozensBankCovered:
+        """The bank was covered."""
+
+    @_builtins.property
+    def six_dozens_hand_settled(self) -> Global___SixDozensHandSettled:
+        """A hand was settled."""
+
+    @_builtins.property
+    def six_dozens_match_ended(self) -> Global___SixDozensMatchEnded:
+        """The match ended."""
+
+    @_builtins.property
+    def durak_dice_trump_turned(self) -> Global___DurakDiceTrumpTurned:
+        """--- Durak with dice ---
+        The trump card was turned.
+        """
+
+    @_builtins.property
+    def durak_dice_bout_started(self) -> Global___DurakDiceBoutStarted:
+        """A bout started."""
+
+    @_builtins.property
+    def durak_dice_attacked(self) -> Global___DurakDiceAttacked:
+        """A seat attacked."""
+
+    @_builtins.property
+    def durak_dice_thrown_in(self) -> Global___DurakDiceThrownIn:
+        """A seat threw a card in."""
+
+    @_builtins.property
+    def durak_dice_beaten(self) -> Global___DurakDiceBeaten:
+        """The defender beat a card."""
+
+    @_builtins.property
+    def durak_dice_passed(self) -> Global___DurakDicePassed:
+        """A seat declined to throw in."""
+
+    @_builtins.property
+    def durak_dice_player_out(self) -> Global___DurakDicePlayerOut:
+        """A seat went out of the game."""
+
+    @_builtins.property
+    def durak_dice_discarded(self) -> Global___DurakDiceDiscarded:
+        """The bout was beaten off."""
+
+    @_builtins.property
+    def durak_dice_took(self) -> Global___DurakDiceTook:
+        """The defender picked the table up."""
+
+    @_builtins.property
+    def durak_dice_game_ended(self) -> Global___DurakDiceGameEnded:
+        """A game of the match ended."""
+
+    @_builtins.property
+    def durak_dice_match_ended(self) -> Global___DurakDiceMatchEnded:
+        """The match ended."""
+
     def __init__(
         self,
         *,
@@ -1626,14 +1834,1481 @@ class Event(_message.Message):
         type: _builtins.str = ...,
         data_json: _builtins.str = ...,
         text: _builtins.str = ...,
+        match_created: Global___MatchCreated | None = ...,
+        seat_joined: Global___SeatJoined | None = ...,
+        seed_revealed: Global___SeedRevealed | None = ...,
+        match_terms: Global___MatchTerms | None = ...,
+        resigned: Global___Resigned | None = ...,
+        aborted: Global___Aborted | None = ...,
+        timed_out: Global___TimedOut | None = ...,
+        abandoned: Global___Abandoned | None = ...,
+        expired: Global___Expired | None = ...,
+        match_started: Global___MatchStarted | None = ...,
+        first_dealer_chosen: Global___FirstDealerChosen | None = ...,
+        dealt: Global___Dealt | None = ...,
+        dix_turned_up: Global___DixTurnedUp | None = ...,
+        dix_card_played: Global___DixCardPlayed | None = ...,
+        dix_trick_won: Global___DixTrickWon | None = ...,
+        dix_hand_ended: Global___DixHandEnded | None = ...,
+        dix_match_ended: Global___DixMatchEnded | None = ...,
+        six_dozens_bank_turned: Global___SixDozensBankTurned | None = ...,
+        six_dozens_card_played: Global___SixDozensCardPlayed | None = ...,
+        six_dozens_player_out: Global___SixDozensPlayerOut | None = ...,
+        six_dozens_turn_skipped: Global___SixDozensTurnSkipped | None = ...,
+        six_dozens_passed: Global___SixDozensPassed | None = ...,
+        six_dozens_bank_covered: Global___SixDozensBankCovered | None = ...,
+        six_dozens_hand_settled: Global___SixDozensHandSettled | None = ...,
+        six_dozens_match_ended: Global___SixDozensMatchEnded | None = ...,
+        durak_dice_trump_turned: Global___DurakDiceTrumpTurned | None = ...,
+        durak_dice_bout_started: Global___DurakDiceBoutStarted | None = ...,
+        durak_dice_attacked: Global___DurakDiceAttacked | None = ...,
+        durak_dice_thrown_in: Global___DurakDiceThrownIn | None = ...,
+        durak_dice_beaten: Global___DurakDiceBeaten | None = ...,
+        durak_dice_passed: Global___DurakDicePassed | None = ...,
+        durak_dice_player_out: Global___DurakDicePlayerOut | None = ...,
+        durak_dice_discarded: Global___DurakDiceDiscarded | None = ...,
+        durak_dice_took: Global___DurakDiceTook | None = ...,
+        durak_dice_game_ended: Global___DurakDiceGameEnded | None = ...,
+        durak_dice_match_ended: Global___DurakDiceMatchEnded | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["abandoned", b"abandoned", "aborted", b"aborted", "dealt", b"dealt", "dix_card_played", b"dix_card_played", "dix_hand_ended", b"dix_hand_ended", "dix_match_ended", b"dix_match_ended", "dix_trick_won", b"dix_trick_won", "dix_turned_up", b"dix_turned_up", "durak_dice_attacked", b"durak_dice_attacked", "durak_dice_beaten", b"durak_dice_beaten", "durak_dice_bout_started", b"durak_dice_bout_started", "durak_dice_discarded", b"durak_dice_discarded", "durak_dice_game_ended", b"durak_dice_game_ended", "durak_dice_match_ended", b"durak_dice_match_ended", "durak_dice_passed", b"durak_dice_passed", "durak_dice_player_out", b"durak_dice_player_out", "durak_dice_thrown_in", b"durak_dice_thrown_in", "durak_dice_took", b"durak_dice_took", "durak_dice_trump_turned", b"durak_dice_trump_turned", "event", b"event", "expired", b"expired", "first_dealer_chosen", b"first_dealer_chosen", "match_created", b"match_created", "match_started", b"match_started", "match_terms", b"match_terms", "resigned", b"resigned", "seat_joined", b"seat_joined", "seed_revealed", b"seed_revealed", "six_dozens_bank_covered", b"six_dozens_bank_covered", "six_dozens_bank_turned", b"six_dozens_bank_turned", "six_dozens_card_played", b"six_dozens_card_played", "six_dozens_hand_settled", b"six_dozens_hand_settled", "six_dozens_match_ended", b"six_dozens_match_ended", "six_dozens_passed", b"six_dozens_passed", "six_dozens_player_out", b"six_dozens_player_out", "six_dozens_turn_skipped", b"six_dozens_turn_skipped", "timed_out", b"timed_out"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned", b"abandoned", "aborted", b"aborted", "data_json", b"data_json", "dealt", b"dealt", "dix_card_played", b"dix_card_played", "dix_hand_ended", b"dix_hand_ended", "dix_match_ended", b"dix_match_ended", "dix_trick_won", b"dix_trick_won", "dix_turned_up", b"dix_turned_up", "durak_dice_attacked", b"durak_dice_attacked", "durak_dice_beaten", b"durak_dice_beaten", "durak_dice_bout_started", b"durak_dice_bout_started", "durak_dice_discarded", b"durak_dice_discarded", "durak_dice_game_ended", b"durak_dice_game_ended", "durak_dice_match_ended", b"durak_dice_match_ended", "durak_dice_passed", b"durak_dice_passed", "durak_dice_player_out", b"durak_dice_player_out", "durak_dice_thrown_in", b"durak_dice_thrown_in", "durak_dice_took", b"durak_dice_took", "durak_dice_trump_turned", b"durak_dice_trump_turned", "event", b"event", "expired", b"expired", "first_dealer_chosen", b"first_dealer_chosen", "match_created", b"match_created", "match_started", b"match_started", "match_terms", b"match_terms", "resigned", b"resigned", "seat_joined", b"seat_joined", "seed_revealed", b"seed_revealed", "six_dozens_bank_covered", b"six_dozens_bank_covered", "six_dozens_bank_turned", b"six_dozens_bank_turned", "six_dozens_card_played", b"six_dozens_card_played", "six_dozens_hand_settled", b"six_dozens_hand_settled", "six_dozens_match_ended", b"six_dozens_match_ended", "six_dozens_passed", b"six_dozens_passed", "six_dozens_player_out", b"six_dozens_player_out", "six_dozens_turn_skipped", b"six_dozens_turn_skipped", "text", b"text", "timed_out", b"timed_out", "type", b"type", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "seat_joined", "seed_revealed", "match_terms", "resigned", "aborted", "timed_out", "abandoned", "expired", "match_started", "first_dealer_chosen", "dealt", "dix_turned_up", "dix_card_played", "dix_trick_won", "dix_hand_ended", "dix_match_ended", "six_dozens_bank_turned", "six_dozens_card_played", "six_dozens_player_out", "six_dozens_turn_skipped", "six_dozens_passed", "six_dozens_bank_covered", "six_dozens_hand_settled", "six_dozens_match_ended", "durak_dice_trump_turned", "durak_dice_bout_started", "durak_dice_attacked", "durak_dice_thrown_in", "durak_dice_beaten", "durak_dice_passed", "durak_dice_player_out", "durak_dice_discarded", "durak_dice_took", "durak_dice_game_ended", "durak_dice_match_ended"]  # noqa: Y015
+    _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
+
+Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class Cards(_message.Message):
+    """--- typed events: every match ---
+
+    The cards of one seat or one deck, codes such as "10H".
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards, in order."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_json", b"data_json", "text", b"text", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Event: _TypeAlias = Event  # noqa: Y015
+Global___Cards: _TypeAlias = Cards  # noqa: Y015
+
+@_typing.final
+class DieRolls(_message.Message):
+    """One game's die rolls (Durak), values 1..6."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALUES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The values, in order."""
+
+    def __init__(
+        self,
+        *,
+        values: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["values", b"values"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DieRolls: _TypeAlias = DieRolls  # noqa: Y015
+
+@_typing.final
+class MatchOption(_message.Message):
+    """One option of a match, as text."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The option's name."""
+    value: _builtins.str
+    """Its value as text."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        value: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchOption: _TypeAlias = MatchOption  # noqa: Y015
+
+@_typing.final
+class MatchCreated(_message.Message):
+    """The match was created."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    RULES_VERSION_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    CONTRIBUTIONS_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    PREARRANGED_FIELD_NUMBER: _builtins.int
+    FIRST_DEALER_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    USERS_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    game: _builtins.str
+    """The game."""
+    rules_version: _builtins.str
+    """The version of the rules."""
+    commitment: _builtins.str
+    """SHA-256 commitment to the server seed, hex."""
+    prearranged: _builtins.bool
+    """True for a prearranged deal."""
+    first_dealer: _builtins.int
+    """The fixed first dealer, if any."""
+    @_builtins.property
+    def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchOption]:
+        """The options, in order."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The seats' names ("" for an open seat)."""
+
+    @_builtins.property
+    def contributions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The seats' seed contributions, hex."""
+
+    @_builtins.property
+    def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Cards]:
+        """Prearranged decks (hidden from every viewer but the arbiter)."""
+
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedCompositeFieldContainer[Global___DieRolls]:
+        """Prearranged die rolls (hidden likewise)."""
+
+    @_builtins.property
+    def users(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The seats' platform user ids."""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        rules_version: _builtins.str = ...,
+        options: _abc.Iterable[Global___MatchOption] | None = ...,
+        seats: _abc.Iterable[_builtins.str] | None = ...,
+        contributions: _abc.Iterable[_builtins.str] | None = ...,
+        commitment: _builtins.str = ...,
+        prearranged: _builtins.bool = ...,
+        first_dealer: _builtins.int | None = ...,
+        decks: _abc.Iterable[Global___Cards] | None = ...,
+        dice: _abc.Iterable[Global___DieRolls] | None = ...,
+        users: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "first_dealer", b"first_dealer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "commitment", b"commitment", "contributions", b"contributions", "decks", b"decks", "dice", b"dice", "first_dealer", b"first_dealer", "game", b"game", "match_id", b"match_id", "options", b"options", "prearranged", b"prearranged", "rules_version", b"rules_version", "seats", b"seats", "users", b"users"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
+    _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__first_dealer) -> _WhichOneofReturnType__first_dealer | None: ...
+
+Global___MatchCreated: _TypeAlias = MatchCreated  # noqa: Y015
+
+@_typing.final
+class SeatJoined(_message.Message):
+    """A seat was taken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    name: _builtins.str
+    """The player's name."""
+    contribution: _builtins.str
+    """The seat's seed contribution, hex."""
+    user: _builtins.str
+    """The platform's user id ("" for none)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        name: _builtins.str = ...,
+        contribution: _builtins.str = ...,
+        user: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contribution", b"contribution", "name", b"name", "seat", b"seat", "user", b"user"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatJoined: _TypeAlias = SeatJoined  # noqa: Y015
+
+@_typing.final
+class SeedRevealed(_message.Message):
+    """The match is over: the server seed is revealed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SERVER_SEED_FIELD_NUMBER: _builtins.int
+    HEAD_FIELD_NUMBER: _builtins.int
+    server_seed: _builtins.str
+    """The server seed, hex."""
+    head: _builtins.str
+    """The hash of the entry before it."""
+    def __init__(
+        self,
+        *,
+        server_seed: _builtins.str = ...,
+        head: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["head", b"head", "server_seed", b"server_seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeedRevealed: _TypeAlias = SeedRevealed  # noqa: Y015
+
+@_typing.final
+class MatchTerms(_message.Message):
+    """The match's clock terms (docs/rules.md R-7 … R-9)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOTS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    LIMIT_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    INCREMENT_MS_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    POLICY_BOT_FIELD_NUMBER: _builtins.int
+    GRACE_MS_FIELD_NUMBER: _builtins.int
+    EXPIRE_MS_FIELD_NUMBER: _builtins.int
+    clock: _builtins.str
+    """NONE, DECISION, FISCHER or CORRESPONDENCE."""
+    limit_ms: _builtins.int
+    """Ms per decision."""
+    bank_ms: _builtins.int
+    """Each seat's starting bank, ms."""
+    increment_ms: _builtins.int
+    """Ms added after each decision."""
+    policy: _builtins.str
+    """FORFEIT, AUTO_MOVE or BOT."""
+    policy_bot: _builtins.str
+    """The BOT policy's bot."""
+    grace_ms: _builtins.int
+    """The abandonment grace, ms."""
+    expire_ms: _builtins.int
+    """How long open seats are waited for, ms."""
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The server-side bot of each seat ("" for a person)."""
+
+    def __init__(
+        self,
+        *,
+        bots: _abc.Iterable[_builtins.str] | None = ...,
+        clock: _builtins.str = ...,
+        limit_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        increment_ms: _builtins.int = ...,
+        policy: _builtins.str = ...,
+        policy_bot: _builtins.str = ...,
+        grace_ms: _builtins.int = ...,
+        expire_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "bots", b"bots", "clock", b"clock", "expire_ms", b"expire_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "limit_ms", b"limit_ms", "policy", b"policy", "policy_bot", b"policy_bot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchTerms: _TypeAlias = MatchTerms  # noqa: Y015
+
+@_typing.final
+class Resigned(_message.Message):
+    """A seat resigned."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Resigned: _TypeAlias = Resigned  # noqa: Y015
+
+@_typing.final
+class Aborted(_message.Message):
+    """A seat aborted the match."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Aborted: _TypeAlias = Aborted  # noqa: Y015
+
+@_typing.final
+class TimedOut(_message.Message):
+    """A seat's time ran out."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    deadline_ms: _builtins.int
+    """The deadline it missed, Unix ms."""
+    policy: _builtins.str
+    """The policy applied."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline_ms: _builtins.int = ...,
+        policy: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "policy", b"policy", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimedOut: _TypeAlias = TimedOut  # noqa: Y015
+
+@_typing.final
+class Abandoned(_message.Message):
+    """An abandoned seat's opponent claimed the win."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CLAIMANT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The abandoned seat."""
+    claimant: _builtins.int
+    """The seat that claimed."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        claimant: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimant", b"claimant", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Abandoned: _TypeAlias = Abandoned  # noqa: Y015
+
+@_typing.final
+class Expired(_message.Message):
+    """The open seats were never filled."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The open seats."""
+
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Expired: _TypeAlias = Expired  # noqa: Y015
+
+@_typing.final
+class DixConfig(_message.Message):
+    """A Dix match's configuration."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TARGET_FIELD_NUMBER: _builtins.int
+    FIRST_LEAD_FIELD_NUMBER: _builtins.int
+    TIEBREAK_TENS_FIELD_NUMBER: _builtins.int
+    SINGLE_HAND_FIELD_NUMBER: _builtins.int
+    MAX_HANDS_FIELD_NUMBER: _builtins.int
+    target: _builtins.int
+    """The score that ends the match."""
+    first_lead: _builtins.str
+    """Who leads first."""
+    tiebreak_tens: _builtins.str
+    """How ten-ties are broken."""
+    single_hand: _builtins.bool
+    """True: one hand only."""
+    max_hands: _builtins.int
+    """The most hands."""
+    def __init__(
+        self,
+        *,
+        target: _builtins.int = ...,
+        first_lead: _builtins.str = ...,
+        tiebreak_tens: _builtins.str = ...,
+        single_hand: _builtins.bool = ...,
+        max_hands: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_lead", b"first_lead", "max_hands", b"max_hands", "single_hand", b"single_hand", "target", b"target", "tiebreak_tens", b"tiebreak_tens"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DixConfig: _TypeAlias = DixConfig  # noqa: Y015
+
+@_typing.final
+class SixDozensConfig(_message.Message):
+    """A Six Dozens match's configuration."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECK_FIELD_NUMBER: _builtins.int
+    TRUMPS_FIELD_NUMBER: _builtins.int
+    TRUMP_SUITS_FIELD_NUMBER: _builtins.int
+    SEVEN_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    MAX_HANDS_FIELD_NUMBER: _builtins.int
+    FINAL_KITTY_FIELD_NUMBER: _builtins.int
+    EIGHT_ON_TRUMPS_FIELD_NUMBER: _builtins.int
+    deck: _builtins.int
+    """The deck size."""
+    trumps: _builtins.str
+    """The trump mode."""
+    seven: _builtins.str
+    """What a 7 does."""
+    dealer: _builtins.str
+    """Who deals next."""
+    max_hands: _builtins.int
+    """The most hands."""
+    final_kitty: _builtins.str
+    """What becomes of the last kitty."""
+    eight_on_trumps: _builtins.bool
+    """Whether an 8 may go on trumps."""
+    @_builtins.property
+    def trump_suits(self) -> _containers.RepeatedScalarFieldContainer[Global___Suit.ValueType]:
+        """The trump suits in order."""
+
+    def __init__(
+        self,
+        *,
+        deck: _builtins.int = ...,
+        trumps: _builtins.str = ...,
+        trump_suits: _abc.Iterable[Global___Suit.ValueType] | None = ...,
+        seven: _builtins.str = ...,
+        dealer: _builtins.str = ...,
+        max_hands: _builtins.int = ...,
+        final_kitty: _builtins.str = ...,
+        eight_on_trumps: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "deck", b"deck", "eight_on_trumps", b"eight_on_trumps", "final_kitty", b"final_kitty", "max_hands", b"max_hands", "seven", b"seven", "trump_suits", b"trump_suits", "trumps", b"trumps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensConfig: _TypeAlias = SixDozensConfig  # noqa: Y015
+
+@_typing.final
+class DurakDiceConfig(_message.Message):
+    """A Durak-with-dice match's configuration."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECK_FIELD_NUMBER: _builtins.int
+    NEXT_FIRST_FIELD_NUMBER: _builtins.int
+    MAX_ATTACKS_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    MAX_BOUTS_FIELD_NUMBER: _builtins.int
+    deck: _builtins.int
+    """The deck size."""
+    next_first: _builtins.str
+    """Who opens the next game."""
+    max_attacks: _builtins.int
+    """The most attack cards a bout (0: the defender's hand)."""
+    games: _builtins.int
+    """Games in the match."""
+    max_bouts: _builtins.int
+    """The most bouts a game."""
+    def __init__(
+        self,
+        *,
+        deck: _builtins.int = ...,
+        next_first: _builtins.str = ...,
+        max_attacks: _builtins.int = ...,
+        games: _builtins.int = ...,
+        max_bouts: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck", b"deck", "games", b"games", "max_attacks", b"max_attacks", "max_bouts", b"max_bouts", "next_first", b"next_first"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceConfig: _TypeAlias = DurakDiceConfig  # noqa: Y015
+
+@_typing.final
+class MatchStarted(_message.Message):
+    """Every seat was taken: the game starts."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DIX_FIELD_NUMBER: _builtins.int
+    SIX_DOZENS_FIELD_NUMBER: _builtins.int
+    DURAK_DICE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    FIRST_DEALER_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
+    DICE_FIELD_NUMBER: _builtins.int
+    PREARRANGED_FIELD_NUMBER: _builtins.int
+    seed: _builtins.str
+    """The match seed, hex ("" for every viewer but the arbiter)."""
+    first_dealer: _builtins.int
+    """The fixed first dealer, if any."""
+    prearranged: _builtins.bool
+    """True for a prearranged deal."""
+    @_builtins.property
+    def dix(self) -> Global___DixConfig:
+        """Dix."""
+
+    @_builtins.property
+    def six_dozens(self) -> Global___SixDozensConfig:
+        """Six Dozens."""
+
+    @_builtins.property
+    def durak_dice(self) -> Global___DurakDiceConfig:
+        """Durak with dice."""
+
+    @_builtins.property
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players' names."""
+
+    @_builtins.property
+    def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Cards]:
+        """Prearranged decks (hidden likewise)."""
+
+    @_builtins.property
+    def dice(self) -> _containers.RepeatedCompositeFieldContainer[Global___DieRolls]:
+        """Prearranged die rolls (hidden likewise)."""
+
+    def __init__(
+        self,
+        *,
+        dix: Global___DixConfig | None = ...,
+        six_dozens: Global___SixDozensConfig | None = ...,
+        durak_dice: Global___DurakDiceConfig | None = ...,
+        players: _abc.Iterable[_builtins.str] | None = ...,
+        seed: _builtins.str = ...,
+        first_dealer: _builtins.int | None = ...,
+        decks: _abc.Iterable[Global___Cards] | None = ...,
+        dice: _abc.Iterable[Global___DieRolls] | None = ...,
+        prearranged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "config", b"config", "dix", b"dix", "durak_dice", b"durak_dice", "first_dealer", b"first_dealer", "six_dozens", b"six_dozens"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer", "config", b"config", "decks", b"decks", "dice", b"dice", "dix", b"dix", "durak_dice", b"durak_dice", "first_dealer", b"first_dealer", "players", b"players", "prearranged", b"prearranged", "seed", b"seed", "six_dozens", b"six_dozens"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
+    _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
+    _WhichOneofReturnType_config: _TypeAlias = _typing.Literal["dix", "six_dozens", "durak_dice"]  # noqa: Y015
+    _WhichOneofArgType_config: _TypeAlias = _typing.Literal["config", b"config"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__first_dealer) -> _WhichOneofReturnType__first_dealer | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_config) -> _WhichOneofReturnType_config | None: ...
+
+Global___MatchStarted: _TypeAlias = MatchStarted  # noqa: Y015
+
+@_typing.final
+class FirstDealerChosen(_message.Message):
+    """The first dealer was chosen."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BY_LOT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The dealer."""
+    by_lot: _builtins.bool
+    """True when by lot, false when fixed."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        by_lot: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_lot", b"by_lot", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FirstDealerChosen: _TypeAlias = FirstDealerChosen  # noqa: Y015
+
+@_typing.final
+class Dealt(_message.Message):
+    """A hand (Durak: a game) was dealt."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    DECK_FIELD_NUMBER: _builtins.int
+    ROLLS_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    """The hand's (game's) number, from 1."""
+    dealer: _builtins.int
+    """The dealer."""
+    @_builtins.property
+    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The deck order (empty for every viewer but the arbiter)."""
+
+    @_builtins.property
+    def rolls(self) -> _containers.RepeatedCompositeFieldContainer[Global___Roll]:
+        """Durak: the dice deal, in order."""
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Cards]:
+        """Each seat's hand: only the viewer's own has cards."""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        deck: _abc.Iterable[_builtins.str] | None = ...,
+        rolls: _abc.Iterable[Global___Roll] | None = ...,
+        hands: _abc.Iterable[Global___Cards] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "deck", b"deck", "hands", b"hands", "number", b"number", "rolls", b"rolls"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Dealt: _TypeAlias = Dealt  # noqa: Y015
+
+@_typing.final
+class DixTurnedUp(_message.Message):
+    """--- typed events: Dix ---
+
+    The turn-up card set the trump.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    TRUMP_FIELD_NUMBER: _builtins.int
+    LEADER_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """The card."""
+    trump: Global___Suit.ValueType
+    """The trump suit; unspecified for the joker."""
+    leader: _builtins.int
+    """Who leads."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+        trump: Global___Suit.ValueType = ...,
+        leader: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "leader", b"leader", "trump", b"trump"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DixTurnedUp: _TypeAlias = DixTurnedUp  # noqa: Y015
+
+@_typing.final
+class DixCardPlayed(_message.Message):
+    """A Dix card was played."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    card: _builtins.str
+    """The card."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DixCardPlayed: _TypeAlias = DixCardPlayed  # noqa: Y015
+
+@_typing.final
+class DixTrickWon(_message.Message):
+    """A Dix trick was won."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    TEN_FIELD_NUMBER: _builtins.int
+    DRAWN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The winner."""
+    points: _builtins.int
+    """Points won."""
+    ten: _builtins.bool
+    """True for a ten-trick."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The trick's cards, the lead first."""
+
+    @_builtins.property
+    def drawn(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards drawn after it, the winner first: "" for a card the viewer may not see (null in
+        data_json).
+        """
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        points: _builtins.int = ...,
+        ten: _builtins.bool = ...,
+        drawn: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "drawn", b"drawn", "points", b"points", "seat", b"seat", "ten", b"ten"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DixTrickWon: _TypeAlias = DixTrickWon  # noqa: Y015
+
+@_typing.final
+class DixHandEnded(_message.Message):
+    """A Dix hand was scored."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    TENS_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    LAST_TRICK_WINNER_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    hand_number: _builtins.int
+    """The hand."""
+    last_trick_winner: _builtins.int
+    """Who won the last trick."""
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tricks per seat."""
+
+    @_builtins.property
+    def tens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Ten-tricks per seat."""
+
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Points per seat."""
+
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Totals after the hand."""
+
+    def __init__(
+        self,
+        *,
+        hand_number: _builtins.int = ...,
+        tricks: _abc.Iterable[_builtins.int] | None = ...,
+        tens: _abc.Iterable[_builtins.int] | None = ...,
+        points: _abc.Iterable[_builtins.int] | None = ...,
+        last_trick_winner: _builtins.int = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_number", b"hand_number", "last_trick_winner", b"last_trick_winner", "points", b"points", "tens", b"tens", "totals", b"totals", "tricks", b"tricks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DixHandEnded: _TypeAlias = DixHandEnded  # noqa: Y015
+
+@_typing.final
+class DixMatchEnded(_message.Message):
+    """A Dix match ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WINNER_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    winner: _builtins.int
+    """The winner."""
+    reason: _builtins.str
+    """One sentence."""
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The final totals."""
+
+    def __init__(
+        self,
+        *,
+        winner: _builtins.int = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "totals", b"totals", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DixMatchEnded: _TypeAlias = DixMatchEnded  # noqa: Y015
+
+@_typing.final
+class SixDozensBankTurned(_message.Message):
+    """--- typed events: Six Dozens ---
+
+    The bank's first card was turned.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BANK_FIELD_NUMBER: _builtins.int
+    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    STOCK_COUNT_FIELD_NUMBER: _builtins.int
+    FIRST_MOVER_FIELD_NUMBER: _builtins.int
+    bank: _builtins.str
+    """The card."""
+    hand_size: _builtins.int
+    """Cards dealt to each seat."""
+    stock_count: _builtins.int
+    """Cards left in the stock."""
+    first_mover: _builtins.int
+    """Who moves first."""
+    def __init__(
+        self,
+        *,
+        bank: _builtins.str = ...,
+        hand_size: _builtins.int = ...,
+        stock_count: _builtins.int = ...,
+        first_mover: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "first_mover", b"first_mover", "hand_size", b"hand_size", "stock_count", b"stock_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensBankTurned: _TypeAlias = SixDozensBankTurned  # noqa: Y015
+
+@_typing.final
+class SixDozensCardPlayed(_message.Message):
+    """A Six Dozens card went on the bank."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    card: _builtins.str
+    """The card."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensCardPlayed: _TypeAlias = SixDozensCardPlayed  # noqa: Y015
+
+@_typing.final
+class SixDozensPlayerOut(_message.Message):
+    """A seat went out of the hand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLACE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    place: _builtins.int
+    """Its finishing place, from 1."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        place: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensPlayerOut: _TypeAlias = SixDozensPlayerOut  # noqa: Y015
+
+@_typing.final
+class SixDozensTurnSkipped(_message.Message):
+    """A seat's turn was skipped."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensTurnSkipped: _TypeAlias = SixDozensTurnSkipped  # noqa: Y015
+
+@_typing.final
+class SixDozensPassed(_message.Message):
+    """A seat could not play."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensPassed: _TypeAlias = SixDozensPassed  # noqa: Y015
+
+@_typing.final
+class SixDozensBankCovered(_message.Message):
+    """The bank was covered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """The covering card."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensBankCovered: _TypeAlias = SixDozensBankCovered  # noqa: Y015
+
+@_typing.final
+class SixDozensHandSettled(_message.Message):
+    """A Six Dozens hand was settled."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    CONDITION_FIELD_NUMBER: _builtins.int
+    OUT_ORDER_FIELD_NUMBER: _builtins.int
+    CARDS_LEFT_FIELD_NUMBER: _builtins.int
+    PAID_FIELD_NUMBER: _builtins.int
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    CAPITALS_FIELD_NUMBER: _builtins.int
+    KITTY_FIELD_NUMBER: _builtins.int
+    hand_number: _builtins.int
+    """The hand."""
+    condition: _builtins.int
+    """The settlement condition (SIX-10)."""
+    kitty: _builtins.int
+    """The kitty after the hand."""
+    @_builtins.property
+    def out_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats out, in finishing order."""
+
+    @_builtins.property
+    def cards_left(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards left per seat."""
+
+    @_builtins.property
+    def paid(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Paid per seat."""
+
+    @_builtins.property
+    def received(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Received per seat."""
+
+    @_builtins.property
+    def capitals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Capitals after the hand."""
+
+    def __init__(
+        self,
+        *,
+        hand_number: _builtins.int = ...,
+        condition: _builtins.int = ...,
+        out_order: _abc.Iterable[_builtins.int] | None = ...,
+        cards_left: _abc.Iterable[_builtins.int] | None = ...,
+        paid: _abc.Iterable[_builtins.int] | None = ...,
+        received: _abc.Iterable[_builtins.int] | None = ...,
+        capitals: _abc.Iterable[_builtins.int] | None = ...,
+        kitty: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capitals", b"capitals", "cards_left", b"cards_left", "condition", b"condition", "hand_number", b"hand_number", "kitty", b"kitty", "out_order", b"out_order", "paid", b"paid", "received", b"received"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensHandSettled: _TypeAlias = SixDozensHandSettled  # noqa: Y015
+
+@_typing.final
+class SixDozensMatchEnded(_message.Message):
+    """A Six Dozens match ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WINNERS_FIELD_NUMBER: _builtins.int
+    CAPITALS_FIELD_NUMBER: _builtins.int
+    KITTY_SHARES_FIELD_NUMBER: _builtins.int
+    KITTY_DISCARDED_FIELD_NUMBER: _builtins.int
+    HANDS_PLAYED_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    kitty_discarded: _builtins.int
+    """Kitty points discarded."""
+    hands_played: _builtins.int
+    """Hands played."""
+    reason: _builtins.str
+    """One sentence."""
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The winners."""
+
+    @_builtins.property
+    def capitals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The final capitals."""
+
+    @_builtins.property
+    def kitty_shares(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's share of the kitty."""
+
+    def __init__(
+        self,
+        *,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+        capitals: _abc.Iterable[_builtins.int] | None = ...,
+        kitty_shares: _abc.Iterable[_builtins.int] | None = ...,
+        kitty_discarded: _builtins.int = ...,
+        hands_played: _builtins.int = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capitals", b"capitals", "hands_played", b"hands_played", "kitty_discarded", b"kitty_discarded", "kitty_shares", b"kitty_shares", "reason", b"reason", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SixDozensMatchEnded: _TypeAlias = SixDozensMatchEnded  # noqa: Y015
+
+@_typing.final
+class DurakDiceTrumpTurned(_message.Message):
+    """--- typed events: Durak with dice ---
+
+    The trump card was turned.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """The card."""
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards dealt to each seat."""
+
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "hand_sizes", b"hand_sizes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceTrumpTurned: _TypeAlias = DurakDiceTrumpTurned  # noqa: Y015
+
+@_typing.final
+class DurakDiceBoutStarted(_message.Message):
+    """A bout started."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOUT_FIELD_NUMBER: _builtins.int
+    ATTACKER_FIELD_NUMBER: _builtins.int
+    DEFENDER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    bout: _builtins.int
+    """The bout, from 1."""
+    attacker: _builtins.int
+    """The attacker."""
+    defender: _builtins.int
+    """The defender."""
+    reason: _builtins.str
+    """Why this attacker (e.g. LOWEST_TRUMP)."""
+    def __init__(
+        self,
+        *,
+        bout: _builtins.int = ...,
+        attacker: _builtins.int = ...,
+        defender: _builtins.int = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker", b"attacker", "bout", b"bout", "defender", b"defender", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceBoutStarted: _TypeAlias = DurakDiceBoutStarted  # noqa: Y015
+
+@_typing.final
+class DurakDiceAttacked(_message.Message):
+    """A seat attacked."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    card: _builtins.str
+    """The card."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceAttacked: _TypeAlias = DurakDiceAttacked  # noqa: Y015
+
+@_typing.final
+class DurakDiceThrownIn(_message.Message):
+    """A seat threw a card in."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    card: _builtins.str
+    """The card."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceThrownIn: _TypeAlias = DurakDiceThrownIn  # noqa: Y015
+
+@_typing.final
+class DurakDiceBeaten(_message.Message):
+    """The defender beat a card."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ATTACK_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The defender."""
+    attack: _builtins.str
+    """The card beaten."""
+    card: _builtins.str
+    """The beating card."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        attack: _builtins.str = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attack", b"attack", "card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceBeaten: _TypeAlias = DurakDiceBeaten  # noqa: Y015
+
+@_typing.final
+class DurakDicePassed(_message.Message):
+    """A seat declined to throw in."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    AUTOMATIC_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    automatic: _builtins.bool
+    """True when the server passed for it (nothing to throw in)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        automatic: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic", b"automatic", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDicePassed: _TypeAlias = DurakDicePassed  # noqa: Y015
+
+@_typing.final
+class DurakDicePlayerOut(_message.Message):
+    """A seat went out of the game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDicePlayerOut: _TypeAlias = DurakDicePlayerOut  # noqa: Y015
+
+@_typing.final
+class DurakDiceDiscarded(_message.Message):
+    """The bout was beaten off."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The defender."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards discarded."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceDiscarded: _TypeAlias = DurakDiceDiscarded  # noqa: Y015
+
+@_typing.final
+class DurakDiceTook(_message.Message):
+    """The defender picked the table up."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The defender."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards taken."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceTook: _TypeAlias = DurakDiceTook  # noqa: Y015
+
+@_typing.final
+class DurakDiceGameEnded(_message.Message):
+    """A game of the match ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    FOOL_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    game: _builtins.int
+    """The game, from 1."""
+    fool: _builtins.int
+    """The fool; unset for a draw."""
+    reason: _builtins.str
+    """Why it ended."""
+    def __init__(
+        self,
+        *,
+        game: _builtins.int = ...,
+        fool: _builtins.int | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_fool", b"_fool", "fool", b"fool"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fool", b"_fool", "fool", b"fool", "game", b"game", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__fool: _TypeAlias = _typing.Literal["fool"]  # noqa: Y015
+    _WhichOneofArgType__fool: _TypeAlias = _typing.Literal["_fool", b"_fool"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__fool) -> _WhichOneofReturnType__fool | None: ...
+
+Global___DurakDiceGameEnded: _TypeAlias = DurakDiceGameEnded  # noqa: Y015
+
+@_typing.final
+class DurakDiceMatchEnded(_message.Message):
+    """A Durak match ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOOLS_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def fools(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Fool counts per seat."""
+
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The winners."""
+
+    def __init__(
+        self,
+        *,
+        fools: _abc.Iterable[_builtins.int] | None = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fools", b"fools", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DurakDiceMatchEnded: _TypeAlias = DurakDiceMatchEnded  # noqa: Y015
 
 @_typing.final
 class GetMatchRequest(_message.Message):
@@ -2289,7 +3964,9 @@ class SessionRefusal(_message.Message):
     code: _builtins.int
     """The gRPC status code the unary call would have answered (e.g. 9 FAILED_PRECONDITION)."""
     reason: _builtins.str
-    """The stable reason, as in ErrorInfo (NOT_YOUR_TURN, STALE_VERSION, BAD_TOKEN, ...)."""
+    """The stable reason, as in ErrorInfo (NOT_YOUR_TURN, STALE_VERSION, BAD_TOKEN, ...): an
+    ErrorReason value's name without its ERROR_REASON_ prefix.
+    """
     message: _builtins.str
     """One sentence."""
     def __init__(
@@ -2892,15 +4569,31 @@ class TenantEvent(_message.Message):
     """seat.joined: the platform's user id ("" for none)."""
     name: _builtins.str
     """seat.joined: the display name."""
-    termination: _builtins.str
-    """match.ended: how it ended ("" while the server records none)."""
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def termination(self) -> _builtins.str:
+        """Deprecated: read outcome.termination. match.ended: how it ended as text ("NORMAL",
+        "RESIGNED", …; "" for events recorded before the server filled it). Kept for one release
+        cycle, then removed (docs/api.md).
+        """
+
+    @termination.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def termination(self, value: _builtins.str) -> None:
+        """Deprecated: read outcome.termination. match.ended: how it ended as text ("NORMAL",
+        "RESIGNED", …; "" for events recorded before the server filled it). Kept for one release
+        cycle, then removed (docs/api.md).
+        """
+
     head_hash: _builtins.str
     """match.ended: the hash of the final entry, the head of the match's hash chain."""
     json: _builtins.str
     """The event as the webhook body carries it (JSON)."""
     @_builtins.property
     def outcome(self) -> Global___Outcome:
-        """match.ended: the outcome."""
+        """match.ended: the outcome; outcome.termination is how the match ended (the Termination
+        enum, as in MatchView.outcome).
+        """
 
     def __init__(
         self,

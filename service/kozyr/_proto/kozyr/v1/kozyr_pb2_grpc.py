@@ -180,6 +180,8 @@ class KozyrServiceServicer:
         """Streams every update after from_version as the caller may see it, until the match ends
         (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
         UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -247,6 +249,8 @@ class KozyrServiceServicer:
         happens (the results feed; docs/platforms.md). The call's initial metadata
         `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
         event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -263,6 +267,9 @@ class KozyrServiceServicer:
         harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
         carry several seats, moves and pushes at once: a bot serving many seats pays one message
         for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

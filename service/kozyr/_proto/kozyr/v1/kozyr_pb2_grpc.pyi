@@ -13,7 +13,8 @@ arbiter token the server was started with sees everything. Platforms (docs/platf
 signs) as the bearer token of its users; with --require-auth a call needs one of these.
 
 Errors: every failed call carries exactly one google.rpc.ErrorInfo (domain "kozyr.v1") whose
-`reason` is a stable code and whose metadata holds `match_id` and `seat` where known.
+`reason` is a stable code, the bare name of an ErrorReason value (errors.proto), and whose
+metadata holds the lowerCamelCase keys `matchId` and `seat` where known (AIP-193).
   INVALID_ARGUMENT     malformed request (bad id, unknown card code, empty or oversized field)
   FAILED_PRECONDITION  the rules refuse the move in this state (reason: NOT_YOUR_TURN,
                        CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT, MATCH_OVER, …), or the match
@@ -83,6 +84,8 @@ class KozyrServiceStub:
     """Streams every update after from_version as the caller may see it, until the match ends
     (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
     UNAUTHENTICATED.
+    The message names predate buf lint: renaming them would break every client's generated code.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
     GetMatchLog: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetMatchLogRequest, _kozyr_pb2.GetMatchLogResponse]
     """The full log of a finished match (or any match, with the arbiter token).
@@ -122,6 +125,8 @@ class KozyrServiceStub:
     happens (the results feed; docs/platforms.md). The call's initial metadata
     `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
     event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+    The message names predate buf lint: renaming them would break every client's generated code.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
     PlaySession: _grpc.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]
     """--- speed ---
@@ -134,6 +139,9 @@ class KozyrServiceStub:
     harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
     carry several seats, moves and pushes at once: a bot serving many seats pays one message
     for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+    The message names predate buf lint: renaming them would break every client's generated code.
+    buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
 
 @_typing.type_check_only
@@ -168,6 +176,8 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """Streams every update after from_version as the caller may see it, until the match ends
     (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
     UNAUTHENTICATED.
+    The message names predate buf lint: renaming them would break every client's generated code.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
     GetMatchLog: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetMatchLogRequest, _kozyr_pb2.GetMatchLogResponse]  # type: ignore[assignment]
     """The full log of a finished match (or any match, with the arbiter token).
@@ -207,6 +217,8 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     happens (the results feed; docs/platforms.md). The call's initial metadata
     `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
     event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+    The message names predate buf lint: renaming them would break every client's generated code.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
     PlaySession: _aio.StreamStreamMultiCallable[_kozyr_pb2.SessionRequest, _kozyr_pb2.SessionPushes]  # type: ignore[assignment]
     """--- speed ---
@@ -219,6 +231,9 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
     carry several seats, moves and pushes at once: a bot serving many seats pays one message
     for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+    The message names predate buf lint: renaming them would break every client's generated code.
+    buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
 
 class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -298,6 +313,8 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         """Streams every update after from_version as the caller may see it, until the match ends
         (after the final update) or the caller cancels. Errors: NOT_FOUND, INVALID_ARGUMENT,
         UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
 
     @_abc_1.abstractmethod
@@ -379,6 +396,8 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         happens (the results feed; docs/platforms.md). The call's initial metadata
         `kozyr-feed-cursor` is the cursor the stream starts after: once a client has it, no later
         event is missed. Errors: INVALID_ARGUMENT (bad cursor, unknown type), UNAUTHENTICATED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
 
     @_abc_1.abstractmethod
@@ -397,6 +416,9 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         harmless). A refused seat or move is a SessionRefusal push, the stream goes on. Messages
         carry several seats, moves and pushes at once: a bot serving many seats pays one message
         for all that is ready. Errors ending the stream: INVALID_ARGUMENT, RESOURCE_EXHAUSTED.
+        The message names predate buf lint: renaming them would break every client's generated code.
+        buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """
 
 def add_KozyrServiceServicer_to_server(servicer: KozyrServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
