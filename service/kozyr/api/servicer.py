@@ -123,8 +123,10 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         *,
         move_log: MoveLog | None = None,
         session_moves: int = 256,
+        platform: Platform | None = None,
     ) -> None:
         self.engine = engine
+        self.platform = platform  # the tenants' feed and lobby (None: no Redis, no platform)
         self.arbiter = arbiter
         self.tenancy = tenancy or Tenancy({})
         self.access = tenants.Access(self.tenancy, leeway_s)
@@ -140,7 +142,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     async def _viewer(self, match_id: str, context: Context) -> Viewer:
         caller = tenants.current()
-        await self.access.check_owner(self.engine, caller, match_id)
+        await self.access.check_owner(self.engine, self.platform, caller, match_id)
         if caller.ticket is not None:
             return await self.access.ticket_viewer(self.engine, caller.ticket, match_id)
         token = None
@@ -345,7 +347,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if request.match_id and request.match_id != match_id:
                 raise bad_request("BAD_LINK", "the link is for another match than match_id")
         limits.check_match_id(match_id)
-        await self.access.check_owner(self.engine, caller, match_id)
+        await self.access.check_owner(self.engine, self.platform, caller, match_id)
         seat = request.seat if request.HasField("seat") else None
         ticket = caller.ticket
         if ticket is None:
@@ -599,13 +601,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
     # ------------------------------------------------------------------ platforms
 
     def _platform(self) -> Platform:
-        if self.engine.platform is None:
+        if self.platform is None:
             raise MatchError(
                 Kind.UNAVAILABLE,
                 "NO_PLATFORM",
                 "this server keeps no tenant feed or lobby (it has no Redis)",
             )
-        return self.engine.platform
+        return self.platform
 
     @_rpc
     async def ListMatches(

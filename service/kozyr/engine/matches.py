@@ -31,6 +31,7 @@ from kozyr.engine import writing
 from kozyr.engine.answers import Created, Joined, Viewer
 from kozyr.engine.creation import created_earlier, fingerprint_of
 from kozyr.engine.folding import STARTS, fold_stored, text_bytes
+from kozyr.engine.lifecycle_listener import LifecycleListener
 from kozyr.engine.refusals import behind, check_expected, not_found
 from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.wakeups import Feeds
@@ -42,7 +43,6 @@ from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
 from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord, apply_entry
-from kozyr.platform.publisher import PHASE, Platform, appended, creating
 from kozyr.secrets.seedbox import SeedBox
 from kozyr.secrets.seeds import Seeds
 from kozyr.secrets.signing import EntryReceipts, Signer
@@ -53,7 +53,7 @@ from kozyr.secrets.tokens import (
     seal,
     token_hash,
 )
-from kozyr.store.port import Store, StoredEntry, store_full
+from kozyr.store.port import PHASE, Store, StoredEntry, store_full
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -104,9 +104,9 @@ class Engine:
         # Told (match id, alarm, version) when an alarm is stored before its append (the timers:
         # the same alarm is not written again after it).
         self.alarm_listeners: list[Callable[[str, int, int], None]] = []
-        self.platform: Platform | None = (
-            None  # tenants' feed and lobby (set by server/bootstrap.py)
-        )
+        # Hears of creations and appends: the tenants' feed and lobby (kozyr.platform), wired
+        # by the composition root (server/bootstrap.py); None: nobody keeps such a view.
+        self.lifecycle: LifecycleListener | None = None
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -162,7 +162,8 @@ class Engine:
         body = fingerprint_of(created) if request_id else ""  # only a retry compares it
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
-        await creating(self.platform, tenant, match_id)
+        if self.lifecycle is not None:
+            await self.lifecycle.creating(tenant, match_id)
         status = await writing.append_first(self, step, meta)
         if status == "CONFLICT" and request_id:
             return await created_earlier(self, request_id, match_id, body, now)
@@ -175,7 +176,7 @@ class Engine:
         self.remember(step.record, len(step.text), fresh=True)
         self.seeds.keep(match_id, server_seed)
         self.tell(step)
-        await appended(self.platform, None, step, tenant)
+        await self.appended(None, step, tenant)
         return Created(match_id, tokens, 1, created.commitment, self.receipt(step))
 
     async def join(
@@ -455,8 +456,9 @@ class Engine:
         self._cached_bytes -= self._sizes.pop(match_id, 0)
 
     async def appended(self, before: MatchRecord | None, step: Step, tenant: str = "") -> None:
-        """After an append: the owner's feed hears of it (platform/publisher.py)."""
-        await appended(self.platform, before, step, tenant)
+        """After an append: the lifecycle listener hears of it."""
+        if self.lifecycle is not None:
+            await self.lifecycle.appended(before, step, tenant)
 
     def tell(self, step: Step) -> None:
         """Tell the listeners of an appended step (a listener's bug never fails it)."""

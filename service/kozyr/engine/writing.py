@@ -31,8 +31,7 @@ from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, command_key, decode_events
 from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord
-from kozyr.platform.publisher import PHASE
-from kozyr.store.port import AppendStatus, store_full
+from kozyr.store.port import PHASE, AppendStatus, store_full
 
 if TYPE_CHECKING:
     from kozyr.engine.matches import Engine

@@ -101,8 +101,8 @@ class Running:
         if self.timers is not None:
             await self.timers.close()
         await self.engine.close()
-        if self.engine.platform is not None:
-            await self.engine.platform.close()
+        if self.servicer.platform is not None:
+            await self.servicer.platform.close()
         await self.engine.store.close()
 
 
@@ -195,20 +195,20 @@ async def start_server(
     running.tasks.append(asyncio.create_task(servicer.presence.run()))
     if isinstance(engine.store, RedisStore):
         running.tasks.append(asyncio.create_task(listen_for_revocations(engine.store, engine)))
-        running.tasks += await _platform_tasks(engine, engine.store, tenancy, config)
+        running.tasks += await _platform_tasks(servicer, engine.store, tenancy, config)
     return running
 
 
 async def _platform_tasks(
-    engine: Engine, store: RedisStore, tenancy: Tenancy, config: ServerConfig
+    servicer: KozyrServicer, store: RedisStore, tenancy: Tenancy, config: ServerConfig
 ) -> list[asyncio.Task[None]]:
-    """The tenants' feed and lobby on the store's Redis, with their catch-up sweep, and the
-    webhook sender (primed before the server answers, so it misses no event)."""
-    if engine.platform is None:
-        engine.platform = Platform(
-            store, RedisPlatformStore.sharing(store), grace_s=config.feed_sweep_interval_s
-        )
-    platform = engine.platform
+    """The tenants' feed and lobby on the store's Redis, told of every creation and append by
+    the engine, with their catch-up sweep, and the webhook sender (primed before the server
+    answers, so it misses no event)."""
+    platform = servicer.platform = Platform(
+        store, RedisPlatformStore.sharing(store), grace_s=config.feed_sweep_interval_s
+    )
+    servicer.engine.lifecycle = platform
     tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids, config.feed_sweep_interval_s))]
     sender = Sender(Deliveries(RedisPlatformStore.beside(store.redis, 8).redis), tenancy, config)
     if sender.active:

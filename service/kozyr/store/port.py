@@ -17,6 +17,10 @@ from kozyr.match.errors import Kind, MatchError
 
 AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP", "FULL", "BEHIND"]
 
+# The meta field holding a match's phase (kozyr.match.phases), written atomically with each
+# entry that changes it, so a reader sees in one cheap read how far the match's lifecycle got.
+PHASE = "phase"
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEntry:
