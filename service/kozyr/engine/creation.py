@@ -3,14 +3,18 @@ by, and the answer to a request id used before."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kozyr.engine.answers import Created
 from kozyr.games.codec import encode
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Entry
+from kozyr.match.phases import phase
+from kozyr.match.record import MatchRecord
+from kozyr.secrets.tokens import SeatToken, new_token, read_record, token_hash, unseal
 from kozyr.secrets.tokens import fingerprint as digest_of
-from kozyr.secrets.tokens import read_record, unseal
+from kozyr.store.port import PHASE
 
 if TYPE_CHECKING:
     from kozyr.engine.matches import Engine
@@ -21,6 +25,28 @@ def fingerprint_of(created: Any) -> str:
     commitment (the seats' names and contributions, the options, the setup)."""
     fields = encode(created)
     return digest_of({k: v for k, v in fields.items() if k not in ("match_id", "commitment")})
+
+
+def seat_tokens(
+    record: MatchRecord, seats: Sequence[tuple[str, bytes]], random: Callable[[int], bytes]
+) -> tuple[SeatToken, ...]:
+    """A fresh token for each seat named at creation that no server bot plays."""
+    bots = record.terms.bots or ("",) * len(seats)
+    return tuple(
+        SeatToken(i, name, new_token(random))
+        for i, (name, _) in enumerate(seats)
+        if name and not bots[i]
+    )
+
+
+def first_meta(
+    record: MatchRecord, tenant: str, tokens: Sequence[SeatToken], sealed: Mapping[str, str]
+) -> dict[str, str]:
+    """The meta written with a match's entry 1: its game, owner and phase, the sealed server
+    seed and the hashes of its seat tokens."""
+    meta = {"game": record.game.NAME, "tenant": tenant, PHASE: str(phase(record)), **sealed}
+    meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
+    return meta
 
 
 def commitment_of(first_entry: str) -> str:

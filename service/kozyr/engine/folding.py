@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kozyr.games.contract import MatchStarted
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.store.port import StoredEntry
 
-# How the entry that starts a match shows in its canonical text (no spaces; a name holding this
-# text would have its quotes escaped).
-STARTS = '"type":"MatchStarted"'
+STARTED = MatchStarted.__name__  # the type of the event that starts a match
+
+
+def starts(entry: Entry) -> bool:
+    """Whether the entry starts its match (and so its fold needs the server seed back: the log
+    withholds the match seed, docs/fairness.md §1)."""
+    return any(event.get("type") == STARTED for event in entry.events)
 
 
 def fold_stored(

@@ -15,7 +15,6 @@ process can never make us wrong, only slower.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import os
 import secrets
 import time
@@ -29,8 +28,8 @@ from kozyr.core.cards import Card
 from kozyr.core.receipts import Receipt
 from kozyr.engine import writing
 from kozyr.engine.answers import Created, Joined, Viewer
-from kozyr.engine.creation import created_earlier, fingerprint_of
-from kozyr.engine.folding import STARTS, fold_stored, text_bytes
+from kozyr.engine.creation import created_earlier, fingerprint_of, first_meta, seat_tokens
+from kozyr.engine.folding import fold_stored, starts, text_bytes
 from kozyr.engine.lifecycle_listener import LifecycleListener
 from kozyr.engine.refusals import behind, check_expected, not_found
 from kozyr.engine.snapshots import Snapshots
@@ -41,19 +40,17 @@ from kozyr.match import clock, lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, MatchTerms, command_key, decode_events
-from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.secrets.seedbox import SeedBox
 from kozyr.secrets.seeds import Seeds
 from kozyr.secrets.signing import EntryReceipts, Signer
 from kozyr.secrets.tokens import (
-    SeatToken,
     new_token,
     request_match_id,
     seal,
     token_hash,
 )
-from kozyr.store.port import PHASE, Store, StoredEntry, store_full
+from kozyr.store.port import Store, StoredEntry, store_full
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -68,7 +65,6 @@ class Engine:
         cache_size: int = 10_000,
         cache_bytes: int = 512 * 2**20,
         max_retries: int = 16,
-        arbiter_token: str | None = None,
         clock: Callable[[], float] = time.time,
         random_bytes: Callable[[int], bytes] = os.urandom,
         request_ttl_s: float = 24 * 3600,
@@ -87,7 +83,6 @@ class Engine:
         self._sizes: dict[str, int] = {}
         self._cached_bytes = 0
         self.max_retries = max_retries
-        self._arbiter = arbiter_token
         self._clock = clock
         self._random = random_bytes
         self._cache: OrderedDict[str, MatchRecord] = OrderedDict()
@@ -146,19 +141,8 @@ class Engine:
             game, options, seats, setup, match_id=match_id, server_seed=server_seed, users=users
         )
         step = lifecycle.create(game, created, server_seed=server_seed, time_ms=now, terms=terms)
-        bots = step.record.terms.bots or ("",) * len(seats)
-        tokens = tuple(
-            SeatToken(i, name, new_token(self._random))
-            for i, (name, _) in enumerate(seats)
-            if name and not bots[i]
-        )
-        meta = {
-            "game": game.NAME,
-            "tenant": tenant,
-            PHASE: str(phase(step.record)),
-            **self.seeds.meta(match_id, server_seed),
-        }
-        meta.update({f"tok:{token_hash(t.token)}": str(t.seat) for t in tokens})
+        tokens = seat_tokens(step.record, seats, self._random)
+        meta = first_meta(step.record, tenant, tokens, self.seeds.meta(match_id, server_seed))
         body = fingerprint_of(created) if request_id else ""  # only a retry compares it
         if request_id:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
@@ -295,10 +279,14 @@ class Engine:
         """Fold entries into a record this process may decide on: the log withholds the match
         seed (docs/fairness.md §1), so the fold that crosses the start gets it back from the
         sealed server seed."""
+        entries = [(Entry.from_canonical(item.text), item.hash) for item in stored]
         seed = None
-        if (record is None or not record.started) and any(STARTS in s.text for s in stored):
+        if (record is None or not record.started) and any(starts(e) for e, _ in entries):
             seed = await self.seeds.of(match_id)
-        return fold_stored(record, stored, seed)
+        for entry, digest in entries:
+            record = apply_entry(record, entry, digest, seed)
+        assert record is not None
+        return record
 
     async def game_of(self, match_id: str) -> Game:
         """The match's game (it never changes, so the cache answers without reading the log)."""
@@ -332,11 +320,10 @@ class Engine:
         return stored
 
     async def authenticate(self, match_id: str, token: str | None) -> Viewer:
-        """The viewer a bearer token stands for in this match (None: a spectator)."""
+        """The seat a bearer token stands for in this match (None: a spectator). The arbiter's
+        token is the api's to check (api/auth/arbiter.viewer_of), not a seat's."""
         if token is None:
             return Viewer(None)
-        if self._arbiter and hmac.compare_digest(token.encode(), self._arbiter.encode()):
-            return Viewer(None, arbiter=True)
         if not limits.TOKEN.fullmatch(token):
             raise MatchError(
                 Kind.UNAUTHENTICATED, "MALFORMED_TOKEN", "the bearer token is malformed", match_id

