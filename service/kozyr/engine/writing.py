@@ -118,17 +118,20 @@ async def _store(
     if not run:
         step = steps[0]
         return await engine.store.append(
-            match_id, before.version, key, step.text, step.digest, meta
+            match_id, before.version, key, step.text, step.digest, meta, prev=step.entry.prev
         )
     entries = [(command_key(s.entry.seat, s.entry.command_id), s.text, s.digest) for s in steps]
-    return await engine.store.append_many(match_id, before.version, entries, meta)
+    prev = steps[0].entry.prev
+    return await engine.store.append_many(match_id, before.version, entries, meta, prev=prev)
 
 
 async def append_first(engine: Engine, step: Step, meta: dict[str, str]) -> AppendStatus:
     """Append a match's entry 1 (at version 0); the caller commits it when the store took it."""
     await deadline_before(engine, None, step)
     match_id = step.record.match_id
-    status, _ = await engine.store.append(match_id, 0, "", step.text, step.digest, meta)
+    status, _ = await engine.store.append(
+        match_id, 0, "", step.text, step.digest, meta, prev=step.entry.prev
+    )
     return status
 
 
