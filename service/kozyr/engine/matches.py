@@ -236,7 +236,7 @@ class Engine:
                 ) from None
 
         key = command_key(seat, command_id)
-        return (await writing.write(self, match_id, key, build, refused=refused))[-1]
+        return (await writing.write(self, match_id, key, build, refused=refused, seat=seat))[-1]
 
     async def server_seed(self, match_id: str) -> bytes:
         """The match's server seed (for an entry that finishes the match or deals)."""
@@ -436,6 +436,10 @@ class Engine:
             evicted, _ = self._cache.popitem(last=False)
             self._cached_bytes -= self._sizes.pop(evicted, 0)
         return record
+
+    def cached(self, match_id: str) -> MatchRecord | None:
+        """The cached record of the match (None: not cached), as it is."""
+        return self._cache.get(match_id)
 
     def forget(self, match_id: str) -> None:
         """Drop the match from the record cache."""

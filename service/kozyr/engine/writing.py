@@ -59,6 +59,7 @@ async def write(
     meta: Mapping[str, str] | None = None,
     refused: Refused | None = None,
     busy: str = BUSY,
+    seat: int | None = None,
 ) -> list[Step]:
     """Append what `build` decides on the match's record; the steps appended (or, for a
     repeated `key`, the recorded one).
@@ -67,7 +68,8 @@ async def write(
     then a repeated `key` answers what was recorded for it, and otherwise the refusal stands.
     With `run` (a bot run, engine/runs.py) the steps go in one `append_many` and there is one
     attempt: another writer first (CONFLICT, DUPLICATE) answers []. `meta` is written with the
-    entry (read when the store is called: a build may fill it in).
+    entry (read when the store is called: a build may fill it in). `busy` and `seat` word the
+    error when every attempt met another writer.
     """
     async with Writing(engine, match_id, fresh) as record:
         caught_up = fresh or run
@@ -96,7 +98,7 @@ async def write(
             if status == "DUPLICATE":
                 return [await answer_at(engine, match_id, version)]
             record, caught_up = await after_refusal(engine, record, status, version), True
-    raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS", busy, match_id)
+    raise MatchError(Kind.CONFLICT, "TOO_MANY_CONFLICTS", busy, match_id, seat)
 
 
 async def _store(
@@ -162,7 +164,7 @@ class Writing:
         await self.lock.acquire()
         try:
             engine = self.engine
-            cached = None if self.fresh else engine._cache.get(self.match_id)
+            cached = None if self.fresh else engine.cached(self.match_id)
             return await writable(engine, cached or await engine.record(self.match_id))
         except BaseException:
             self.lock.release()
@@ -246,7 +248,7 @@ async def repeated(engine: Engine, match_id: str, key: str) -> Step | None:
 
 async def answer_at(engine: Engine, match_id: str, version: int) -> Step:
     """The recorded answer of the entry at `version` (for a repeated command)."""
-    cached = engine._cache.get(match_id)
+    cached = engine.cached(match_id)
     if cached is not None and cached.version == version:
         record = cached
         stored = await engine.store.read_after(match_id, version - 1, upto=version)
@@ -279,10 +281,10 @@ async def committed(engine: Engine, before: MatchRecord, steps: Sequence[Step]) 
     """After the store took `steps` (appended on `before` as one): the watchers and the
     snapshots hear of every step; the cache, the listeners and the owner's feed hear of the
     last, as of one append (a run's phase changes at its end only: a finishing step ends it)."""
+    last = steps[-1]
+    engine.remember(last.record, sum(len(s.text) for s in steps))  # first: a watcher may read it
     for step in steps:
         engine.feeds.appended(step)
         engine.snapshots.maybe_take(step.record)
-    last = steps[-1]
-    engine.remember(last.record, sum(len(s.text) for s in steps))
     engine.tell(last)
     await engine.appended(steps[-2].record if len(steps) > 1 else before, last)
