@@ -22,10 +22,7 @@ pytest_plugins = ["tests.parallel"]  # how `make test` spreads the suite over tw
 
 # ---------------------------------------------------------------------------- real components
 
-import asyncio  # noqa: E402
-import threading  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
-from concurrent.futures import Future  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -59,7 +56,9 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 
 
 class ServerThread:
-    """A real Kozyr gRPC server on a loopback port, its asyncio loop in a background thread."""
+    """A real Kozyr gRPC server on a loopback port, built by the composition root
+    (kozyr.server.bootstrap, as `kozyr serve` builds one), its asyncio loop in a background
+    thread."""
 
     def __init__(
         self,
@@ -67,36 +66,35 @@ class ServerThread:
         arbiter_token: str | None = ARBITER,
         store: Callable[[str], Any] | None = None,
         config: Any = None,
+        **wiring: Any,
     ) -> None:
         """`store` builds the server's store from the URL (default: RedisStore.from_url);
-        `config` is its ServerConfig (default: the defaults)."""
-        from kozyr.engine import Engine
+        `config` is its ServerConfig (default: the defaults); `wiring` sets other fields of
+        the bootstrap's Wiring (tenancy, tls, web_port...)."""
+        from kozyr.api.auth.arbiter import Arbiter
+        from kozyr.config.settings import ServerConfig
         from kozyr.secrets.signing import Signer
-        from kozyr.server.bootstrap import Running, start_server
-        from kozyr.store.redis.streams import RedisStore
+        from kozyr.server.background import BackgroundServer
+        from kozyr.server.bootstrap import Wiring, redis_store
 
         self.signer = Signer.generate()  # every answer that appends carries a receipt
-
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-        async def boot() -> Running:
-            engine = Engine(
-                (store or RedisStore.from_url)(redis_url),
-                arbiter_token=arbiter_token,
+        self.background = BackgroundServer(
+            Wiring(
+                store=(lambda: store(redis_url)) if store else redis_store(redis_url),
+                config=config or ServerConfig(),
+                arbiter=Arbiter(arbiter_token) if arbiter_token else None,
                 signer=self.signer,
+                **wiring,
             )
-            return await start_server(engine, "127.0.0.1:0", config=config)
-
-        self.running = self.run(boot())
+        )
+        self.loop = self.background.loop
+        self.running = self.background.start()
         self.port = self.running.port
         self.address = f"127.0.0.1:{self.port}"
 
     def run(self, coro: Any) -> Any:
         """Run a coroutine on the server's loop and wait for its result."""
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(60)
+        return self.background.run(coro)
 
     def stub(self) -> kozyr_pb2_grpc.KozyrServiceStub:
         """A client stub on a new channel to this server."""
@@ -104,9 +102,7 @@ class ServerThread:
 
     def stop(self, grace: float = 5.0) -> None:
         """Stop gracefully and end the loop thread."""
-        self.run(self.running.stop(grace))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        self.background.close(grace)
 
 
 @pytest.fixture

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from concurrent.futures import Future
 from typing import Any
 
 import grpc
@@ -15,29 +12,26 @@ from kozyr.wire.status import error_info
 
 
 class EdgeServer:
-    """`start_server` with keyword settings, its loop in a background thread."""
+    """The bootstrap's server with keyword settings (fields of its Wiring), its loop in a
+    background thread."""
 
     def __init__(self, redis_url: str, **settings: Any) -> None:
-        from kozyr.engine import Engine
-        from kozyr.server.bootstrap import Running, start_server
-        from kozyr.store.redis.streams import RedisStore
+        from kozyr.config.settings import ServerConfig
+        from kozyr.server.background import BackgroundServer
+        from kozyr.server.bootstrap import Running, Wiring, redis_store
 
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
         timeouts = settings.pop("store_timeouts", {})
-
-        async def boot() -> Running:
-            engine = Engine(RedisStore.from_url(redis_url, **timeouts))
-            return await start_server(engine, "127.0.0.1:0", **settings)
-
-        self.running: Running = self.run(boot())
+        config = settings.pop("config", None) or ServerConfig()
+        self.background = BackgroundServer(
+            Wiring(store=redis_store(redis_url, config, **timeouts), config=config, **settings)
+        )
+        self.loop = self.background.loop
+        self.running: Running = self.background.start()
         self.address = f"127.0.0.1:{self.running.port}"
 
     def run(self, coro: Any) -> Any:
         """Run a coroutine on the server's loop and wait for its result."""
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(60)
+        return self.background.run(coro)
 
     def channel(self) -> grpc.Channel:
         """A new insecure channel to the server, on a connection of its own (grpc shares
@@ -59,9 +53,7 @@ class EdgeServer:
 
     def stop(self) -> None:
         """Stop and end the loop thread."""
-        self.run(self.running.stop(2.0))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        self.background.close(2.0)
 
 
 def details(error: grpc.RpcError) -> dict[str, Any]:

@@ -3,13 +3,10 @@ way a platform mints them, and a real server on loopback running with those tena
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import random
-import threading
 import time
 import uuid
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -114,32 +111,26 @@ class PlatformServer:
         config: ServerConfig | None = None,
         feed: bool = True,
     ) -> None:
-        from kozyr.engine import Engine
-        from kozyr.server.bootstrap import Running, start_server
-        from kozyr.store.redis.streams import RedisStore
+        from kozyr.server.background import BackgroundServer
+        from kozyr.server.bootstrap import Wiring, redis_store
 
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-        async def boot() -> Running:
-            engine = Engine(RedisStore.from_url(redis_url))
-            return await start_server(
-                engine,
-                "127.0.0.1:0",
+        self.background = BackgroundServer(
+            Wiring(
+                store=redis_store(redis_url),
                 tenancy=tenancy,
                 config=config or ServerConfig(feed_sweep_interval_s=0.2),
-            )
-
-        self.running: Any = self.run(boot())
+            ),
+            timeout_s=120.0,
+        )
+        self.loop = self.background.loop
+        self.running: Any = self.background.start()
         self.engine = self.running.engine
         self.address = f"127.0.0.1:{self.running.port}"
         self.channels: list[grpc.Channel] = []
 
     def run(self, coro: Any) -> Any:
         """Run a coroutine on the server's loop and wait for its result."""
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(120)
+        return self.background.run(coro)
 
     def stub(self) -> kozyr_pb2_grpc.KozyrServiceStub:
         """A client stub on a new channel."""
@@ -155,9 +146,7 @@ class PlatformServer:
         """Stop gracefully and end the loop thread."""
         for channel in self.channels:
             channel.close()
-        self.run(self.running.stop(2.0))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        self.background.close(2.0)
 
 
 async def play_out(engine: Any, match_id: str, seed: int = 0, limit: int = 5000) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from kozyr.config.settings import ServerConfig
-from kozyr.server.bootstrap import GC_OLDER, tune_gc
+from kozyr.server.process_tuning import GC_OLDER, tune_gc
 
 
 def test_tune_gc_freezes_start_up_and_sets_the_young_threshold() -> None:

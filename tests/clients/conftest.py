@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
-import threading
 from collections.abc import Iterator
-from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -27,40 +24,34 @@ class RestartableServer:
     (a restart of the service: its state lives in Redis, so the new process carries on)."""
 
     def __init__(self, redis_url: str) -> None:
+        from kozyr.api.auth.arbiter import Arbiter
+        from kozyr.server.background import BackgroundServer
+        from kozyr.server.bootstrap import Wiring, redis_store
+
         self.redis_url = redis_url
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
-        self.running: Any = None
-        self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.background = BackgroundServer(
+            Wiring(store=redis_store(redis_url), address=self.address, arbiter=Arbiter(ARBITER))
+        )
         self.start()
 
-    def _run(self, coro: Any) -> Any:
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(60)
+    @property
+    def running(self) -> Any:
+        """The started server (None while stopped)."""
+        return self.background.running
 
     def start(self) -> None:
         """Start a fresh server process-equivalent (new engine, empty caches) on the port."""
-        from kozyr.engine import Engine
-        from kozyr.server.bootstrap import start_server
-        from kozyr.store.redis.streams import RedisStore
-
-        async def boot() -> Any:
-            engine = Engine(RedisStore.from_url(self.redis_url), arbiter_token=ARBITER)
-            return await start_server(engine, self.address)
-
-        self.running = self._run(boot())
+        self.background.start()
 
     def stop(self, grace: float = 2.0) -> None:
         """Stop the server (open watches end; new calls fail with UNAVAILABLE)."""
-        if self.running is not None:
-            self._run(self.running.stop(grace))
-            self.running = None
+        self.background.stop(grace)
 
     def close(self) -> None:
         """Stop the server and its loop."""
-        self.stop()
-        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.background.close()
 
 
 @pytest.fixture

@@ -138,6 +138,7 @@ def test_the_package_the_image_installs_builds(tmp_path: Path) -> None:
         "kozyr/_proto/kozyr/v1/kozyr_pb2.py",
         "kozyr/docs/rules.md",
         "kozyr/cli/health_command.py",
+        "kozyr/store/redis/append.lua",
         "kozyr/py.typed",
     ):
         assert needed in names, needed

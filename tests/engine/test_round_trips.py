@@ -123,10 +123,10 @@ def test_a_feed_reader_of_endings_reads_once_per_ending_and_no_owner_is_looked_u
     async def body(engine: Engine, watch: redis.Redis) -> None:
         store = engine.store
         assert isinstance(store, RedisStore)
-        engine.platform = Platform(store, RedisPlatformStore.sharing(store))
+        platform = engine.lifecycle = Platform(store, RedisPlatformStore.sharing(store))
         tenant = f"t{uuid.uuid4().hex[:8]}"
         bots = SeatBots(engine)
-        reader = engine.platform.events(tenant, "", poll_s=600.0, types=frozenset({ENDED}))
+        reader = platform.events(tenant, "", poll_s=600.0, types=frozenset({ENDED}))
         first = asyncio.ensure_future(anext(reader))
         await asyncio.sleep(0.05)  # the reader has read the empty feed and waits
         with Monitor(watch) as seen:

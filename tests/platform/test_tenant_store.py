@@ -145,14 +145,14 @@ def test_every_lifecycle_event_once_in_order(
 
     async def body() -> None:
         engine = Engine(store)
-        engine.platform = Platform(store, data)
+        platform = engine.lifecycle = Platform(store, data)
         created = await engine.create(
             "dix", {"single_hand": "true"}, [("", b""), ("", b"")], tenant="acme"
         )
         await engine.join(created.match_id, "ann", user="u-ann")
         await engine.join(created.match_id, "bob", user="u-bob")
         await played(engine, created.match_id, random.Random(1))
-        seen = await events(engine.platform, "acme")
+        seen = await events(platform, "acme")
         assert [e["type"] for e in seen] == [
             "match.created",
             "seat.joined",
@@ -161,8 +161,8 @@ def test_every_lifecycle_event_once_in_order(
             "match.ended",
         ]
         assert [e.get("user") for e in seen[1:3]] == ["u-ann", "u-bob"]
-        assert await engine.platform.sweep(["acme"]) == 0  # nothing behind, nothing again
-        assert len(await events(engine.platform, "acme")) == 5
+        assert await platform.sweep(["acme"]) == 0  # nothing behind, nothing again
+        assert len(await events(platform, "acme")) == 5
 
     asyncio.run(body())
 
@@ -176,7 +176,7 @@ def test_a_writer_that_died_is_caught_up_by_the_next_append_or_the_sweep(
         clock = iter(range(10**6, 10**7, 1000))
         platform = Platform(store, data, clock=lambda: next(clock) / 1000, grace_s=0)
         writer = Engine(store)
-        writer.platform = platform
+        writer.lifecycle = platform
         crashed = Engine(store)  # appends, never commits to the feed
         first = await writer.create("dix", {}, [("", b""), ("", b"")], tenant="acme")
         await crashed.join(first.match_id, "ann")  # died before its feed commit
@@ -206,7 +206,7 @@ def test_a_commit_that_lands_while_a_reader_reads_the_feed_wakes_it_at_once(
 
     async def body() -> None:
         engine = Engine(store)
-        platform = engine.platform = Platform(store, data)
+        platform = engine.lifecycle = Platform(store, data)
         read_feed = data.read_feed
         raced: list[str] = []
 

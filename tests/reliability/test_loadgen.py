@@ -12,7 +12,9 @@ import pytest
 from kozyr.games import get_game
 from kozyr.match.log import Entry, canonical_json, entry_hash
 from kozyr.replay.recorder import record_match
-from kozyr.tools.loadgen import LoadConfig, LoadGen, check_log, is_loopback, passed
+from kozyr.tools.load_report import passed
+from kozyr.tools.loadgen import LoadConfig, LoadGen, is_loopback
+from kozyr.tools.log_check import check_log
 from tests.reliability.harness import ARBITER, Serve, sampling, store_probe
 
 WATCHED = 2_000

@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.api.auth.arbiter import Arbiter, ArbiterTokenError, revoke
-from kozyr.server.bootstrap import Tls
+from kozyr.server.tls import Tls
 from tests.api.edge_server import EdgeServer, details
 from tests.api.helpers import auth, create
 

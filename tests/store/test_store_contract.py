@@ -14,7 +14,7 @@ from kozyr.match.log import Entry
 from kozyr.store.memory import MemoryStore, MemoryTicks
 from kozyr.store.port import Store, Ticks
 from kozyr.store.redis.names import tick_channel
-from kozyr.store.redis.streams import RedisStore, log_key, prev_of
+from kozyr.store.redis.streams import RedisStore, log_key
 
 Body = Callable[[Store, str], Awaitable[None]]
 
@@ -159,7 +159,7 @@ class StoreContract:
         def spaced(prev: str) -> str:
             return json.dumps({"prev": prev, "events": []}, sort_keys=True)
 
-        def canonical(prev: str) -> str:  # as the engine writes it: the store reads its tail
+        def canonical(prev: str) -> str:  # as the engine writes it
             return Entry(1, 0, "c", None, ({"type": "X", "prev": "ffff"},), 0, prev).canonical()
 
         async def body(store: Store, m: str) -> None:
@@ -172,6 +172,23 @@ class StoreContract:
                 assert await store.version(match) == 2
                 assert await store.repair(match) == (3, 2)
                 assert await store.append(match, 2, "0:c", entry("a2"), "a3") == ("OK", 3)
+
+        self.run(body)
+
+    def test_an_entry_chains_by_the_prev_its_writer_gives(self) -> None:
+        """The writer hands the store the hash its entry chains onto (the engine: its Entry's
+        `prev`), so the store reads no JSON for it; a `prev` that is not the top's is a fork and
+        fences the match whatever the text says, and a given one that is wins over the text."""
+
+        async def body(store: Store, m: str) -> None:
+            assert await store.append(m, 0, "", "opaque", "a1", prev="0" * 64) == ("OK", 1)
+            misleading = json.dumps({"prev": "dead"})
+            assert await store.append(m, 1, "0:a", misleading, "a2", prev="a1") == ("OK", 2)
+            run = [("1:b", "opaque", "a3")]
+            assert await store.append_many(m, 2, run, prev="dead") == ("BEHIND", 2)
+            assert await store.version(m) == 2
+            assert await store.repair(m) == (3, 2)
+            assert await store.append_many(m, 2, run, prev="a2") == ("OK", 3)
 
         self.run(body)
 
@@ -335,23 +352,3 @@ class TestRedisStore(StoreContract):
         top = await store.version(match_id)
         ids: list[Any] = [f"{v}-0" for v in range(top - count + 1, top + 1)]
         await store.redis.xdel(log_key(match_id), *ids)
-
-
-def test_the_redis_store_reads_prev_from_a_canonical_entrys_end() -> None:
-    """The append script is handed the top-level `prev` of a canonical entry (it then decodes
-    no JSON), never a `prev` nested in its events or held in a string; any other text gets ""
-    (the script decodes it)."""
-    head = "ab" * 32
-    tricky = {"type": "X", "prev": "ffff", "name": '"prev":"00","schema":1,"seat":0}'}
-    for actor in ("", "user-7"):
-        text = Entry(
-            12, -1, "c", {"type": "Y"}, (tricky,), 1_767_225_600_000, head, actor=actor
-        ).canonical()
-        assert json.loads(text)["prev"] == head and prev_of(text) == head
-    spaced = json.dumps({"prev": head, "events": []}, sort_keys=True)
-    assert prev_of(spaced) == "" and prev_of("over") == "" and prev_of("") == ""
-    nested_last = json.dumps(
-        {"z": {"prev": head, "schema": 1, "seat": 0, "time_ms": 1, "version": 2}},
-        separators=(",", ":"),
-    )
-    assert prev_of(nested_last) == ""

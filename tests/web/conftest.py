@@ -1,4 +1,5 @@
-"""The web port for the tests: started on the test server's own loop, as `kozyr serve` does."""
+"""The web port for the tests: a test server built with a web port, as `kozyr serve --web-port`
+builds one (the composition root starts it beside the gRPC port)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kozyr.web.port import WebPort, start_web
+from kozyr.web.port import WebPort
 from tests.conftest import ServerThread
 
 
@@ -19,9 +20,8 @@ class Web:
 
 
 @pytest.fixture
-def web(server: ServerThread) -> Iterator[Web]:
-    """The web port (Connect, gRPC-Web and the page) of the running test server."""
-    port = server.run(start_web(server.running.servicer, server.running.guard, "127.0.0.1", 0))
-    yield Web(server, port)
-    server.running.servicer.closing.set()
-    server.run(port.stop())
+def web(redis_url: str) -> Iterator[Web]:
+    """A running test server with its web port (Connect, gRPC-Web and the page)."""
+    server = ServerThread(redis_url, web_port=0)
+    yield Web(server, server.running.web)
+    server.stop()

@@ -26,7 +26,7 @@ import structlog
 
 from kozyr.bots import Bot, Seat, check_spec, make_bot
 from kozyr.bots.protocol import BadBotSpec, parse_spec
-from kozyr.engine.engine import Engine
+from kozyr.engine.matches import Engine
 from kozyr.engine.runs import play_run
 from kozyr.match.errors import MatchError, bad_request
 from kozyr.match.lifecycle import Step

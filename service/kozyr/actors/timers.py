@@ -3,14 +3,14 @@
 Correctness needs no process-local timer. Each match's next deadline lives in the store
 (Store.set_deadline: on Redis a sorted set per deadline shard); it is set from the record after
 every append this process makes (a listener of the engine), and before the append when the
-entry makes a decision due that was not (Engine.deadline_before), so a process dying between
+entry makes a decision due that was not (engine/writing.deadline_before), so a process dying between
 the two leaves a deadline behind rather than none.
 
 Every process runs `Timers.run`: it claims due deadlines (Store.claim_deadlines, which pushes
 each one a lease ahead, so a claimer that dies is covered by another once the lease ends),
 re-derives from the match's log what is really due (the stored time is only an alarm), and
 appends the timeout through the same expected-version append as a move
-(engine/endings.apply_due): a move that lands first wins, a second process finds nothing due,
+(engine/early_endings.apply_due): a move that lands first wins, a second process finds nothing due,
 and nothing is applied twice. Then it records the match's next deadline, or none.
 """
 
@@ -26,8 +26,8 @@ from typing import Any
 import structlog
 
 from kozyr.actors.seatbots import SeatBots
-from kozyr.engine.endings import apply_due
-from kozyr.engine.engine import Engine
+from kozyr.engine.early_endings import apply_due
+from kozyr.engine.matches import Engine
 from kozyr.match import clock
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.lifecycle import Step

@@ -1,34 +1,33 @@
 """The KozyrService servicer: authentication, proto ⇄ domain, error mapping, logs and metrics.
 
-Each RPC is thin: parse and check the request, ask the engine, convert the answer. Every engine
-error becomes its gRPC status with one ErrorInfo (wire/status.py); anything unexpected becomes
-INTERNAL with a generic message while the traceback goes to the log.
+Each RPC is thin: parse and check the request, ask the engine, convert the answer; errors become
+statuses in api/rpc_calls.py. The match RPCs are here; the history RPCs (logs, replays) are in
+api/history_rpcs.py and the platform RPCs (lobby, feed) in api/platform_rpcs.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import json
 import secrets
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import Any
 
-import grpc
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import lobby, replays, terms
+from kozyr.api import lobby, terms
 from kozyr.api.auth import tenants
-from kozyr.api.auth.arbiter import Arbiter
+from kozyr.api.auth.arbiter import Arbiter, viewer_of
 from kozyr.api.guard import bearer_values, check_request
-from kozyr.api.lobby import FEED_CURSOR_HEADER
+from kozyr.api.history_rpcs import HistoryRpcs
 from kozyr.api.metrics import METRICS, count_move
 from kozyr.api.movelog import MoveLog
+from kozyr.api.platform_rpcs import PlatformRpcs
 from kozyr.api.presence import Presence
+from kozyr.api.rpc_calls import Context, internal, next_update, rpc, stream_rpc
 from kozyr.api.session import Session
 from kozyr.config.settings import Tenancy
 from kozyr.core.cards import parse_cards
@@ -46,72 +45,14 @@ from kozyr.match.limits import (
 )
 from kozyr.match.record import MatchRecord
 from kozyr.platform.publisher import Platform
-from kozyr.replay import steps as replay_steps
 from kozyr.wire import convert
 from kozyr.wire import receipt_messages as wire_receipts
-from kozyr.wire.status import bounded, refusal, to_status
+from kozyr.wire.status import bounded, refusal
 
 log = structlog.get_logger("kozyr.api")
 
 
-Context = grpc.aio.ServicerContext[Any, Any]
-Req = TypeVar("Req")
-T = TypeVar("T")
-Resp = TypeVar("Resp")
-
-
-def _rpc(
-    method: Callable[[Any, Req, Context], Awaitable[Resp]],
-) -> Callable[[Any, Req, Context], Awaitable[Resp]]:
-    """Map errors of a unary RPC to statuses."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Any, request: Req, context: Context) -> Resp:
-        try:
-            self.access.enter(method.__name__, context)
-            return await method(self, request, context)
-        except MatchError as e:
-            METRICS.errors.labels(reason=e.code).inc()
-            await context.abort_with_status(to_status(e))
-        except Exception:
-            await context.abort_with_status(_internal(method.__name__))
-        raise AssertionError("unreachable")  # abort_with_status raises
-
-    return wrapper
-
-
-def _internal(rpc: str) -> grpc.Status:
-    log.exception("internal_error", rpc=rpc)
-    METRICS.errors.labels(reason="INTERNAL").inc()
-    return to_status(MatchError(Kind.INTERNAL, "INTERNAL", "internal error; it has been logged"))
-
-
-def _stream_rpc(
-    method: Callable[[Any, Req, Context], AsyncGenerator[Resp, None]],
-) -> Callable[[Any, Req, Context], AsyncGenerator[Resp, None]]:
-    """Map errors of a server-streaming RPC to statuses, exactly as _rpc does for unary ones."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Any, request: Req, context: Context) -> AsyncGenerator[Resp, None]:
-        try:
-            # aclosing: when the call ends early (the client went away), close the inner
-            # generator now, so its own clean-up runs in this call rather than at collection.
-            self.access.enter(method.__name__, context)
-            async with contextlib.aclosing(method(self, request, context)) as stream:
-                async for item in stream:
-                    yield item
-        except grpc.aio.AbortError:
-            raise
-        except MatchError as e:
-            METRICS.errors.labels(reason=e.code).inc()
-            await context.abort_with_status(to_status(e))
-        except Exception:
-            await context.abort_with_status(_internal(method.__name__))
-
-    return wrapper
-
-
-class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
+class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServicer):
     """gRPC front of an Engine."""
 
     def __init__(
@@ -123,8 +64,10 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         *,
         move_log: MoveLog | None = None,
         session_moves: int = 256,
+        platform: Platform | None = None,
     ) -> None:
         self.engine = engine
+        self.platform = platform  # the tenants' feed and lobby (None: no Redis, no platform)
         self.arbiter = arbiter
         self.tenancy = tenancy or Tenancy({})
         self.access = tenants.Access(self.tenancy, leeway_s)
@@ -140,7 +83,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     async def _viewer(self, match_id: str, context: Context) -> Viewer:
         caller = tenants.current()
-        await self.access.check_owner(self.engine, caller, match_id)
+        await self.access.check_owner(self.engine, self.platform, caller, match_id)
         if caller.ticket is not None:
             return await self.access.ticket_viewer(self.engine, caller.ticket, match_id)
         token = None
@@ -154,10 +97,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
                     match_id,
                 )
             token = token.strip()
-        if token is not None and self.arbiter is not None and self.arbiter.matches(token):
-            limits.check_match_id(match_id)
-            return Viewer(None, arbiter=True)
-        return await self.engine.authenticate(match_id, token)
+        return await viewer_of(self.engine, self.arbiter, match_id, token)
 
     async def _seat(self, match_id: str, context: Context) -> int:
         viewer = await self._viewer(match_id, context)
@@ -201,7 +141,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
 
     # ------------------------------------------------------------------ RPCs
 
-    @_rpc
+    @rpc
     async def ListGames(
         self, request: pb.ListGamesRequest, context: Context
     ) -> pb.ListGamesResponse:
@@ -210,14 +150,14 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             games=[convert.game_info(g) for g in GAMES.values()], process=self.process
         )
 
-    @_rpc
+    @rpc
     async def CreateMatch(
         self, request: pb.CreateMatchRequest, context: Context
     ) -> pb.CreateMatchResponse:
         """Create a match and hand out the named seats' tokens."""
         return await self._create(request)
 
-    @_rpc
+    @rpc
     async def CreateMatches(
         self, request: pb.CreateMatchesRequest, context: Context
     ) -> pb.CreateMatchesResponse:
@@ -241,7 +181,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             METRICS.errors.labels(reason=e.code).inc()
             return pb.CreateMatchResult(refused=refusal(e))
         except Exception:  # the others stand: this one alone is refused, and logged
-            status = _internal("CreateMatches")
+            status = internal("CreateMatches")
             return pb.CreateMatchResult(
                 refused=pb.Refusal(
                     code=status.code.value[0], reason="INTERNAL", message=status.details
@@ -307,7 +247,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             seed_commitment=created.commitment,
         )
 
-    @_rpc
+    @rpc
     async def JoinMatch(
         self, request: pb.JoinMatchRequest, context: Context
     ) -> pb.JoinMatchResponse:
@@ -345,7 +285,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if request.match_id and request.match_id != match_id:
                 raise bad_request("BAD_LINK", "the link is for another match than match_id")
         limits.check_match_id(match_id)
-        await self.access.check_owner(self.engine, caller, match_id)
+        await self.access.check_owner(self.engine, self.platform, caller, match_id)
         seat = request.seat if request.HasField("seat") else None
         ticket = caller.ticket
         if ticket is None:
@@ -366,14 +306,14 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             )
         return match_id, ticket.seat, ticket.user
 
-    @_rpc
+    @rpc
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
         """The caller's view."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
         return pb.GetMatchResponse(view=self._view(record, viewer))
 
-    @_rpc
+    @rpc
     async def ListLegalMoves(
         self, request: pb.ListLegalMovesRequest, context: Context
     ) -> pb.ListLegalMovesResponse:
@@ -389,7 +329,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             ]
         return pb.ListLegalMovesResponse(version=record.version, moves=moves)
 
-    @_rpc
+    @rpc
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: Context
     ) -> pb.SubmitMoveResponse:
@@ -449,7 +389,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             receipt=wire_receipts.to_pb(self.engine.receipt(applied)),
         )
 
-    @_stream_rpc
+    @stream_rpc
     async def WatchMatch(
         self, request: pb.WatchMatchRequest, context: Context
     ) -> AsyncGenerator[pb.MatchUpdate, None]:
@@ -463,7 +403,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             async with contextlib.aclosing(
                 self.engine.updates(request.match_id, request.from_version)
             ) as updates:
-                while (applied := await self._next_update(updates)) is not None:
+                while (applied := await next_update(updates, self.closing)) is not None:
                     events, view = self._update(applied, viewer)
                     yield pb.MatchUpdate(
                         version=applied.entry.version,
@@ -476,30 +416,7 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             if seat is not None:
                 self.presence.closed(request.match_id, seat)
 
-    async def _next_update(self, updates: AsyncIterator[T]) -> T | None:
-        """The next update; None once the stream ends or the server is closing."""
-        step = asyncio.ensure_future(anext(updates))
-        closing = asyncio.ensure_future(self.closing.wait())
-        try:
-            await asyncio.wait({step, closing}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            closing.cancel()
-            if not step.done():
-                # The server is closing, or the caller went away while we waited: stop that
-                # wait too, and let it finish, or the generator cannot be closed while it runs.
-                step.cancel()
-                await asyncio.wait({step})
-            # Read the step's outcome whatever happens next. When the caller cancelled just as
-            # the match ended, the step held a StopAsyncIteration nobody read, which asyncio
-            # printed as "Task exception was never retrieved" after every such match.
-            failure = None if step.cancelled() else step.exception()
-        if step.cancelled() or isinstance(failure, StopAsyncIteration):
-            return None
-        if failure is not None:
-            raise failure
-        return step.result()
-
-    @_stream_rpc
+    @stream_rpc
     async def PlaySession(
         self, requests: AsyncIterator[Any], context: Context
     ) -> AsyncGenerator[pb.SessionPushes, None]:
@@ -510,12 +427,13 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
             in_flight=self.session_moves,
             move_log=self.move_log,
             rate=self.session_rate,
+            arbiter=self.arbiter,
         )
         async with contextlib.aclosing(session.run(requests)) as pushes:
             async for push in pushes:
                 yield push
 
-    @_rpc
+    @rpc
     async def EndMatch(self, request: pb.EndMatchRequest, context: Context) -> pb.EndMatchResponse:
         """Resign, abort or claim the win for the caller's seat (docs/rules.md R-7)."""
         limits.check_match_id(request.match_id)
@@ -530,111 +448,6 @@ class KozyrServicer(kozyr_pb2_grpc.KozyrServiceServicer):
         )
         events, view = self._update(applied, Viewer(seat))
         return pb.EndMatchResponse(version=applied.entry.version, events=events, view=view)
-
-    @_rpc
-    async def GetMatchLog(
-        self, request: pb.GetMatchLogRequest, context: Context
-    ) -> pb.GetMatchLogResponse:
-        """The full log: for the arbiter, or for anyone once the match is finished."""
-        record = await self._replayable(request.match_id, context)
-        entries = await self.engine.log(request.match_id)
-        return pb.GetMatchLogResponse(
-            game=record.game.NAME,
-            entries=wire_receipts.log_entries(record, entries, self.engine.receipts.sign),
-        )
-
-    @_rpc
-    async def GetSigningKeys(
-        self, request: pb.GetSigningKeysRequest, context: Context
-    ) -> pb.GetSigningKeysResponse:
-        """The public keys receipts are signed with."""
-        return wire_receipts.signing_keys(self.engine.signer)
-
-    @_rpc
-    async def ReplayMatch(
-        self, request: pb.ReplayMatchRequest, context: Context
-    ) -> pb.ReplayMatchResponse:
-        """The view at a version, for the arbiter or for anyone once the match is finished."""
-        current = await self._replayable(request.match_id, context)
-        if not 1 <= request.version <= current.version:
-            raise bad_request("NO_SUCH_VERSION", f"version must be 1..{current.version}")
-        record = await self.engine.record_at(request.match_id, request.version)
-        assert record is not None
-        seat = request.as_seat if request.HasField("as_seat") else None
-        if seat is not None and not 0 <= seat < record.players:
-            raise bad_request("NOT_A_SEAT", f"there is no seat {seat} in this match")
-        view = convert.match_view(record, seat)
-        # The same text `kozyr replay show` prints for that step and viewer.
-        shown = (
-            seat
-            if seat is not None
-            else (replay_steps.SPECTATOR if request.spectator else replay_steps.FULL)
-        )
-        return pb.ReplayMatchResponse(view=view, text=replay_steps.table_text(record, shown))
-
-    @_rpc
-    async def InspectReplay(
-        self, request: pb.InspectReplayRequest, context: Context
-    ) -> pb.InspectReplayResponse:
-        """The verdict and one step of a stored match's replay or of a replay file (web)."""
-        return await replays.inspect_async(
-            await replays.replay_text(self, request, context), request
-        )
-
-    async def _replayable(self, match_id: str, context: Context) -> MatchRecord:
-        """The match's record if the caller may read its history: the arbiter, or all once over."""
-        viewer = await self._viewer(match_id, context)
-        record = await self.engine.record(match_id)
-        if not (viewer.arbiter or record.finished):
-            raise MatchError(
-                Kind.FORBIDDEN,
-                "MATCH_NOT_FINISHED",
-                "the log is open to everyone once the match is finished; before "
-                "that only the arbiter may read it",
-                record.match_id,
-                viewer.seat,
-            )
-        return record
-
-    # ------------------------------------------------------------------ platforms
-
-    def _platform(self) -> Platform:
-        if self.engine.platform is None:
-            raise MatchError(
-                Kind.UNAVAILABLE,
-                "NO_PLATFORM",
-                "this server keeps no tenant feed or lobby (it has no Redis)",
-            )
-        return self.engine.platform
-
-    @_rpc
-    async def ListMatches(
-        self, request: pb.ListMatchesRequest, context: Context
-    ) -> pb.ListMatchesResponse:
-        """One page of the caller's tenant's lobby."""
-        return await lobby.list_matches(
-            self._platform(), self.tenancy, tenants.current().tenant, request
-        )
-
-    @_stream_rpc
-    async def WatchEvents(
-        self, request: pb.WatchEventsRequest, context: Context
-    ) -> AsyncGenerator[pb.TenantEvent, None]:
-        """The caller's tenant's feed after from_cursor, until the caller or the server stops."""
-        lobby.check_cursor(request.from_cursor)
-        types = lobby.check_types(request.types)
-        platform = self._platform()
-        tenant = tenants.current().tenant
-        cursor = request.from_cursor
-        if cursor == "$":
-            cursor = await platform.data.feed_top(tenant)
-        # The start on the wire before any event: a client that has it misses nothing later.
-        await context.send_initial_metadata(((FEED_CURSOR_HEADER, cursor or "0-0"),))
-        async with contextlib.aclosing(platform.events(tenant, cursor, types=types)) as items:
-            while (item := await self._next_update(items)) is not None:
-                data = json.loads(item.text)
-                if not types or data["type"] in types:
-                    yield lobby.tenant_event(item, data)
 
 
 def _waves(items: Sequence[pb.CreateMatchRequest]) -> list[list[int]]:

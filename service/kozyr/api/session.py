@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api.auth.arbiter import Arbiter, viewer_of
 from kozyr.api.guard import TokenBucket
 from kozyr.api.metrics import count_move
 from kozyr.api.movelog import MoveLog
@@ -97,8 +98,10 @@ class Session:
         move_log: MoveLog | None = None,
         rate: tuple[float, int] = (5_000.0, 10_000),
         clock: Callable[[], float] = time.monotonic,
+        arbiter: Arbiter | None = None,
     ) -> None:
         self.engine = engine
+        self.arbiter = arbiter
         self.closing = closing
         self.move_log = move_log or MoveLog()
         # The messages being built, the last one open: each push is made in place in it (a
@@ -204,7 +207,9 @@ class Session:
                 limits.check_match_id(wanted.match_id)
                 if not 0 <= wanted.from_version < 2**31:
                     raise bad_request("NO_SUCH_VERSION", "from_version must be 0..2^31-1")
-                viewer = await self.engine.authenticate(wanted.match_id, wanted.token or None)
+                viewer = await viewer_of(
+                    self.engine, self.arbiter, wanted.match_id, wanted.token or None
+                )
                 if viewer.seat is None:
                     raise MatchError(
                         Kind.FORBIDDEN,

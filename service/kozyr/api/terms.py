@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.actors.seatbots import check_bot
-from kozyr.engine import endings
-from kozyr.engine.engine import Engine
+from kozyr.engine import early_endings
+from kozyr.engine.matches import Engine
 from kozyr.match import clock
 from kozyr.match.errors import bad_request
 from kozyr.match.lifecycle import Step
@@ -89,9 +89,11 @@ async def end_match(
 ) -> Step:
     """EndMatch: resign, abort or claim the win for `seat` (R-7)."""
     if request.reason == pb.END_REASON_RESIGN:
-        return await endings.resign(engine, request.match_id, seat, request.command_id)
+        return await early_endings.resign(engine, request.match_id, seat, request.command_id)
     if request.reason == pb.END_REASON_ABORT:
-        return await endings.abort(engine, request.match_id, seat, request.command_id)
+        return await early_endings.abort(engine, request.match_id, seat, request.command_id)
     if request.reason == pb.END_REASON_CLAIM_VICTORY:
-        return await endings.claim(engine, request.match_id, seat, request.command_id, watched)
+        return await early_endings.claim(
+            engine, request.match_id, seat, request.command_id, watched
+        )
     raise bad_request("BAD_END_REASON", "say why: RESIGN, ABORT or CLAIM_VICTORY", request.match_id)

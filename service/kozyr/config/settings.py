@@ -89,7 +89,7 @@ class ServerConfig:
     # Memory: allocations between two young-generation collections of Python's cycle
     # collector (CPython's default is 700). A match in play lives for many of those, so at
     # 700 its records and bots' knowledge are promoted and scanned again and again by full
-    # collections: a fifth of a busy server's CPU (kozyr.server.bootstrap.tune_gc).
+    # collections: a fifth of a busy server's CPU (kozyr.server.process_tuning.tune_gc).
     gc_young_threshold: int = 50_000
 
     def grpc_options(self) -> list[tuple[str, int]]:

@@ -11,14 +11,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kozyr.engine.engine import Engine
-    from kozyr.engine.engine_parts import Created, Joined, Viewer
+    from kozyr.engine.answers import Created, Joined, Viewer
+    from kozyr.engine.matches import Engine
 
 _HOMES = {
-    "Created": "kozyr.engine.engine_parts",
-    "Engine": "kozyr.engine.engine",
-    "Joined": "kozyr.engine.engine_parts",
-    "Viewer": "kozyr.engine.engine_parts",
+    "Created": "kozyr.engine.answers",
+    "Engine": "kozyr.engine.matches",
+    "Joined": "kozyr.engine.answers",
+    "Viewer": "kozyr.engine.answers",
 }
 
 

@@ -6,7 +6,7 @@ their decisions: the run decides them one after another on the record in memory 
 (`Store.append_many`: the same expected-version, duplicate and fence checks, all or nothing).
 A match of bots alone is then one store round trip per `limit` entries instead of one per move;
 watchers and snapshots hear every entry as they would a move; the timers, the seat bots and
-the platform feed hear where the run ended (Engine.committed_run).
+the platform feed hear where the run ended (writing.committed).
 A writer that lands first makes the run a CONFLICT: nothing of it is kept, and the caller
 starts again from the new record.
 """
@@ -16,14 +16,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kozyr.engine.engine import Engine
+from kozyr.engine import writing
+from kozyr.engine.matches import Engine
 from kozyr.match import clock, lifecycle
 from kozyr.match.errors import MatchError
 from kozyr.match.lifecycle import Step
-from kozyr.match.log import command_key
-from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord
-from kozyr.platform.publisher import PHASE
 
 # The next move of a run: (seat, command, command id), or None to end the run there.
 NextMove = Callable[[MatchRecord], Awaitable[tuple[int, Any, str] | None]]
@@ -41,34 +39,17 @@ async def play_run(
     include its run's earlier moves). Returns the steps appended; [] when nothing was to play
     or another writer came first. A store that lost entries or is full raises as a move does.
     """
-    async with engine.writing(match_id) as before:
-        steps = await _decide(engine, before, next_move, heard, limit)
-        if not steps:
-            return []
-        last = steps[-1].record
-        await engine.deadline_before(before, steps[-1])
-        meta = {PHASE: str(phase(last))} if phase(last) != phase(before) else None
-        keys = [command_key(s.entry.seat, s.entry.command_id) for s in steps]
-        status, version = await engine.store.append_many(
-            match_id,
-            before.version,
-            [(k, s.text, s.digest) for k, s in zip(keys, steps, strict=True)],
-            meta,
-        )
-        if status in ("CONFLICT", "DUPLICATE"):
-            return []
-        if status != "OK":
-            await engine.after_refusal(before, status, version)  # raises for these
-            return []  # pragma: no cover - after_refusal raises for every other status
-        await engine.committed_run(before, steps)
-        return steps
+
+    async def build(record: MatchRecord, now: int) -> list[Step]:
+        return await _decide(engine, record, now, next_move, heard, limit)
+
+    return await writing.write(engine, match_id, "", build, run=True)
 
 
 async def _decide(
-    engine: Engine, record: MatchRecord, next_move: NextMove, heard: Heard, limit: int
+    engine: Engine, record: MatchRecord, now: int, next_move: NextMove, heard: Heard, limit: int
 ) -> list[Step]:
     steps: list[Step] = []
-    now = engine.now_ms()
     while len(steps) < limit and not record.finished:
         move = await next_move(record)
         if move is None:

@@ -1,13 +1,14 @@
 """The tenants' results feed and lobby, kept up to date from the match logs.
 
-The engine calls `creating` before a match's first append (a write-ahead: the match is noted
-*live* in its tenant's keys) and `appended` after each lifecycle append (creation, a join, the
-finishing move); `appended` commits the entry's feed events and lobby entry in one script,
-idempotent by (match, phase) (kozyr.match.phases). A process that dies between the match append
-and the feed commit leaves the match live with its log ahead of its feed: the `sweep` every
-process runs (and any later lifecycle append, which finds the feed BEHIND) reads the log and
-commits what is missing, in order. So the feed has every event exactly once, in order per
-match, whoever wrote and whoever died; its cursor is the stream entry ID.
+The engine (through its LifecycleListener, which `Platform` implements) calls `creating` before
+a match's first append (a write-ahead: the match is noted *live* in its tenant's keys) and
+`appended` after each lifecycle append (creation, a join, the finishing move); `appended`
+commits the entry's feed events and lobby entry in one script, idempotent by (match, phase)
+(kozyr.match.phases). A process that dies between the match append and the feed commit leaves
+the match live with its log ahead of its feed: the `sweep` every process runs (and any later
+lifecycle append, which finds the feed BEHIND) reads the log and commits what is missing, in
+order. So the feed has every event exactly once, in order per match, whoever wrote and whoever
+died; its cursor is the stream entry ID.
 
 Each lifecycle append also writes the match's phase into its meta hash (atomically with the
 entry), so a sweep or a lobby read sees in one cheap read whether the feed is behind a match.
@@ -24,16 +25,16 @@ from typing import Any
 
 import structlog
 
+from kozyr.engine.writing import same_phase
 from kozyr.match import phases
 from kozyr.match.errors import MatchError
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import Entry, decode_events, entry_hash
 from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.platform.tenant_store import FeedItem, PlatformStore
-from kozyr.store.port import Store, StoredEntry
+from kozyr.store.port import PHASE, Store, StoredEntry
 
 log = structlog.get_logger("kozyr.platform")
-PHASE = "phase"  # the meta field holding a match's phase
 SWEEP_BATCH = 200
 READ_BATCH = 8  # concurrent meta reads of one lobby page
 
@@ -61,32 +62,6 @@ class Owners:
                 self._owners.clear()  # a bounded cache; the store still knows
             self._owners[match_id] = tenant
         return tenant
-
-
-async def creating(platform: Platform | None, tenant: str, match_id: str) -> None:
-    """Before a match's first append (the engine's hook; nothing without a platform)."""
-    if platform is not None and tenant:
-        platform.owners.note(match_id, tenant)
-        await platform.creating(tenant, match_id)
-
-
-async def appended(
-    platform: Platform | None, before: MatchRecord | None, step: Step, tenant: str = ""
-) -> None:
-    """After an append (the engine's hook): a lifecycle entry goes to its owner's phases."""
-    if platform is None or _same_phase(before, step.record):
-        return  # a plain move: the feed has nothing to say (and no owner is looked up)
-    owner = tenant or await platform.owners.of(step.record.match_id)
-    if owner:
-        await platform.appended(owner, before, step)
-
-
-def _same_phase(before: MatchRecord | None, after: MatchRecord) -> bool:
-    # A phase counts the seats joined and the ending: with the very same names (nobody joined,
-    # most appends) only the ending can differ, so no seat is counted.
-    if before is not None and before.names is after.names:
-        return before.finished == after.finished
-    return phases.phase(before) == phases.phase(after)
 
 
 class Platform:
@@ -120,12 +95,24 @@ class Platform:
     # ------------------------------------------------------------------ writing
 
     async def creating(self, tenant: str, match_id: str) -> None:
-        """Before a match's first append: note it live, so a crash right after is caught up."""
-        await self.data.live(tenant, match_id, self._now())
+        """Before a match's first append (the engine's LifecycleListener): note it live in its
+        tenant's keys, so a crash right after is caught up (nothing for a match of no tenant)."""
+        if tenant:
+            self.owners.note(match_id, tenant)
+            await self.data.live(tenant, match_id, self._now())
 
-    async def appended(self, tenant: str, before: MatchRecord | None, step: Step) -> None:
-        """After an append: commit the entry's feed events and lobby entry (a failure is left
-        to the sweep, never to the caller, whose append stands)."""
+    async def appended(self, before: MatchRecord | None, step: Step, tenant: str = "") -> None:
+        """After an append (the engine's LifecycleListener): a lifecycle entry goes to its
+        owner's feed and lobby."""
+        if same_phase(before, step.record):
+            return  # a plain move: the feed has nothing to say (and no owner is looked up)
+        owner = tenant or await self.owners.of(step.record.match_id)
+        if owner:
+            await self.commit_entry(owner, before, step)
+
+    async def commit_entry(self, tenant: str, before: MatchRecord | None, step: Step) -> None:
+        """Commit the entry's feed events and lobby entry (a failure is left to the sweep,
+        never to the caller, whose append stands)."""
         try:
             await self._commit(tenant, before, step, step.digest or entry_hash(step.text))
         except MatchError as e:

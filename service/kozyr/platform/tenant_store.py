@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 from kozyr.store.port import store_full
 from kozyr.store.redis.connect import AsyncClient, translated
 from kozyr.store.redis.lane import ScriptLane, laned
+from kozyr.store.redis.scripts import lua_script
 from kozyr.store.redis.streams import RedisStore
 
 CommitStatus = Literal["OK", "DUPLICATE", "BEHIND"]
@@ -102,37 +103,8 @@ class PlatformStore(Protocol):
 
 # The write-ahead of a live match, as a script so that it can go on a lane of its own; a full
 # store answers FULL, as the append does (inside a script Redis words an OOM as a script error).
-LIVE_LUA = """
-local added = redis.pcall('ZADD', KEYS[1], ARGV[1], ARGV[2])
-if type(added) == 'table' and added.err then
-  if string.find(added.err, 'OOM', 1, true) then return 'FULL' end
-  return redis.error_reply(added.err)
-end
-return 'OK'
-"""
-COMMIT_LUA = """
-local fed = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-local after = tonumber(ARGV[3])
-if fed >= after then return {'DUPLICATE', tostring(fed)} end
-if fed ~= tonumber(ARGV[2]) then return {'BEHIND', tostring(fed)} end
-local i = 9
-for k = 1, tonumber(ARGV[8]) do
-  redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]); i = i + 1
-end
-redis.call('HSET', KEYS[2], ARGV[1], after)
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
-redis.call('HSETNX', KEYS[5], ARGV[1], ARGV[5])
-local seq = redis.call('HGET', KEYS[6], ARGV[1])
-if not seq then
-  seq = redis.call('INCR', KEYS[7]); redis.call('HSET', KEYS[6], ARGV[1], seq)
-end
-local drops = tonumber(ARGV[7])
-for k = 8, 7 + drops do redis.call('ZREM', KEYS[k], ARGV[1]) end
-for k = 8 + drops, #KEYS do redis.call('ZADD', KEYS[k], seq, ARGV[1]) end
-if ARGV[6] == '1' then redis.call('ZREM', KEYS[4], ARGV[1])
-else redis.call('ZADD', KEYS[4], ARGV[i], ARGV[1]) end
-return {'OK', tostring(after)}
-"""
+LIVE_LUA = lua_script("tenant_live", __package__)
+COMMIT_LUA = lua_script("tenant_commit", __package__)
 
 
 def _semaphore(limit: int) -> Callable[[], AbstractAsyncContextManager[None]]:

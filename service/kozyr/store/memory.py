@@ -43,10 +43,12 @@ class MemoryStore:
         text: str,
         digest: str,
         meta: Mapping[str, str] | None = None,
+        *,
+        prev: str | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append."""
         return await self.append_many(
-            match_id, expected_version, [(command_key, text, digest)], meta
+            match_id, expected_version, [(command_key, text, digest)], meta, prev=prev
         )
 
     async def append_many(
@@ -55,14 +57,20 @@ class MemoryStore:
         expected_version: int,
         entries: Sequence[tuple[str, str, str]],
         meta: Mapping[str, str] | None = None,
+        *,
+        prev: str | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many."""
         log = self._log(match_id)
         current = log.entries[-1].version if log.entries else 0
         if current < log.fence:
             return "BEHIND", current
-        first = entries[0][1]
-        if log.entries and current == expected_version and _forks(first, log.entries[-1].hash):
+        chained = prev if prev is not None else _prev_in(entries[0][1])
+        if (
+            log.entries
+            and current == expected_version
+            and chained not in (None, log.entries[-1].hash)
+        ):
             log.fence = current + 1  # as the Redis script: fence the match until repaired
             return "BEHIND", current
         for key, _, _ in entries:
@@ -233,11 +241,11 @@ class MemoryTicks:
         self._store._forget(self)
 
 
-def _forks(text: str, top_hash: str) -> bool:
-    """Whether an entry's text names a previous hash other than the top's (not chained)."""
+def _prev_in(text: str) -> str | None:
+    """The previous hash an entry's text names (None: it names none), as the script reads it."""
     try:
         entry = json.loads(text)
     except ValueError:
-        return False
+        return None
     prev = entry.get("prev") if isinstance(entry, dict) else None
-    return isinstance(prev, str) and prev != top_hash
+    return prev if isinstance(prev, str) else None

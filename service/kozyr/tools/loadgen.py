@@ -37,8 +37,8 @@ import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.match.log import GENESIS_HASH, Entry, entry_hash
-from kozyr.match.record import fold_entries
+from kozyr.tools.load_report import passed, render
+from kozyr.tools.log_check import LogCheck, check_log
 from kozyr.wire.errorinfo import error_info
 
 if TYPE_CHECKING:  # the async stub type exists only in the .pyi
@@ -125,71 +125,6 @@ class Stats:
     def acked(self) -> int:
         """Moves acknowledged so far."""
         return len(self.acks)
-
-
-@dataclass(frozen=True)
-class LogCheck:
-    """The verdict on one match's log: its problems, and how many acknowledged moves it lacks."""
-
-    version: int
-    lost: int
-    problems: tuple[str, ...]
-
-    @property
-    def corrupted(self) -> bool:
-        """True when the log is damaged (gap, chain, hash, fold) or disagrees with its clients."""
-        return bool(self.problems)
-
-
-def check_log(
-    rows: Sequence[tuple[int, str, str]], acked: Mapping[str, tuple[int, int]], seen: int
-) -> LogCheck:
-    """Check one log given as (version, canonical JSON, hash) rows against what clients saw.
-
-    `acked` maps each acknowledged command id to (seat, version); `seen` is the highest version
-    any client saw. Pure: the loadgen's verdict, testable on crafted logs.
-    """
-    problems: list[str] = []
-    entries: list[Entry] = []
-    prev = GENESIS_HASH
-    for index, (version, text, digest) in enumerate(rows, start=1):
-        if version != index:
-            problems.append(f"gap: version {index} expected, {version} found")
-            break
-        if entry_hash(text) != digest:
-            problems.append(f"version {version}: hash does not match its text")
-        try:
-            entry = Entry.from_canonical(text)
-        except (ValueError, KeyError, TypeError) as e:
-            problems.append(f"version {version}: unreadable entry ({e})")
-            break
-        if entry.version != version:
-            problems.append(f"version {version}: the entry says {entry.version}")
-        if entry.prev != prev:
-            problems.append(f"version {version}: prev is not the hash of version {version - 1}")
-        entries.append(entry)
-        prev = digest
-    top = len(entries)
-    lost = sum(
-        1
-        for cid, (seat, version) in acked.items()
-        if version > top
-        or entries[version - 1].command_id != cid
-        or entries[version - 1].seat != seat
-    )
-    if lost:
-        problems.append(f"{lost} acknowledged move(s) missing from the log")
-    if entries and not problems:
-        try:
-            folded = fold_entries(entries).version
-        except Exception as e:  # any failure to fold is the verdict, not a crash of the checker
-            problems.append(f"a fresh fold fails: {type(e).__name__}: {e}")
-        else:
-            if folded != seen:
-                problems.append(f"the fold is at version {folded}, clients saw {seen}")
-    elif not entries:
-        problems.append("an empty log")
-    return LogCheck(top, lost, tuple(problems))
 
 
 def is_loopback(address: str) -> bool:
@@ -529,45 +464,6 @@ class LoadGen:
             "matches_stuck": sum(t.stuck for t in self.tracks),
             "problems": dict(list(problems.items())[:20]),
         }
-
-
-def passed(report: Mapping[str, Any]) -> bool:
-    """True when nothing was lost, corrupted, stuck or falsely unavailable."""
-    return not any(
-        report[k]
-        for k in (
-            "acknowledged_lost",
-            "matches_corrupted",
-            "matches_stuck",
-            "false_unavailable",
-            "watch_gaps",
-        )
-    )
-
-
-def render(report: Mapping[str, Any], terminal: bool) -> str:
-    """The report as a rich table on a terminal, plain `key: value` lines otherwise."""
-    rows = [
-        (k, json.dumps(v) if isinstance(v, dict) else str(v))
-        for k, v in report.items()
-        if k != "problems"
-    ]
-    rows += [(f"problem {m}", "; ".join(p)) for m, p in report["problems"].items()]
-    if not terminal:
-        return "\n".join(f"{k}: {v}" for k, v in rows)
-    from io import StringIO
-
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="kozyr loadgen", show_header=True)
-    table.add_column("measure")
-    table.add_column("value")
-    for key, value in rows:
-        table.add_row(key, value)
-    out = StringIO()
-    Console(file=out, force_terminal=True).print(table)
-    return out.getvalue().rstrip("\n")
 
 
 async def redis_probe(url: str, timeout: float = 0.5) -> StoreProbe:

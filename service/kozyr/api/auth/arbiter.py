@@ -20,7 +20,7 @@ from typing import Any
 
 import structlog
 
-from kozyr.engine import Engine
+from kozyr.engine import Engine, Viewer
 from kozyr.match import limits
 from kozyr.secrets.tokens import token_hash
 from kozyr.store.redis.connect import SyncClient
@@ -73,6 +73,17 @@ class Arbiter:
         if self._digest is None:
             return False
         return hmac.compare_digest(hashlib.sha256(token.encode()).digest(), self._digest)
+
+
+async def viewer_of(
+    engine: Engine, arbiter: Arbiter | None, match_id: str, token: str | None
+) -> Viewer:
+    """Who a bearer token stands for in a match: the arbiter (checked here, the one place it
+    is), else what the engine's seat tokens say (a seat, or None for a spectator)."""
+    if token is not None and arbiter is not None and arbiter.matches(token):
+        limits.check_match_id(match_id)
+        return Viewer(None, arbiter=True)
+    return await engine.authenticate(match_id, token)
 
 
 def _checked(token: str) -> bytes:

@@ -28,6 +28,7 @@ from kozyr.api.guard import Buckets, bearer_values
 from kozyr.config.settings import LOCAL_TENANT, Tenancy
 from kozyr.engine import Engine, Viewer
 from kozyr.match.errors import Kind, MatchError
+from kozyr.platform.publisher import Platform
 
 API_KEY_HEADER = "x-api-key"
 MAX_API_KEY = 256
@@ -138,11 +139,12 @@ class Access:
                 return tenant
         raise _unauthenticated("BAD_API_KEY", "this API key belongs to no tenant")
 
-    async def check_owner(self, engine: Engine, caller: Caller, match_id: str) -> None:
+    async def check_owner(
+        self, engine: Engine, platform: Platform | None, caller: Caller, match_id: str
+    ) -> None:
         """A key or ticket may touch only its own tenant's matches (and a ticket its match)."""
         if not (caller.keyed or caller.ticket):
             return
-        platform = engine.platform
         owner = (await platform.owners.of(match_id) if platform else "") or LOCAL_TENANT
         if owner != caller.tenant:
             await engine.record(match_id)  # an unknown match is NOT_FOUND first

@@ -19,59 +19,17 @@ from typing import Any
 
 from kozyr.platform.tenant_store import FeedItem, tenant_key
 from kozyr.store.redis.connect import AsyncClient
+from kozyr.store.redis.scripts import lua_script
 
-ENQUEUE_LUA = """
-local cur = redis.call('GET', KEYS[2])
-if not cur then return 0 end
-local rows = redis.call('XRANGE', KEYS[1], '(' .. cur, '+', 'COUNT', ARGV[2])
-for _, row in ipairs(rows) do
-  for i = 3, #ARGV do redis.call('ZADD', KEYS[3], 'NX', ARGV[1], ARGV[i] .. '|' .. row[1]) end
-end
-if #rows > 0 then redis.call('SET', KEYS[2], rows[#rows][1]) end
-return #rows
-"""
+ENQUEUE_LUA = lua_script("delivery_enqueue", __package__)
 
-CLAIM_LUA = """
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
-return ids
-"""
+CLAIM_LUA = lua_script("delivery_claim", __package__)
 
-DELIVERED_LUA = """
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-return 1
-"""
+DELIVERED_LUA = lua_script("delivery_delivered", __package__)
 
-FAILED_LUA = """
-local now = tonumber(ARGV[2])
-local tries = redis.call('HGET', KEYS[2], ARGV[1])
-local attempts, first = 0, now
-if tries then
-  local a, f = string.match(tries, '^(%d+) (%d+)$')
-  attempts, first = tonumber(a), tonumber(f)
-end
-attempts = attempts + 1
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
-if now - first >= tonumber(ARGV[4]) then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  redis.call('ZADD', KEYS[4], now, ARGV[1])
-  return 1
-end
-local wait = math.min(tonumber(ARGV[6]), tonumber(ARGV[5]) * 2 ^ (attempts - 1))
-redis.call('HSET', KEYS[2], ARGV[1], attempts .. ' ' .. first)
-redis.call('ZADD', KEYS[1], 'XX', now + math.floor(wait), ARGV[1])
-return 0
-"""
+FAILED_LUA = lua_script("delivery_failed", __package__)
 
-REDELIVER_LUA = """
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HDEL', KEYS[3], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-return 1
-"""
+REDELIVER_LUA = lua_script("delivery_redeliver", __package__)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ clients are made by kozyr.store.redis.connect (one server or a Redis Cluster).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +44,7 @@ from kozyr.store.redis.names import (
     snapshot_key,
     tick_channel,
 )
+from kozyr.store.redis.scripts import lua_script
 from kozyr.store.redis.ticks import RedisTicks, ticks_for
 
 # The key helpers stay importable from here (they live in kozyr.store.redis.names).
@@ -60,92 +60,13 @@ __all__ = [
     "tick_channel",
 ]
 
-APPEND_LUA = """
--- ARGV: expected version, tick channel, n, the first entry's prev ('': read it from the entry),
--- then n x (command key, entry, hash), then meta pairs.
-local current = 0
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
-local fence = tonumber(redis.call('GET', KEYS[4]) or '0')
-if current < fence then return {'BEHIND', tostring(current)} end
--- An entry that does not chain onto the top at its own version: the stream lost the entry this
--- server acknowledged (an asynchronous failover) and another took its place. Fence the match.
-local prev = ARGV[4]
-if prev == '' then
-  local ok, entry = pcall(cjson.decode, ARGV[6])
-  prev = ok and type(entry) == 'table' and type(entry.prev) == 'string' and entry.prev or nil
-end
-if prev and #top > 0 and current == tonumber(ARGV[1]) and prev ~= top[1][2][4] then
-  redis.call('SET', KEYS[4], current + 1)
-  return {'BEHIND', tostring(current)}
-end
-local n = tonumber(ARGV[3])
-for i = 0, n - 1 do
-  local key = ARGV[5 + 3 * i]
-  if key ~= '' then
-    local seen = redis.call('HGET', KEYS[2], key)
-    if seen then return {'DUPLICATE', seen} end
-  end
-end
-if current ~= tonumber(ARGV[1]) then return {'CONFLICT', tostring(current)} end
-for i = 0, n - 1 do
-  local version = current + 1 + i
-  local added = redis.pcall('XADD', KEYS[1], version .. '-0', 'e', ARGV[6 + 3 * i],
-                            'h', ARGV[7 + 3 * i])
-  -- Only the first XADD can fail: Redis refuses a script for memory before its first write
-  -- only, and every later id is greater than the one just added.
-  if type(added) == 'table' and added.err then
-    if string.find(added.err, 'OOM', 1, true) then return {'FULL', tostring(current)} end
-    return {'GAP', tostring(current)}
-  end
-  local key = ARGV[5 + 3 * i]
-  if key ~= '' then redis.call('HSET', KEYS[2], key, version) end
-end
-local last = current + n
-redis.call('SET', KEYS[4], last)
-if #ARGV > 4 + 3 * n then redis.call('HSET', KEYS[3], unpack(ARGV, 5 + 3 * n)) end
-redis.call('PUBLISH', ARGV[2], last)
-return {'OK', tostring(last)}
-"""
-
-# The end of an entry's canonical text (sorted keys, no spaces): after `prev` come numbers only.
-_CANONICAL_TAIL = re.compile(
-    r'"prev":"([0-9a-f]*)","schema":[0-9]+,"seat":-?[0-9]+,'
-    r'"time_ms":-?[0-9]+,"version":[0-9]+}\Z',
-    re.ASCII,
-)
-
-
-def prev_of(text: str) -> str:
-    """The `prev` of an entry's canonical text, read from its end (the script then decodes no
-    JSON: ~13 µs of Redis's ~66 per move); "" for any other text, which the script decodes.
-    A quote inside a JSON string is escaped, so this tail is the top-level object's own."""
-    at = text.rfind('"prev":"', max(0, len(text) - 256))  # the tail's own is the last one
-    tail = _CANONICAL_TAIL.match(text, at) if at >= 0 else None
-    return tail.group(1) if tail is not None else ""
-
+APPEND_LUA = lua_script("append")
 
 # Only a newer snapshot replaces the kept one; a drop removes only the one it names.
-PUT_SNAPSHOT_LUA = """
-local kept = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if tonumber(ARGV[1]) > kept then redis.call('HSET', KEYS[1], 'v', ARGV[1], 's', ARGV[2]) end
-return 0
-"""
-DROP_SNAPSHOT_LUA = """
-if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0
-"""
+PUT_SNAPSHOT_LUA = lua_script("put_snapshot")
+DROP_SNAPSHOT_LUA = lua_script("drop_snapshot")
 
-REPAIR_LUA = """
-local current = 0
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #top > 0 then current = tonumber(string.match(top[1][1], '^(%d+)')) end
-local fence = tonumber(redis.call('GET', KEYS[2]) or '0')
-if current > 0 then redis.call('XSETID', KEYS[1], current .. '-0') end
-redis.call('SET', KEYS[2], current)
-redis.call('HSET', KEYS[3], 'repaired', current)
-return {tostring(fence), tostring(current)}
-"""
+REPAIR_LUA = lua_script("repair")
 
 
 # --- clocks: deadlines ---
@@ -153,57 +74,16 @@ return {tostring(fence), tostring(current)}
 # DEADLINE_SHARDS shards (kozyr.store.redis.names), each a sorted set in its own slot with a hash of
 # the versions the deadlines were derived from in the same slot.
 
-SET_DEADLINE_LUA = """
-local held = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '-1')
-if tonumber(ARGV[2]) < held then return 0 end
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-else
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-end
-return 1
-"""
+SET_DEADLINE_LUA = lua_script("set_deadline")
 
-SEEN_LUA = """
-local latest = 0
-for i = 1, #ARGV, 2 do
-  local held = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
-  if tonumber(ARGV[i + 1]) > held then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-  latest = math.max(latest, tonumber(ARGV[i + 1]))
-end
-local now = redis.call('TIME')
-local left = latest - (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
-redis.call('PEXPIRE', KEYS[1], math.max(left, 0) + 60000)
-return 1
-"""
+SEEN_LUA = lua_script("seen")
 
 # Every shard's claim in one call where the shards share one server (not a cluster): the
 # timer loop polls all of them a few times a second in every process, and eight calls on
 # redis-py's pooled path were ~3 % of a busy server's CPU (py-spy).
-CLAIM_ALL_LUA = """
-local out, left = {}, tonumber(ARGV[3])
-for _, key in ipairs(KEYS) do
-  if left <= 0 then break end
-  local due = redis.call('ZRANGEBYSCORE', key, '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
-                         left)
-  for i = 1, #due, 2 do
-    redis.call('ZADD', key, 'XX', ARGV[2], due[i])
-    out[#out + 1] = due[i]
-    out[#out + 1] = due[i + 1]
-  end
-  left = left - #due / 2
-end
-return out
-"""
+CLAIM_ALL_LUA = lua_script("claim_all")
 
-CLAIM_LUA = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
-                       ARGV[3])
-for i = 1, #due, 2 do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], due[i]) end
-return due
-"""
+CLAIM_LUA = lua_script("claim")
 
 
 BACKGROUND = 8  # connections of the moves' pool kept for background tasks
@@ -304,6 +184,8 @@ class RedisStore:
         text: str,
         digest: str,
         meta: Mapping[str, str] | None = None,
+        *,
+        prev: str | None = None,
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the stream is at `expected_version` and the command is new.
 
@@ -311,7 +193,7 @@ class RedisStore:
         stream that lost acknowledged entries answers BEHIND instead of being written over.
         """
         return await self.append_many(
-            match_id, expected_version, [(command_key, text, digest)], meta
+            match_id, expected_version, [(command_key, text, digest)], meta, prev=prev
         )
 
     async def append_many(
@@ -320,13 +202,15 @@ class RedisStore:
         expected_version: int,
         entries: Sequence[tuple[str, str, str]],
         meta: Mapping[str, str] | None = None,
+        *,
+        prev: str | None = None,
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many: one script call for the whole run."""
         args: list[str | int] = [
             expected_version,
             tick_channel(match_id),
             len(entries),
-            prev_of(entries[0][1]) if entries else "",
+            prev or "",  # "": the script reads it from the entry
         ]
         for key, text, digest in entries:
             args += [key, text, digest]

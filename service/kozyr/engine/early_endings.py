@@ -1,20 +1,20 @@
-"""Early endings and timeouts on the engine: each is one entry appended through
-`append_with` (below), the same expected-version append as a move, so whatever lands first wins
-and nothing is applied twice (docs/rules.md R-7 … R-9; the pure checks are match/endings.py)."""
+"""Early endings and timeouts on the engine: each is one entry appended through the engine's
+write path (engine/writing.py), the same expected-version append as a move, so whatever lands
+first wins and nothing is applied twice (docs/rules.md R-7 … R-9; the pure checks are
+match/endings.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kozyr.engine.engine import Engine
+from kozyr.engine import writing
+from kozyr.engine.matches import Engine
 from kozyr.match import clock, endings, limits
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.lifecycle import Step
 from kozyr.match.log import command_key
-from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord
-from kozyr.platform.publisher import PHASE
 
 ChooseBot = Callable[[MatchRecord, int, str], Awaitable[Any]]
 
@@ -22,38 +22,14 @@ ChooseBot = Callable[[MatchRecord, int, str], Awaitable[Any]]
 async def append_with(
     engine: Engine, match_id: str, key: str, build: Callable[[MatchRecord, int], Awaitable[Step]]
 ) -> Step:
-    """Append the entry `build(record, now_ms)` makes (or refuses with MatchError) through
-    the same expected-version append as a move: on CONFLICT it is built again on the
-    caught-up record, and a repeated `key` gets the recorded answer. Early endings and
-    timeouts use it, so a move that lands first wins. (Kept beside them, not in
-    kozyr.engine.engine, which stays the moves' module.)"""
-    async with engine.writing(match_id, fresh=True) as record:
-        for _ in range(engine.max_retries):
-            try:
-                step = await build(record, engine.now_ms())
-            except MatchError:
-                if key and (answer := await engine.repeated(match_id, key)) is not None:
-                    return answer
-                raise
-            await engine.deadline_before(record, step)
-            # An ending is a lifecycle entry: its phase goes into the meta with it, and the
-            # owner's feed and lobby hear of it (platform/publisher.py), as for a finishing move.
-            meta = {PHASE: str(phase(step.record))} if step.record.finished else None
-            status, version = await engine.store.append(
-                match_id, record.version, key, step.text, step.digest, meta
-            )
-            if status == "OK":
-                await engine.committed(record, step)
-                return step
-            if status == "DUPLICATE":
-                return await engine.answer_at(match_id, version)
-            record = await engine.after_refusal(record, status, version)
-    raise MatchError(
-        Kind.CONFLICT,
-        "TOO_MANY_CONFLICTS",
-        "too many concurrent writers on this match; try again",
-        match_id,
-    )
+    """Append the entry `build(record, now_ms)` makes (or refuses with MatchError) on the
+    record caught up from the store, through the engine's write path (engine/writing.py): a
+    move that lands first wins, and a repeated `key` gets the recorded answer."""
+
+    async def steps(record: MatchRecord, now: int) -> list[Step]:
+        return [await build(record, now)]
+
+    return (await writing.write(engine, match_id, key, steps, fresh=True))[-1]
 
 
 async def resign(engine: Engine, match_id: str, seat: int, command_id: str) -> Step:
