@@ -48,7 +48,13 @@ def test_whole_matches_fixed_size_legal_masks_and_no_leak(
             decisions += 1
         assert decisions > 0 and hidden > 0
         assert table.outcome is not None
-        assert sum(r > 0 for r in table.rewards()) in (0, *table.outcome.winners and [len(set(table.outcome.winners))])
+        winners = set(table.outcome.winners)
+        rewards = table.rewards()
+        if len(winners) == players:
+            assert rewards == [0.0] * players
+        else:
+            assert [s for s, r in enumerate(rewards) if r == 1.0] == sorted(winners)
+            assert sum(r == -1.0 for r in rewards) == players - len(winners)
 
 
 def test_a_hidden_card_changes_nothing_in_the_observation() -> None:
