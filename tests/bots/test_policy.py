@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.core.jsontext import loads
 from kozyr.bots import BadBotSpec, check_spec, make_bot, parse_spec
+from kozyr.core.jsontext import loads
 from kozyr.envs.train import fit, save, teacher_samples
 from kozyr.games import get_game
 from kozyr.tournament.local import play_local

@@ -13,9 +13,9 @@ import pytest
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots.encodings import encoding
 from kozyr.cli import main
+from kozyr.core.jsontext import loads
 from kozyr.envs.decisions import log_rows, read_rows
 from kozyr.envs.table import Table
-from kozyr.core.jsontext import loads
 from kozyr.games import get_game
 from kozyr.match.log import LIFECYCLE_EVENTS, decode_events
 from kozyr.replay.archive import entry_of

@@ -30,7 +30,9 @@ def kozyr_fold(short: str, params: dict[str, object], history: list[int]) -> lis
     players = int(params.get("players", game.MIN_PLAYERS))  # type: ignore[call-overload]
     options = loads(str(params.get("options", "{}")))
     config = game.make_config(options, players)
-    events = list(game.start(config, [f"seat{s}" for s in range(players)], match_seed(0, history[0])))
+    events = list(
+        game.start(config, [f"seat{s}" for s in range(players)], match_seed(0, history[0]))
+    )
     code = encoding(name)
     state = fold(game, events)
     for action in history[1:]:

@@ -51,9 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--players", help="in-process: comma-separated bot specs")
     p.add_argument("--matches", type=int, default=100, help="in-process: matches (default 100)")
     p.add_argument("--seed", default="0", help="in-process: the master seed")
-    p.add_argument(
-        "--option", action="append", type=_option, default=[], metavar="KEY=VALUE"
-    )
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.add_argument("--server", metavar="ADDR", help="read finished matches from this server")
     p.add_argument("--match", action="append", default=[], help="a match id (repeatable)")
     p.add_argument("--token", default=None, help="bearer token for the logs (arbiter)")

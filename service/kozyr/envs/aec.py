@@ -15,7 +15,7 @@ the end only (kozyr.envs.table).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -27,10 +27,14 @@ from kozyr.envs.table import Table, match_seed
 Obs = dict[str, np.ndarray[Any, Any]]
 
 
-class KozyrAEC(AECEnv[str, Obs, int]):
+class KozyrAEC(AECEnv[str, Obs, int]):  # type: ignore[misc]
     """A Kozyr game as a PettingZoo AEC environment."""
 
-    metadata = {"name": "kozyr_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "kozyr_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -96,7 +100,7 @@ class KozyrAEC(AECEnv[str, Obs, int]):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._refresh()
 
     def _refresh(self) -> None:

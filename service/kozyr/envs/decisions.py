@@ -178,7 +178,9 @@ def write_rows(
     return _write_parquet(matches, path, on_match, batch)
 
 
-def _write_jsonl(matches: Iterable[list[Decision]], path: Path, on_match: Callable[[int], None]) -> int:
+def _write_jsonl(
+    matches: Iterable[list[Decision]], path: Path, on_match: Callable[[int], None]
+) -> int:
     count = 0
     with path.open("w", encoding="utf-8") as out:
         for done, rows in enumerate(matches, 1):

@@ -11,7 +11,7 @@ can explore without raising.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, SupportsFloat
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -26,7 +26,7 @@ Obs = dict[str, np.ndarray[Any, Any]]
 class SeatEnv(gym.Env[Obs, int]):
     """A single-agent Kozyr environment: the learner holds `seat`, bots hold the others."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium declares it so)
 
     def __init__(
         self,
@@ -44,13 +44,14 @@ class SeatEnv(gym.Env[Obs, int]):
         self.master = master
         self.render_mode = render_mode
         code = self.table.code
-        self.observation_space = spaces.Dict(
+        observations = spaces.Dict(
             {
                 "observation": spaces.Box(-1.0, 1.0, (code.size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (code.actions,), np.int8),
             }
         )
-        self.action_space = spaces.Discrete(code.actions)
+        self.observation_space = cast(spaces.Space[Obs], observations)
+        self.action_space = cast(spaces.Space[int], spaces.Discrete(code.actions))
         self.bots: list[Bot | None] = []
         self.deal = 0
 
@@ -98,7 +99,7 @@ class SeatEnv(gym.Env[Obs, int]):
         reward = self.table.rewards()[self.seat] if done else 0.0
         return self._obs(), reward, done, False, self._info()
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """The table as the learner's seat sees it (text)."""
         if self.render_mode != "ansi":
             return None

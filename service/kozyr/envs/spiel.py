@@ -232,21 +232,21 @@ def ismcts_bot(game: KozyrSpielGame, simulations: int, seed: int) -> Any:
     )
 
 
-class KozyrDix(KozyrSpielGame):  # type: ignore[misc]
+class KozyrDix(KozyrSpielGame):
     """``kozyr_dix``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         super().__init__(params, "kozyr_dix")
 
 
-class KozyrSixDozens(KozyrSpielGame):  # type: ignore[misc]
+class KozyrSixDozens(KozyrSpielGame):
     """``kozyr_six_dozens``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         super().__init__(params, "kozyr_six_dozens")
 
 
-class KozyrDurakDice(KozyrSpielGame):  # type: ignore[misc]
+class KozyrDurakDice(KozyrSpielGame):
     """``kozyr_durak_dice``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:

@@ -11,6 +11,7 @@ duplicate tournament against ``random``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from collections.abc import Sequence
@@ -57,7 +58,7 @@ def teacher_samples(
 
 def _init(sizes: Sequence[int], rng: np.random.Generator) -> list[Array]:
     params: list[Array] = []
-    for n_in, n_out in zip(sizes, sizes[1:], strict=False):
+    for n_in, n_out in itertools.pairwise(sizes):
         params.append((rng.standard_normal((n_in, n_out)) * np.sqrt(2.0 / n_in)).astype(np.float32))
         params.append(np.zeros(n_out, np.float32))
     return params
@@ -117,8 +118,9 @@ def agreement(params: list[Array], s: Samples) -> float:
 
 def save(path: Path, game: str, params: list[Array]) -> None:
     """Write the policy file (kozyr.bots.policy's format)."""
-    layers = {f"{kind}{i // 2}": q for i, (kind, q) in enumerate(zip("wb" * 99, params))}
-    np.savez(path, format=np.array(FORMAT), game=np.array(game), **layers)
+    arrays: dict[str, Any] = {f"{'wb'[i % 2]}{i // 2}": q for i, q in enumerate(params)}
+    arrays.update(format=np.array(FORMAT), game=np.array(game))
+    np.savez(path, **arrays)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,9 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
-    options = [tuple(o.split("=", 1)) for o in args.option]
+    options = [(k, v) for k, _, v in (o.partition("=") for o in args.option)]
     began = time.monotonic()
-    samples = teacher_samples(args.game, args.matches, options, args.seed)  # type: ignore[arg-type]
+    samples = teacher_samples(args.game, args.matches, options, args.seed)
     played = time.monotonic()
     params, agree = fit(samples, args.hidden, args.epochs, seed=args.seed)
     save(args.out, args.game, params)

@@ -87,4 +87,5 @@ def fields_of(name: str) -> list[tuple[str, int]]:
     state = fold(game, game.start(config, players, b"layout"))
     return encoding(name).encode(game.view(state, 0)).fields
 
+
 __all__ = ["CARD_SLOTS", "ENCODINGS", "Encoding", "Features", "encoding", "fields_of"]
