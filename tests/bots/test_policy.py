@@ -14,6 +14,7 @@ from kozyr.core.jsontext import loads
 from kozyr.envs.train import fit, save, teacher_samples
 from kozyr.games import get_game
 from kozyr.tournament.local import play_local
+from kozyr.tournament.remote import play_remote
 from kozyr.tournament.spec import Tournament
 from kozyr_client import KozyrClient
 from tests.conftest import ServerThread
@@ -75,3 +76,19 @@ def test_the_policy_plays_as_a_server_bot(server: ServerThread, dix_policy: Path
     log = me.log()
     by_bot = [e for e in log.entries if loads(e.canonical_json)["seat"] == 1]
     assert len(by_bot) == 26
+
+
+def test_the_policy_plays_through_the_clients_as_in_process(
+    server: ServerThread, dix_policy: Path
+) -> None:
+    """A served tournament match (each bot a gRPC client, the deal prearranged) ends as the
+    same fixture played in process."""
+    t = Tournament("dix", (f"policy:path={dix_policy}", "random"), (("single_hand", "true"),))
+    for fixture in t.fixtures()[:2]:
+        served = play_remote(t, fixture, server.address)
+        local = play_local(t, fixture)
+        assert (served.winners, served.scores, served.moves) == (
+            local.winners,
+            local.scores,
+            local.moves,
+        )

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import sys
 from typing import Any
 
-from mcp import Client
+import pytest
+from mcp import Client, StdioServerParameters
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.cli import main
 from kozyr.envs.mcp_seat import seat_server
 from kozyr_client import KozyrClient
 from tests.conftest import ServerThread
@@ -71,3 +75,36 @@ def test_an_mcp_client_resigns(server: ServerThread) -> None:
     view = asyncio.run(resign(server.address, created.match_id, created.tokens[0]))
     assert view["finished"] is True
     assert view["outcome"]["termination"] == "TERMINATION_RESIGNED"
+
+
+async def play_over_stdio(address: str, match_id: str, token: str, other: Any) -> int:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kozyr.cli", "mcp", "--server", address, "--match", match_id],
+        env={**os.environ, "KOZYR_SEAT_TOKEN": token},
+    )
+    turns = 0
+    async with Client(params) as client:
+        while not payload(await client.call_tool("view", {}))["finished"]:
+            legal = payload(await client.call_tool("legal_moves", {}))
+            if legal:
+                payload(await client.call_tool("play", {"move": legal[0]}))
+                turns += 1
+            else:
+                other.move(other.legal_moves()[0])
+    return turns
+
+
+@pytest.mark.slow
+def test_kozyr_mcp_serves_a_seat_over_stdio(server: ServerThread) -> None:
+    kozyr = KozyrClient(server.address)
+    created = kozyr.create_match("dix", ["agent", "other"], {"single_hand": "true"})
+    other = kozyr.seat(created.match_id, created.tokens[1])
+    turns = asyncio.run(play_over_stdio(server.address, created.match_id, created.tokens[0], other))
+    assert turns == 26
+    assert other.view().status == pb.MATCH_STATUS_FINISHED
+
+
+def test_kozyr_mcp_needs_the_token_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KOZYR_SEAT_TOKEN", raising=False)
+    assert main(["mcp", "--match", "m1"]) == 2
