@@ -37,8 +37,17 @@ from kozyr.games.codec import encode
 
 GAMES = {"kozyr_dix": "dix", "kozyr_six_dozens": "six-dozens", "kozyr_durak_dice": "durak-dice"}
 DEFAULT_DEALS = 1000
-# Upper bounds on decisions per match with the default options (the GameInfo needs one).
-_MAX_LENGTH = {"dix": 30 * 26 + 1, "six-dozens": 500 * 40, "durak-dice": 1000 * 60}
+
+
+def max_length(name: str, config: Any) -> int:
+    """An upper bound on the decisions of a match with this config (the GameInfo needs one):
+    every card of every hand played (Dix 52 a hand, Six Dozens at most 36), or in Durak every
+    bout at most every card attacked and beaten plus a take or a pass per seat."""
+    if name == "dix":
+        return int(config.max_hands) * 52
+    if name == "six-dozens":
+        return int(config.max_hands) * 36
+    return int(config.games) * int(config.max_bouts) * (2 * 52 + 6)
 
 
 def _game_type(short: str) -> pyspiel.GameType:
@@ -78,7 +87,7 @@ class KozyrSpielGame(pyspiel.Game):  # type: ignore[misc]
         self.options: dict[str, object] = loads(str(params.get("options", "{}")) or "{}")
         self.master = int(params.get("master", 0))
         self.deals = int(params.get("deals", DEFAULT_DEALS))
-        game.make_config(self.options, self.players)  # InvalidOptions names a bad one
+        config = game.make_config(self.options, self.players)  # InvalidOptions names a bad one
         code = encoding(name)
         info = pyspiel.GameInfo(
             num_distinct_actions=code.actions,
@@ -86,7 +95,7 @@ class KozyrSpielGame(pyspiel.Game):  # type: ignore[misc]
             num_players=self.players,
             min_utility=-1.0,
             max_utility=1.0,
-            max_game_length=_MAX_LENGTH[name],
+            max_game_length=max_length(name, config),
         )
         super().__init__(_game_type(short), info, params)
 
