@@ -16,7 +16,7 @@ from kozyr.games import get_game
 from kozyr.tournament.local import play_local
 from kozyr.tournament.remote import play_remote
 from kozyr.tournament.spec import Tournament
-from kozyr_client import KozyrClient
+from kozyr_client import KozyrClient, KozyrError
 from tests.conftest import ServerThread
 
 
@@ -58,11 +58,18 @@ def test_bad_policies_are_refused(dix_policy: Path, tmp_path: Path) -> None:
     with pytest.raises(BadBotSpec, match="plays dix, not durak-dice"):
         make_bot(f"policy:path={dix_policy}", get_game("durak-dice"), 0, 0)
     with pytest.raises(BadBotSpec, match="cannot read"):
-        make_bot(f"policy:path={tmp_path / 'none.npz'}", get_game("dix"), 0, 0)
+        check_spec(parse_spec(f"policy:path={tmp_path / 'none.npz'}"))
     junk = tmp_path / "junk.npz"
     np.savez(junk, format=np.array("other/1"), game=np.array("dix"))
     with pytest.raises(BadBotSpec, match="not a kozyr-policy/1 file"):
         make_bot(f"policy:path={junk}", get_game("dix"), 0, 0)
+
+
+def test_a_server_refuses_a_missing_policy_when_the_match_is_created(server: ServerThread) -> None:
+    client = KozyrClient(server.address)
+    with pytest.raises(KozyrError) as refused:
+        client.create_match("dix", ["me", "bot"], bots=["", "policy:path=no-such-policy.npz"])
+    assert refused.value.reason == "BAD_BOT"
 
 
 def test_the_policy_plays_as_a_server_bot(server: ServerThread, dix_policy: Path) -> None:

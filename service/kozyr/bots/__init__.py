@@ -23,7 +23,7 @@ import random
 
 from kozyr.bots.heuristic import HeuristicBot
 from kozyr.bots.ismcts import ISMCTSBot
-from kozyr.bots.policy import PolicyBot
+from kozyr.bots.policy import PolicyBot, load_policy
 from kozyr.bots.protocol import (
     BadBotSpec,
     Bot,
@@ -61,6 +61,7 @@ def check_spec(spec: BotSpec) -> None:
             raise BadBotSpec("policy needs its file: policy:path=FILE")
         if options.get("sample", "false") not in ("true", "false"):
             raise BadBotSpec("policy sample is 'true' or 'false'")
+        load_policy(options["path"])  # a missing or foreign file is refused when named
 
 
 def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
