@@ -121,3 +121,10 @@ def test_a_served_match_exports_from_its_log(server: ServerThread, tmp_path: Pat
     argv = ["export", "--server", server.address, "--match", created.match_id, "--out", str(out)]
     assert main([*argv, "--no-progress"]) == 0
     assert [r["action"] for r in read_rows(out)] == [r.action for r in rows]
+
+
+def test_a_failed_export_leaves_no_file(tmp_path: Path) -> None:
+    out = tmp_path / "none.jsonl"
+    argv = ["export", "--server", "127.0.0.1:1", "--match", "m", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 2
+    assert list(tmp_path.iterdir()) == []

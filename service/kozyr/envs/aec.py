@@ -54,14 +54,13 @@ class KozyrAEC(AECEnv[str, Obs, int]):  # type: ignore[misc]
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agents = list(self.possible_agents)
         code = self.table.code
+        # Numbers are clipped to [-1, 1] (kozyr.bots.encodings.layout); cards are 0/1.
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 1.0, (code.size,), np.float32),
+                "observation": spaces.Box(-1.0, 1.0, (code.size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (code.actions,), np.int8),
             }
         )
-        # Numbers are clipped to [-1, 1] (kozyr.bots.encodings.layout); cards are 0/1.
-        obs_space["observation"] = spaces.Box(-1.0, 1.0, (code.size,), np.float32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(code.actions) for a in self.possible_agents}
         self.rotation = 0

@@ -170,12 +170,23 @@ def write_rows(
     on_match: Callable[[int], None] = lambda done: None,
     batch: int = 4096,
 ) -> int:
-    """Write rows a batch at a time as Parquet or JSON Lines; the number of rows written."""
+    """Write rows a batch at a time as Parquet or JSON Lines; the number of rows written.
+
+    The file appears only once complete (written beside it, then renamed): a failed export
+    leaves nothing that looks like one."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
-    if fmt == "jsonl":
-        return _write_jsonl(matches, path, on_match)
-    return _write_parquet(matches, path, on_match, batch)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        if fmt == "jsonl":
+            count = _write_jsonl(matches, partial, on_match)
+        else:
+            count = _write_parquet(matches, partial, on_match, batch)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(path)
+    return count
 
 
 def _write_jsonl(
