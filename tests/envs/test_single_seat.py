@@ -36,8 +36,8 @@ def test_an_episode_plays_to_the_end_against_the_bot() -> None:
         assert not truncated
     outcome = env.table.outcome
     assert outcome is not None and steps > 0
-    assert reward == env.table.rewards()[2]
-    assert reward == (1.0 if 2 in outcome.winners and len(set(outcome.winners)) < 3 else reward)
+    winners = set(outcome.winners)
+    assert reward == (0.0 if len(winners) == 3 else 1.0 if 2 in winners else -1.0)
 
 
 def test_an_illegal_action_loses_without_changing_the_match() -> None:
