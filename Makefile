@@ -11,7 +11,7 @@ PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,ray]'
+	$(BIN)/pip install -q -e '.[dev,ray,agents]'
 	$(BIN)/pip install -q -e clients/python
 	touch $(STAMP)
 

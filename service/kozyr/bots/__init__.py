@@ -8,7 +8,9 @@ commands, never the state. Specs are written ``kind`` or ``kind:key=value,...``:
 - ``heuristic``                        the game's rules of thumb (kozyr.bots.heuristic);
 - ``ismcts:iters=200`` / ``ismcts:ms=50``  information-set MCTS with that budget per decision
   (options: ``c`` the UCB exploration constant, default 0.7; ``rollout=random`` for uniformly
-  random playouts instead of the game's cheap playout policy).
+  random playouts instead of the game's cheap playout policy);
+- ``policy:path=FILE``                 a trained policy (kozyr.bots.policy, docs/agents.md;
+  option ``sample=true`` samples from it instead of playing its best legal action).
 
 Every kind takes ``seed=N`` too: the bot's random choices then come from N instead of the seed
 its maker passes (a served tournament gives the server's bots the seeds its in-process bots
@@ -21,6 +23,7 @@ import random
 
 from kozyr.bots.heuristic import HeuristicBot
 from kozyr.bots.ismcts import ISMCTSBot
+from kozyr.bots.policy import PolicyBot, load_policy
 from kozyr.bots.protocol import (
     BadBotSpec,
     Bot,
@@ -37,6 +40,7 @@ KINDS: dict[str, dict[str, type]] = {
     "random": {"seed": int},
     "heuristic": {"seed": int},
     "ismcts": {"iters": int, "ms": float, "c": float, "rollout": str, "seed": int},
+    "policy": {"path": str, "sample": str, "seed": int},
 }
 
 
@@ -52,6 +56,12 @@ def check_spec(spec: BotSpec) -> None:
             raise BadBotSpec("an ismcts budget must be positive")
         if options.get("rollout", "policy") not in ("policy", "random"):
             raise BadBotSpec("ismcts rollout is 'policy' (default) or 'random'")
+    if spec.kind == "policy":
+        if "path" not in options:
+            raise BadBotSpec("policy needs its file: policy:path=FILE")
+        if options.get("sample", "false") not in ("true", "false"):
+            raise BadBotSpec("policy sample is 'true' or 'false'")
+        load_policy(options["path"])  # a missing or foreign file is refused when named
 
 
 def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
@@ -65,6 +75,8 @@ def make_bot(spec: BotSpec | str, game: AnyGame, seat: int, seed: int) -> Bot:
         return RandomBot(rng)
     if spec.kind == "heuristic":
         return HeuristicBot(game, seat)
+    if spec.kind == "policy":
+        return PolicyBot(game, options["path"], rng, options.get("sample") == "true")
     return ISMCTSBot(
         game,
         seat,

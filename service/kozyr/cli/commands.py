@@ -21,6 +21,8 @@ SUBCOMMANDS: list[str] = [
     "kozyr.cli.keys_command",
     "kozyr.cli.health_command",
     "kozyr.cli.webhooks_command",
+    "kozyr.cli.export_command",
+    "kozyr.cli.mcp_command",
 ]
 
 

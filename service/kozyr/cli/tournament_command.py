@@ -19,6 +19,7 @@ from kozyr.tournament.spec import Tournament
 EPILOG = """\
 players: comma-separated bot specs, e.g. heuristic,random or ismcts:iters=50,ismcts:iters=200
   random | heuristic | ismcts:iters=N | ismcts:ms=N  (ismcts options: c=0.7, rollout=random)
+  policy:path=FILE  a trained policy (docs/agents.md)
   the same bot may play twice with different settings; a repeated spec is named spec#2.
 
 formats: duplicate (each deal again with the seats rotated: card luck cancels) or
