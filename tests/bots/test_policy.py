@@ -3,6 +3,7 @@ tournament and as a server's bot, and a bad file or spec is refused with a reaso
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots import BadBotSpec, check_spec, make_bot, parse_spec
+from kozyr.config.settings import ServerConfig
 from kozyr.core.jsontext import loads
 from kozyr.envs.train import fit, save, teacher_samples
 from kozyr.games import get_game
@@ -65,17 +67,51 @@ def test_bad_policies_are_refused(dix_policy: Path, tmp_path: Path) -> None:
         make_bot(f"policy:path={junk}", get_game("dix"), 0, 0)
 
 
-def test_a_server_refuses_a_missing_policy_when_the_match_is_created(server: ServerThread) -> None:
-    client = KozyrClient(server.address)
+@pytest.fixture(scope="module")
+def policy_server(redis_url: str, dix_policy: Path) -> Iterator[ServerThread]:
+    """A server whose operator keeps its policies in the folder of the trained one."""
+    server = ServerThread(redis_url, config=ServerConfig(policy_dir=str(dix_policy.parent)))
+    yield server
+    server.stop()
+
+
+def test_a_server_refuses_a_missing_policy_when_the_match_is_created(
+    policy_server: ServerThread,
+) -> None:
+    client = KozyrClient(policy_server.address)
     with pytest.raises(KozyrError) as refused:
         client.create_match("dix", ["me", "bot"], bots=["", "policy:path=no-such-policy.npz"])
     assert refused.value.reason == "BAD_BOT"
 
 
-def test_the_policy_plays_as_a_server_bot(server: ServerThread, dix_policy: Path) -> None:
-    client = KozyrClient(server.address)
+def test_no_request_makes_a_server_open_a_file_of_its_choosing(
+    server: ServerThread, policy_server: ServerThread, dix_policy: Path
+) -> None:
+    """A policy is a bare file name inside the operator's policy folder: a path is refused
+    before anything is opened, with the same words whether the file exists or not, and a
+    server with no policy folder plays no policy bot at all."""
+    client = KozyrClient(policy_server.address)
+    said = set()
+    for path in (str(dix_policy), "/etc/passwd", "/no/such/file.npz", "../dix.npz", ".hidden"):
+        with pytest.raises(KozyrError) as refused:
+            client.create_match("dix", ["me", "bot"], bots=["", f"policy:path={path}"])
+        assert refused.value.reason == "BAD_BOT"
+        said.add(refused.value.message)
+    assert len(said) == 1, said
+    with pytest.raises(KozyrError) as refused:
+        KozyrClient(server.address).create_match(
+            "dix", ["me", "bot"], bots=["", f"policy:path={dix_policy.name}"]
+        )
+    assert refused.value.reason == "BAD_BOT" and "no policy bots" in refused.value.message
+
+
+def test_the_policy_plays_as_a_server_bot(policy_server: ServerThread, dix_policy: Path) -> None:
+    client = KozyrClient(policy_server.address)
     created = client.create_match(
-        "dix", ["me", "policy"], {"single_hand": "true"}, bots=["", f"policy:path={dix_policy}"]
+        "dix",
+        ["me", "policy"],
+        {"single_hand": "true"},
+        bots=["", f"policy:path={dix_policy.name}"],
     )
     me = client.seat(created.match_id, created.tokens[0])
     final = me.play(lambda view, moves: moves[0])

@@ -20,12 +20,13 @@ import asyncio
 import functools
 import hashlib
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import structlog
 
 from kozyr.bots import Bot, Seat, check_spec, make_bot
-from kozyr.bots.protocol import BadBotSpec, parse_spec
+from kozyr.bots.protocol import BadBotSpec, BotSpec, parse_spec
 from kozyr.engine.matches import Engine
 from kozyr.engine.runs import play_run
 from kozyr.match.errors import MatchError, bad_request
@@ -39,13 +40,31 @@ MAX_MOVES_PER_RUN = 2_000  # a bot run stops there and leaves the rest to the ne
 QUICK_BOTS = frozenset({"random", "heuristic"})  # bots that answer in microseconds: no thread
 
 
-def check_bot(spec: str) -> str:
-    """The bot spec if kozyr.bots knows it; BAD_REQUEST (BAD_BOT) otherwise."""
+def check_bot(spec: str, policy_dir: str = "") -> str:
+    """The bot spec if kozyr.bots knows it and this server may play it; BAD_REQUEST (BAD_BOT)
+    otherwise."""
     try:
-        check_spec(parse_spec(spec))
+        check_spec(parse_spec(served_spec(spec, policy_dir)))
     except BadBotSpec as e:
         raise bad_request("BAD_BOT", str(e)) from None
     return spec
+
+
+def served_spec(spec: str, policy_dir: str) -> str:
+    """The spec as this server plays it: a policy's file is a bare name inside the operator's
+    policy folder (`policy_dir`), never a path a request chose, so no client can make the
+    server open, or probe for, a file of its choosing (BadBotSpec otherwise)."""
+    parsed = parse_spec(spec)
+    if parsed.kind != "policy":
+        return spec
+    options = dict(parsed.options)
+    name = options.get("path", "")
+    if not policy_dir:
+        raise BadBotSpec("this server plays no policy bots (its operator names none)")
+    if not name or name != Path(name).name or name.startswith("."):
+        raise BadBotSpec("a server's policy is named by its file name alone: policy:path=NAME")
+    options["path"] = str(Path(policy_dir) / name)
+    return BotSpec(parsed.kind, tuple(options.items())).text
 
 
 @functools.lru_cache(maxsize=256)
@@ -73,8 +92,9 @@ def bot_seed(match_id: str, seat: int) -> int:
 class SeatBots:
     """Plays the bots' seats of matches this process appends to (see the module docstring)."""
 
-    def __init__(self, engine: Engine, *, cache_size: int = 10_000) -> None:
+    def __init__(self, engine: Engine, *, cache_size: int = 10_000, policy_dir: str = "") -> None:
         self.engine = engine
+        self.policy_dir = policy_dir  # where policy bots are read from (served_spec)
         self.cache_size = cache_size
         self._bots: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
         # Each bot seat's history so far (its version and events), so a decision reads only
@@ -252,7 +272,10 @@ class SeatBots:
         bot = self._bots.get(key)
         if bot is None:
             bot = self._bots[key] = make_bot(
-                spec, record.game, seat, bot_seed(record.match_id, seat)
+                served_spec(spec, self.policy_dir),
+                record.game,
+                seat,
+                bot_seed(record.match_id, seat),
             )
             while len(self._bots) > self.cache_size:
                 self._bots.popitem(last=False)

@@ -26,15 +26,16 @@ class Defaults:
 
     grace_ms: int = 300_000
     expire_ms: int = 86_400_000
+    policy_dir: str = ""  # where server bots' policies are read from (seatbots.served_spec)
 
 
-def seat_bots(request: pb.CreateMatchRequest) -> tuple[str, ...]:
+def seat_bots(request: pb.CreateMatchRequest, policy_dir: str = "") -> tuple[str, ...]:
     """Each seat's bot spec ("" for a person), checked; () when no seat names a bot."""
     bots = []
     for seat in request.seats:
         if len(seat.bot) > MAX_BOT_SPEC:
             raise bad_request("FIELD_TOO_LONG", f"a bot spec has at most {MAX_BOT_SPEC} characters")
-        bots.append(check_bot(seat.bot.strip()) if seat.bot.strip() else "")
+        bots.append(check_bot(seat.bot.strip(), policy_dir) if seat.bot.strip() else "")
     return tuple(bots) if any(bots) else ()
 
 
@@ -53,7 +54,7 @@ def terms_of(
     request: pb.CreateMatchRequest, defaults: Defaults = Defaults()
 ) -> tuple[MatchTerms, list[str]]:
     """The match's terms and the seats' names from a CreateMatch request."""
-    bots = seat_bots(request)
+    bots = seat_bots(request, defaults.policy_dir)
     tc = request.time_control
     kind = KINDS.get(tc.kind)
     policy = POLICIES.get(request.timeout_policy)
@@ -63,7 +64,11 @@ def terms_of(
         raise bad_request("BAD_TIMEOUT_POLICY", "unknown timeout policy")
     if len(request.policy_bot) > MAX_BOT_SPEC:
         raise bad_request("FIELD_TOO_LONG", f"a bot spec has at most {MAX_BOT_SPEC} characters")
-    policy_bot = check_bot(request.policy_bot.strip()) if request.policy_bot.strip() else ""
+    policy_bot = (
+        check_bot(request.policy_bot.strip(), defaults.policy_dir)
+        if request.policy_bot.strip()
+        else ""
+    )
     grace = request.abandon_grace_ms if request.HasField("abandon_grace_ms") else defaults.grace_ms
     expire = request.expire_ms if request.HasField("expire_ms") else defaults.expire_ms
     terms = clock.make_terms(

@@ -47,6 +47,8 @@ LIMIT_HELP: dict[str, str] = {
     "timer_interval_s": "seconds between two looks for due deadlines while some are near",
     "timer_idle_interval_s": "seconds between two looks for due deadlines while none is near",
     "timer_lease_s": "seconds a process holds a due deadline before another may take it over",
+    "policy_dir": "folder the server's policy bots are read from (`policy:path=NAME`, a file "
+    "name in it); none: the server plays no policy bots",
     "gc_young_threshold": "allocations between two young collections of Python's cycle "
     "collector (CPython's default: 700)",
 }

@@ -91,6 +91,10 @@ class ServerConfig:
     # 700 its records and bots' knowledge are promoted and scanned again and again by full
     # collections: a fifth of a busy server's CPU (kozyr.server.process_tuning.tune_gc).
     gc_young_threshold: int = 50_000
+    # Server bots: the folder a seat's `policy:path=NAME` is read from (a bare file name in it;
+    # docs/agents.md). Empty: this server plays no policy bots, so no request can make it
+    # open a file of its choosing.
+    policy_dir: str = ""
 
     def grpc_options(self) -> list[tuple[str, int]]:
         """The grpc server options these settings stand for."""

@@ -158,11 +158,13 @@ async def start(wiring: Wiring) -> Running:
     )
     servicer.session_rate = (config.session_moves_per_s, config.session_moves_burst)
     servicer.term_defaults = Defaults(
-        int(config.abandon_grace_s * 1000), int(config.open_match_expiry_s * 1000)
+        int(config.abandon_grace_s * 1000),
+        int(config.open_match_expiry_s * 1000),
+        config.policy_dir,
     )
     guard = Guard(config)
     server, port, health_servicer = await _grpc_server(wiring, servicer, guard)
-    seatbots = SeatBots(engine)
+    seatbots = SeatBots(engine, policy_dir=config.policy_dir)
     timers = Timers(
         engine,
         seatbots,
