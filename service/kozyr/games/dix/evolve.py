@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Final, cast
+from collections.abc import Callable
+from typing import Any, Final, cast
 
 from kozyr.core.cards import mask_of
 from kozyr.core.fast import constructor
@@ -86,7 +87,10 @@ def evolve(state: State | None, event: Event) -> State:
         )
     if t is TrickWon:
         return _trick_won(s, cast(TrickWon, event))
-    return _between_tricks(s, event)
+    between = _BETWEEN_TRICKS.get(t)
+    if between is None:
+        raise ValueError(f"not a Dix event here: {event!r}")
+    return between(s, event)
 
 
 def _trick_won(s: State, e2: TrickWon) -> State:
@@ -148,136 +152,150 @@ def _trick_won(s: State, e2: TrickWon) -> State:
     )
 
 
-def _between_tricks(s: State, event: Event) -> State:
-    """The events around the play: deals, the turn-up, the end of a hand and of the match."""
-    t = type(event)
-    if t is Dealt:
-        e3 = cast(Dealt, event)
-        info = _hand_info(
-            number=e3.number,
-            dealer=e3.dealer,
-            deck=e3.deck,
-            turn_up=None,
-            trump=-1,
-            esuit=(),
-            erank=(),
-            follow=(),
-        )
-        hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
-        return _state(
-            match=s.match,
-            info=info,
-            hands=hands,
-            won=(0, 0),
-            pos=STOCK_POS,
-            trick=(),
-            leader=0,
-            turn=None,
-            tricks=(0, 0),
-            tens=(0, 0),
-            last_trick=(),
-            last_winner=None,
-            totals=s.totals,
-            match_tens=s.match_tens,
-            result=None,
-        )
-    if t is TurnedUp:
-        e7 = cast(TurnedUp, event)
-        trump, esuit, erank, follow = TABLES[e7.card.index]
-        i0 = s.info
-        info = _hand_info(
-            number=i0.number,
-            dealer=i0.dealer,
-            deck=i0.deck,
-            turn_up=e7.card,
-            trump=trump,
-            esuit=esuit,
-            erank=erank,
-            follow=follow,
-        )
-        return _state(
-            match=s.match,
-            info=info,
-            hands=s.hands,
-            won=s.won,
-            pos=s.pos,
-            trick=(),
-            leader=e7.leader,
-            turn=e7.leader,
-            tricks=s.tricks,
-            tens=s.tens,
-            last_trick=(),
-            last_winner=None,
-            totals=s.totals,
-            match_tens=s.match_tens,
-            result=None,
-        )
-    if t is HandEnded:
-        e4 = cast(HandEnded, event)
-        match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
-        return _state(
-            match=s.match,
-            info=s.info,
-            hands=s.hands,
-            won=s.won,
-            pos=s.pos,
-            trick=s.trick,
-            leader=s.leader,
-            turn=None,
-            tricks=e4.tricks,
-            tens=e4.tens,
-            last_trick=s.last_trick,
-            last_winner=s.last_winner,
-            totals=e4.totals,
-            match_tens=match_tens,
-            result=None,
-        )
-    if t is MatchEnded:
-        e5 = cast(MatchEnded, event)
-        details = (
-            ("hands", str(s.info.number)),
-            ("ten_tricks_last_hand", f"{s.tens[0]}-{s.tens[1]}"),
-            ("ten_tricks_match", f"{s.match_tens[0]}-{s.match_tens[1]}"),
-            ("last_trick_winner", str(s.last_winner)),
-        )
-        result = Outcome((e5.winner,), e5.totals, e5.reason, details)
-        return _state(
-            match=s.match,
-            info=s.info,
-            hands=s.hands,
-            won=s.won,
-            pos=s.pos,
-            trick=s.trick,
-            leader=s.leader,
-            turn=None,
-            tricks=s.tricks,
-            tens=s.tens,
-            last_trick=s.last_trick,
-            last_winner=s.last_winner,
-            totals=e5.totals,
-            match_tens=s.match_tens,
-            result=result,
-        )
-    if t is FirstDealerChosen:
-        e6 = cast(FirstDealerChosen, event)
-        info = _hand_info(
-            number=0, dealer=e6.seat, deck=(), turn_up=None, trump=-1, esuit=(), erank=(), follow=()
-        )
-        return _state(
-            match=s.match,
-            info=info,
-            hands=s.hands,
-            won=s.won,
-            pos=s.pos,
-            trick=s.trick,
-            leader=s.leader,
-            turn=None,
-            tricks=s.tricks,
-            tens=s.tens,
-            last_trick=s.last_trick,
-            last_winner=s.last_winner,
-            totals=s.totals,
-            match_tens=s.match_tens,
-            result=None,
-        )
-    raise ValueError(f"not a Dix event here: {event!r}")
+def _dealt(s: State, e3: Dealt) -> State:
+    """A hand dealt: the new hand's hands, the stock at its top (DIX-2)."""
+    info = _hand_info(
+        number=e3.number,
+        dealer=e3.dealer,
+        deck=e3.deck,
+        turn_up=None,
+        trump=-1,
+        esuit=(),
+        erank=(),
+        follow=(),
+    )
+    hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
+    return _state(
+        match=s.match,
+        info=info,
+        hands=hands,
+        won=(0, 0),
+        pos=STOCK_POS,
+        trick=(),
+        leader=0,
+        turn=None,
+        tricks=(0, 0),
+        tens=(0, 0),
+        last_trick=(),
+        last_winner=None,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
+    )
+
+
+def _turned_up(s: State, e7: TurnedUp) -> State:
+    """The turn-up card names the trumps; the leader leads (DIX-3, DIX-4)."""
+    trump, esuit, erank, follow = TABLES[e7.card.index]
+    i0 = s.info
+    info = _hand_info(
+        number=i0.number,
+        dealer=i0.dealer,
+        deck=i0.deck,
+        turn_up=e7.card,
+        trump=trump,
+        esuit=esuit,
+        erank=erank,
+        follow=follow,
+    )
+    return _state(
+        match=s.match,
+        info=info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=(),
+        leader=e7.leader,
+        turn=e7.leader,
+        tricks=s.tricks,
+        tens=s.tens,
+        last_trick=(),
+        last_winner=None,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
+    )
+
+
+def _hand_ended(s: State, e4: HandEnded) -> State:
+    """A hand scored: the totals and ten-tricks after it (DIX-8)."""
+    match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
+    return _state(
+        match=s.match,
+        info=s.info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=s.trick,
+        leader=s.leader,
+        turn=None,
+        tricks=e4.tricks,
+        tens=e4.tens,
+        last_trick=s.last_trick,
+        last_winner=s.last_winner,
+        totals=e4.totals,
+        match_tens=match_tens,
+        result=None,
+    )
+
+
+def _match_ended(s: State, e5: MatchEnded) -> State:
+    """The match over: its outcome (DIX-9)."""
+    details = (
+        ("hands", str(s.info.number)),
+        ("ten_tricks_last_hand", f"{s.tens[0]}-{s.tens[1]}"),
+        ("ten_tricks_match", f"{s.match_tens[0]}-{s.match_tens[1]}"),
+        ("last_trick_winner", str(s.last_winner)),
+    )
+    result = Outcome((e5.winner,), e5.totals, e5.reason, details)
+    return _state(
+        match=s.match,
+        info=s.info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=s.trick,
+        leader=s.leader,
+        turn=None,
+        tricks=s.tricks,
+        tens=s.tens,
+        last_trick=s.last_trick,
+        last_winner=s.last_winner,
+        totals=e5.totals,
+        match_tens=s.match_tens,
+        result=result,
+    )
+
+
+def _first_dealer(s: State, e6: FirstDealerChosen) -> State:
+    """The first dealer chosen, before any deal."""
+    info = _hand_info(
+        number=0, dealer=e6.seat, deck=(), turn_up=None, trump=-1, esuit=(), erank=(), follow=()
+    )
+    return _state(
+        match=s.match,
+        info=info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=s.trick,
+        leader=s.leader,
+        turn=None,
+        tricks=s.tricks,
+        tens=s.tens,
+        last_trick=s.last_trick,
+        last_winner=s.last_winner,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
+    )
+
+
+# The events around the play: deals, the turn-up, the end of a hand and of the match.
+_BETWEEN_TRICKS: Final[dict[type, Callable[[State, Any], State]]] = {
+    Dealt: _dealt,
+    TurnedUp: _turned_up,
+    HandEnded: _hand_ended,
+    MatchEnded: _match_ended,
+    FirstDealerChosen: _first_dealer,
+}

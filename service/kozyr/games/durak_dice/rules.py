@@ -223,55 +223,70 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
     ct = type(command)
     if ct is Attack or ct is Beat:
         assert isinstance(command, (Attack, Beat))
-        card = command.card
-        if type(card) is not Card or not state.hands[seat] >> card.index & 1:
-            raise IllegalMove(
-                CARD_NOT_IN_HAND,
-                f"you do not hold {card}: play a card you hold",
-                rule=PHASE_RULES[phase],
-            )
-        if ct is Attack:
-            if phase == PHASE_ATTACK:
-                return _play(state, seat, card, ATTACKED[seat][card.index])
-            if phase == PHASE_THROW:
-                if not state.ranks >> card.index & 1:
-                    raise IllegalMove(
-                        CANNOT_THROW_IN,
-                        f"you may only throw in a rank already on the table: "
-                        f"{_ranks_text(state.table)}",
-                        rule="DUR-7",
-                    )
-                return _play(state, seat, card, THROWN[seat][card.index])
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
-        if phase != PHASE_DEFEND:
-            raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
-        return _beat(state, seat, card)
+        return _card_command(state, seat, command)
     if ct is Take:
-        if phase != PHASE_DEFEND:
-            raise IllegalMove(
-                NOTHING_TO_TAKE,
-                "only the defender takes, while a card waits to be beaten",
-                rule="DUR-6",
-            )
-        cards = tuple(c for pair in state.table for c in pair if c is not None)
-        events: list[Event] = [Took(seat, cards)]
-        hands = list(state.hands)
-        hands[seat] |= mask_of(cards)
-        _end_bout(state, hands, seat, True, events)
-        return tuple(events)
+        return _take(state, seat)
     if ct is Pass:
-        if phase == PHASE_ATTACK:
-            raise IllegalMove(MUST_ATTACK, "you open the bout: play any card", rule="DUR-5")
-        if phase == PHASE_DEFEND:
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
-        events = [PASSED[seat]]
-        _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
-        return tuple(events)
+        return _pass(state, seat)
     raise IllegalMove(
         UNKNOWN_COMMAND,
         f"Durak with dice has no move {ct.__name__}: attack, beat, take or pass",
         rule=PHASE_RULES[phase],
     )
+
+
+def _card_command(state: State, seat: int, command: Attack | Beat) -> tuple[Event, ...]:
+    """An attack, a throw-in or a beat by the seat to act (DUR-5 … DUR-7)."""
+    phase, card = state.phase, command.card
+    if type(card) is not Card or not state.hands[seat] >> card.index & 1:
+        raise IllegalMove(
+            CARD_NOT_IN_HAND,
+            f"you do not hold {card}: play a card you hold",
+            rule=PHASE_RULES[phase],
+        )
+    if type(command) is Attack:
+        if phase == PHASE_ATTACK:
+            return _play(state, seat, card, ATTACKED[seat][card.index])
+        if phase == PHASE_THROW:
+            if not state.ranks >> card.index & 1:
+                raise IllegalMove(
+                    CANNOT_THROW_IN,
+                    f"you may only throw in a rank already on the table: "
+                    f"{_ranks_text(state.table)}",
+                    rule="DUR-7",
+                )
+            return _play(state, seat, card, THROWN[seat][card.index])
+        raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
+    if phase != PHASE_DEFEND:
+        raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
+    return _beat(state, seat, card)
+
+
+def _take(state: State, seat: int) -> tuple[Event, ...]:
+    """The defender takes every card on the table; the bout ends (DUR-6)."""
+    if state.phase != PHASE_DEFEND:
+        raise IllegalMove(
+            NOTHING_TO_TAKE,
+            "only the defender takes, while a card waits to be beaten",
+            rule="DUR-6",
+        )
+    cards = tuple(c for pair in state.table for c in pair if c is not None)
+    events: list[Event] = [Took(seat, cards)]
+    hands = list(state.hands)
+    hands[seat] |= mask_of(cards)
+    _end_bout(state, hands, seat, True, events)
+    return tuple(events)
+
+
+def _pass(state: State, seat: int) -> tuple[Event, ...]:
+    """A seat that may throw in passes; the next seat is asked (DUR-7)."""
+    if state.phase == PHASE_ATTACK:
+        raise IllegalMove(MUST_ATTACK, "you open the bout: play any card", rule="DUR-5")
+    if state.phase == PHASE_DEFEND:
+        raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
+    events: list[Event] = [PASSED[seat]]
+    _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
+    return tuple(events)
 
 
 def _ranks_text(table: tuple[tuple[Card, Card | None], ...]) -> str:
