@@ -206,24 +206,35 @@ def next_holder(hands: Sequence[int], seat: int, n: int) -> int | None:
 
 def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
     """The events a command causes (DUR-5 … DUR-10), automatic consequences included (R-4)."""
-    m = state.m
-    if not 0 <= seat < m.n:
-        raise IllegalMove(
-            NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}", rule="DUR-5"
-        )
     phase = state.phase
-    if phase == PHASE_OVER:
-        raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DUR-10")
-    if seat != state.actor:
-        raise IllegalMove(
-            NOT_YOUR_TURN,
-            f"it is not your turn: waiting for seat {state.actor}",
-            rule=PHASE_RULES[phase],
-        )
+    if seat != state.actor or phase == PHASE_OVER or not 0 <= seat < state.m.n:
+        raise _refused(state, seat)
     ct = type(command)
-    if ct is Attack or ct is Beat:
+    if ct is Attack or ct is Beat:  # an attack, a throw-in or a beat: most moves (DUR-5 … 7)
         assert isinstance(command, (Attack, Beat))
-        return _card_command(state, seat, command)
+        card = command.card
+        if type(card) is not Card or not state.hands[seat] >> card.index & 1:
+            raise IllegalMove(
+                CARD_NOT_IN_HAND,
+                f"you do not hold {card}: play a card you hold",
+                rule=PHASE_RULES[phase],
+            )
+        if ct is Attack:
+            if phase == PHASE_ATTACK:
+                return _play(state, seat, card, ATTACKED[seat][card.index])
+            if phase == PHASE_THROW:
+                if not state.ranks >> card.index & 1:
+                    raise IllegalMove(
+                        CANNOT_THROW_IN,
+                        f"you may only throw in a rank already on the table: "
+                        f"{_ranks_text(state.table)}",
+                        rule="DUR-7",
+                    )
+                return _play(state, seat, card, THROWN[seat][card.index])
+            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
+        if phase != PHASE_DEFEND:
+            raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
+        return _beat(state, seat, card)
     if ct is Take:
         return _take(state, seat)
     if ct is Pass:
@@ -235,31 +246,20 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
     )
 
 
-def _card_command(state: State, seat: int, command: Attack | Beat) -> tuple[Event, ...]:
-    """An attack, a throw-in or a beat by the seat to act (DUR-5 … DUR-7)."""
-    phase, card = state.phase, command.card
-    if type(card) is not Card or not state.hands[seat] >> card.index & 1:
-        raise IllegalMove(
-            CARD_NOT_IN_HAND,
-            f"you do not hold {card}: play a card you hold",
-            rule=PHASE_RULES[phase],
+def _refused(state: State, seat: int) -> IllegalMove:
+    """Why `seat` may make no move now: no such seat, the match is over, or it is not its turn."""
+    n = state.m.n
+    if not 0 <= seat < n:
+        return IllegalMove(
+            NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {n - 1}", rule="DUR-5"
         )
-    if type(command) is Attack:
-        if phase == PHASE_ATTACK:
-            return _play(state, seat, card, ATTACKED[seat][card.index])
-        if phase == PHASE_THROW:
-            if not state.ranks >> card.index & 1:
-                raise IllegalMove(
-                    CANNOT_THROW_IN,
-                    f"you may only throw in a rank already on the table: "
-                    f"{_ranks_text(state.table)}",
-                    rule="DUR-7",
-                )
-            return _play(state, seat, card, THROWN[seat][card.index])
-        raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
-    if phase != PHASE_DEFEND:
-        raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
-    return _beat(state, seat, card)
+    if state.phase == PHASE_OVER:
+        return IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DUR-10")
+    return IllegalMove(
+        NOT_YOUR_TURN,
+        f"it is not your turn: waiting for seat {state.actor}",
+        rule=PHASE_RULES[state.phase],
+    )
 
 
 def _take(state: State, seat: int) -> tuple[Event, ...]:
