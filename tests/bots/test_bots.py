@@ -134,7 +134,7 @@ def dix_deal(non_dealer: str, dealer: str, turn_up: str) -> tuple[Any, ...]:
     """A Dix deck order giving these hands (13 each) and turn-up; the rest in canonical order."""
     a, b, t = parse_cards(non_dealer), parse_cards(dealer), parse_cards(turn_up)
     used = set(a) | set(b) | set(t)
-    rest = [c for c in dix._DECK if c not in used]
+    rest = [c for c in dix.DECK if c not in used]
     order: list[Any] = []
     for x, y in zip(a, b, strict=True):
         order += [x, y]

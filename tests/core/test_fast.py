@@ -1,5 +1,5 @@
-"""kozyr.core.fast: the fast constructor and quick_init make the very values the dataclass would
-make, and what they make stays frozen."""
+"""kozyr.core.fast: the fast constructor, replacer and quick_init make the very values the
+dataclass (or dataclasses.replace) would make, and what they make stays frozen."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from kozyr.core.fairness import RandomStream
-from kozyr.core.fast import constructor, quick_init
+from kozyr.core.fast import constructor, quick_init, replacer
 from kozyr.games import GAMES
-from kozyr.match.clock import Clock, Due
+from kozyr.match.clock import Due
 from kozyr.match.lifecycle import Decision, Step
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord
+from kozyr.match.timing import Clock
 from tests.games.helpers import new_match, random_playout
 
 _UNSET = object()
@@ -79,6 +80,52 @@ def test_it_refuses_what_it_could_not_make_the_same() -> None:
     for cls in (Mutable, Unslotted, Defaulted, Checked):
         with pytest.raises(TypeError):
             constructor(cls)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_replacer_makes_what_dataclasses_replace_makes(name: str) -> None:
+    """Every state of a playout, with each field in turn given another state's value: the same
+    value dataclasses.replace gives."""
+    game = GAMES[name]
+    state, _ = new_match(game, PLAYERS[name], b"replace-" + name.encode())
+    replace = replacer(type(state))
+    names = [f.name for f in dataclasses.fields(state)]
+    seen, previous = 0, state
+    for before, *_ in random_playout(game, state, RandomStream(b"replace", "moves"), 3000):
+        for name_ in names:
+            changed = {name_: getattr(previous, name_)}
+            fast, slow = replace(before, **changed), dataclasses.replace(before, **changed)
+            assert type(fast) is type(before) and fast == slow and hash(fast) == hash(slow)
+        assert replace(before) == before and replace(before) is not before
+        previous, seen = before, seen + 1
+    assert seen > 10
+
+
+def test_replacer_refuses_unknown_names_and_classes_it_could_not_make() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Pair:
+        left: int
+        right: tuple[int, ...]
+
+    replace = replacer(Pair)
+    pair = replace(Pair(1, (2,)), right=(3,))
+    assert pair == Pair(1, (3,))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pair.left = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        replace(pair, middle=0)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Defaulted:
+        x: int = 0
+
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        x: int
+
+    for cls in (Defaulted, Unslotted):
+        with pytest.raises(TypeError):
+            replacer(cls)
 
 
 def _pair() -> tuple[type, type]:

@@ -406,9 +406,9 @@ def test_DUR_4_lowest_trump_attacks_first_and_others_see_it() -> None:
 def test_DUR_4_lowest_card_when_nobody_holds_a_trump() -> None:
     # Cannot happen with a full deal (every trump is dealt); the rule is still implemented.
     hands = [cards("9S 7H"), cards("7S 8C"), cards("KH 7C")]
-    assert D._first_attacker(hands, Suit.D, dealer=0) == (1, "LOWEST_CARD")
-    assert D._first_attacker(hands, Suit.D, dealer=1) == (2, "LOWEST_CARD")
-    assert D._first_attacker(hands, Suit.C, dealer=1) == (2, "LOWEST_TRUMP")
+    assert D.first_attacker(hands, Suit.D, dealer=0) == (1, "LOWEST_CARD")
+    assert D.first_attacker(hands, Suit.D, dealer=1) == (2, "LOWEST_CARD")
+    assert D.first_attacker(hands, Suit.C, dealer=1) == (2, "LOWEST_TRUMP")
 
 
 @pytest.mark.parametrize(

@@ -547,7 +547,7 @@ def test_SIX_6_table_matches_the_rule_card_by_card() -> None:
         for d in (36, 28)
     ]:
         config = sd.make_config(options, 4)
-        table = sd._legal_table(config, 4)
+        table = sd.legal_table(config, 4)
         cards = deck(config.deck)
         for seat in range(4):
             for bank in cards:

@@ -237,6 +237,19 @@ class ISMCTSBot:
         return max(legal, key=lambda m: children[m].n if m in children else -1)
 
     def _iterate(self, root: _Node, state: State, players: int) -> None:
+        """One iteration on one determinization: select and expand, play out, back up."""
+        path, state, rewards = self._select(root, state, players)
+        if rewards is None:
+            rewards = self._simulate(state, players)
+        for n in path:
+            n.n += 1
+            n.w += rewards[n.seat]
+
+    def _select(
+        self, root: _Node, state: State, players: int
+    ) -> tuple[list[_Node], State, Rewards | None]:
+        """Walk the tree with this determinization (UCB among the moves legal in it) until a
+        node is added or the hand ends: the path, the state there and the rewards if ended."""
         game = self.game
         to_act, legal_commands, decide, evolve = (
             game.to_act,
@@ -244,15 +257,11 @@ class ISMCTSBot:
             game.decide,
             game.evolve,
         )
-        rewards_of = self.rewards
-        rng = self.rng
-        c = self.c
+        rewards_of, rng, c = self.rewards, self.rng, self.c
         log, sqrt = math.log, math.sqrt
         node = root
         path: list[_Node] = []
         rewards: Rewards | None = None
-        policy = self.policy
-        # Selection and expansion: walk the tree with this determinization.
         while True:
             seat = to_act(state)
             if seat is None:
@@ -282,21 +291,29 @@ class ISMCTSBot:
             rewards = rewards_of(events, players)
             if rewards is not None or untried:
                 break
-        # Simulation: the playout policy to the end of the hand or game.
-        while rewards is None:
+        return path, state, rewards
+
+    def _simulate(self, state: State, players: int) -> Rewards:
+        """The playout policy from `state` to the end of the hand or game: the rewards."""
+        game, policy, rng, rewards_of = self.game, self.policy, self.rng, self.rewards
+        to_act, legal_commands, decide, evolve = (
+            game.to_act,
+            game.legal_commands,
+            game.decide,
+            game.evolve,
+        )
+        while True:
             seat = to_act(state)
             if seat is None:
-                rewards = self._final(state, players)
-                break
+                return self._final(state, players)
             legal = legal_commands(state, seat)
             move = policy(seat, legal, rng) if len(legal) > 1 else legal[0]
             events = decide(state, seat, move)
             for e in events:
                 state = evolve(state, e)
             rewards = rewards_of(events, players)
-        for n in path:
-            n.n += 1
-            n.w += rewards[n.seat]
+            if rewards is not None:
+                return rewards
 
     def _final(self, state: State, players: int) -> Rewards:
         outcome = self.game.outcome(state)

@@ -33,6 +33,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     """Add export, verify and show to a subparsers object."""
+    _add_export(sub)
+    _add_verify(sub)
+    _add_show(sub)
+
+
+def _add_export(sub: argparse._SubParsersAction[Any]) -> None:
     export = sub.add_parser(
         "export",
         help="write a match's replay file (from a server)",
@@ -54,6 +60,8 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     export.add_argument("--tls", action="store_true", help="connect with TLS")
     export.set_defaults(func=_export)
 
+
+def _add_verify(sub: argparse._SubParsersAction[Any]) -> None:
     verify = sub.add_parser(
         "verify",
         help="verify a replay file offline",
@@ -89,6 +97,8 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(func=_verify)
 
+
+def _add_show(sub: argparse._SubParsersAction[Any]) -> None:
     show = sub.add_parser(
         "show",
         help="print the table at a step of a replay",

@@ -49,6 +49,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_what_to_play(p)
+    _add_where_to_play(p)
+    p.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
+    p.add_argument("--csv", type=Path, default=None, help="write one row per player per match")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=main)
+
+
+def _add_what_to_play(p: argparse.ArgumentParser) -> None:
+    """The game, the players, the schedule and the seed: what decides the results."""
     p.add_argument("--game", required=True, choices=sorted(GAMES))
     p.add_argument("--players", required=True, help="comma-separated bot specs (see below)")
     p.add_argument(
@@ -73,6 +83,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=0,
         help="seats per match when fewer than the players (default: all players)",
     )
+
+
+def _add_where_to_play(p: argparse.ArgumentParser) -> None:
+    """In process, on a server or on a Ray cluster, and how the matches are dealt there."""
     p.add_argument(
         "--workers",
         type=int,
@@ -114,38 +128,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help="with --server: keep each match's log and its seats' receipts here",
     )
-    p.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
-    p.add_argument("--csv", type=Path, default=None, help="write one row per player per match")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     """Run the tournament the arguments describe and print the standings."""
     try:
-        specs = parse_players(args.players)
-        seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
-        t = Tournament(
-            game=args.game,
-            players=tuple(s.text for s in specs),
-            options=tuple(args.option),
-            format=args.format,
-            matches=args.matches,
-            seed=seed,
-            seats=args.seats,
-            deals=args.deals,
-            keep=str(args.save_dir) if args.save_dir else "",
-            server_bots=args.server_bots,
-        )
-        if (args.deals != "prearranged" or args.save_dir or args.server_bots) and not args.server:
-            raise ValueError(
-                "--deals, --save-dir and --server-bots are for matches played on a --server"
-            )
-        if args.server_bots and args.save_dir:
-            raise ValueError(
-                "--save-dir keeps each seat's receipts, and the server's bots "
-                "get none: drop one of them"
-            )
+        t = _tournament(args)
     except (BadBotSpec, InvalidOptions, KeyError, ValueError) as e:
         print(f"kozyr tournament: {e}", file=sys.stderr)
         return 2
@@ -182,3 +170,31 @@ def main(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(result, args.csv)
     return 130 if result.interrupted else 0
+
+
+def _tournament(args: argparse.Namespace) -> Tournament:
+    """The tournament the arguments describe, checked (ValueError and the specs' own errors)."""
+    specs = parse_players(args.players)
+    seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    t = Tournament(
+        game=args.game,
+        players=tuple(s.text for s in specs),
+        options=tuple(args.option),
+        format=args.format,
+        matches=args.matches,
+        seed=seed,
+        seats=args.seats,
+        deals=args.deals,
+        keep=str(args.save_dir) if args.save_dir else "",
+        server_bots=args.server_bots,
+    )
+    if (args.deals != "prearranged" or args.save_dir or args.server_bots) and not args.server:
+        raise ValueError(
+            "--deals, --save-dir and --server-bots are for matches played on a --server"
+        )
+    if args.server_bots and args.save_dir:
+        raise ValueError(
+            "--save-dir keeps each seat's receipts, and the server's bots "
+            "get none: drop one of them"
+        )
+    return t

@@ -8,6 +8,14 @@ through their descriptors, about 2.5x faster. What it makes is an ordinary insta
 equal and hashable as one, frozen to every caller, encoded by the codec like any other: only
 the way it is filled differs, and only here.
 
+The games call it by keyword, every value named (`_state(match=…, hands=…, turn=…)`). Not the
+class itself by keyword (with `quick_init`): CPython 3.11 builds a dict of the keywords for every
+call of a class, and Dix playouts ran about a fifth slower that way, side by side (issue 29).
+`replacer(cls)` is a fast `dataclasses.replace` (`_changed(state, phase=…, actor=…)`): for a
+class as wide as Durak's state (19 fields), whose every-field keyword call is past CPython's
+limit for a direct call (more than 15 keywords: the compiler builds a dict), and which a move
+changes in a few fields.
+
 `quick_init(cls)` does the same to the class itself, for the records the engine builds on every
 move (`MatchRecord`, `Entry`, `Step`, …): an `__init__` of the same signature (defaults and
 fields left out of `__init__` included) that fills the slots through their descriptors, so
@@ -82,6 +90,41 @@ def constructor(cls: Callable[P, T]) -> Callable[P, T]:
     make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
     make.__doc__ = f"A {cls.__name__}, made as {cls.__name__}(...) would make it, faster."
     return make
+
+
+def replacer(cls: type[T]) -> Callable[..., T]:
+    """A fast `dataclasses.replace` for frozen, slotted dataclass `cls` (no defaults, no
+    __post_init__): `make(old, name=value, ...)` is a `cls` with `old`'s fields but those named,
+    which take the values given (by keyword only; an unknown name is a TypeError)."""
+    fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+    if any(f.default is not dataclasses.MISSING or not f.init for f in fields):
+        raise TypeError(f"{cls!r} has fields with defaults or outside __init__")
+    env: dict[str, Any] = {"__new": object.__new__, "__cls": cls, "__keep": _KEEP}
+    params, body = _filling(cls, "o", env)
+    # Each line sets one field: the value given, else the old instance's own (a slot read).
+    kept = [
+        line.replace(f"(o, {name})", f"(o, __old.{name} if {name} is __keep else {name})")
+        for name, line in zip(params, body, strict=True)
+    ]
+    # The source is made from field names only.
+    exec(
+        "\n".join(
+            [
+                f"def make(__old, {', '.join(f'{name}=__keep' for name in params)}):",
+                "    o = __new(__cls)",
+                *kept,
+                "    return o",
+            ]
+        ),
+        env,
+    )
+    make: Callable[..., T] = env["make"]
+    make.__qualname__ = make.__name__ = f"replace_{cls.__name__}"
+    make.__doc__ = f"`old`, a {cls.__name__}, with the fields named changed, as a new one."
+    return make
+
+
+_KEEP: Any = object()  # a field not named in a replacer's call: the old value stays
 
 
 def quick_init(cls: type[T]) -> type[T]:

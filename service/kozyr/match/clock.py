@@ -1,12 +1,13 @@
-"""Time controls, deadlines and early endings of a match, as pure data (docs/rules.md R-7 … R-9).
+"""Time controls and deadlines of a match, as pure data (docs/rules.md R-7 … R-9).
 
 Nothing here reads a clock: every time is an entry's recorded `time_ms`, so the deadline of
 every decision can be derived again from the log alone - by the engine before it accepts a
 move, by its timer loop before it appends a timeout, and by the offline verifier.
 
-The record carries a `Clock` (folded from the entries' times) and, once a match ends early,
-its `Outcome` with the termination (`ended`). `deadline` is the one function that says when
-the match's current decision is due and what happens then.
+The record carries a `Clock` (folded from the entries' times by kozyr.match.timing) and, once a
+match ends early, its `Outcome` with the termination (kozyr.match.outcomes). `deadline` is the
+one function that says when the match's current decision is due and what happens then; the
+checks below it (a late move, an abort, a claim) read the record it is given.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kozyr.core.fast import quick_init
-from kozyr.games.contract import Outcome
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import (
-    ENDING_EVENTS,
     Abandoned,
     Aborted,
     Expired,
@@ -27,6 +26,26 @@ from kozyr.match.log import (
     Resigned,
     TimedOut,
 )
+from kozyr.match.timing import Clock
+
+__all__ = [
+    "CLOCKS",
+    "DAY_MS",
+    "MAX_BOT_WINDOW_MS",
+    "MAX_LIMIT_MS",
+    "POLICIES",
+    "Clock",
+    "Due",
+    "alarm_ms",
+    "bot_window_ms",
+    "check_in_time",
+    "deadline",
+    "describe",
+    "make_terms",
+    "may_abort",
+    "may_claim",
+    "remaining",
+]
 
 if TYPE_CHECKING:
     from kozyr.match.record import MatchRecord
@@ -36,24 +55,6 @@ POLICIES = ("FORFEIT", "AUTO_MOVE", "BOT")
 DAY_MS = 86_400_000
 MAX_LIMIT_MS = 366 * DAY_MS
 MAX_BOT_WINDOW_MS = 2_000
-NORMAL, GUARD = "NORMAL", "GUARD"
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Clock:
-    """The clock of a match as its entries' times leave it.
-
-    `since_ms` is when the current decision began (the time of the latest entry); `banks` each
-    seat's FISCHER bank as of then; `botted` the seats the BOT policy plays until their players
-    act again; `decided` the seats that made a decision of their own (the abort window, R-7).
-    """
-
-    created_ms: int = 0
-    since_ms: int = 0
-    banks: tuple[int, ...] = ()
-    botted: tuple[int, ...] = ()
-    decided: tuple[int, ...] = ()
 
 
 @quick_init
@@ -144,90 +145,6 @@ def bot_window_ms(terms: MatchTerms) -> int:
     limit or bank, at most 2 s)."""
     limit = terms.limit_ms or terms.bank_ms
     return min(MAX_BOT_WINDOW_MS, limit // 10)
-
-
-# ---------------------------------------------------------------------------- the fold
-
-
-def after_entry(
-    record: MatchRecord, state: Any, events: Sequence[Any], time_ms: int, seat: int, own: bool
-) -> Clock:
-    """The clock after one entry (`record` is the one before it; `state` the game's after it;
-    `own`: the entry is `seat`'s own decision, a game command)."""
-    terms, old = record.terms, record.clock
-    if record.version == 0:
-        start = (terms.bank_ms,) * len(record.names) if terms.clock == "FISCHER" else ()
-        return Clock(time_ms, time_ms, start, (), ())
-    if own and not old.banks and seat in old.decided and seat not in old.botted:
-        # A seat's move in a match without banks, the seat past its first decision and not
-        # botted: only the time moves (most entries of a match).
-        return Clock(old.created_ms, time_ms, (), old.botted, old.decided)
-    banks, botted, decided = list(old.banks), set(old.botted), set(old.decided)
-    timed_out = next((e for e in events if isinstance(e, TimedOut)), None)
-    if own:
-        decided.add(seat)
-        botted.discard(seat)
-        if banks:
-            banks[seat] = max(0, banks[seat] - (time_ms - old.since_ms)) + terms.increment_ms
-    elif timed_out is not None:
-        if banks:
-            banks[timed_out.seat] = terms.increment_ms
-        if timed_out.policy == "BOT":
-            botted.add(timed_out.seat)
-    return Clock(
-        old.created_ms, time_ms, tuple(banks), tuple(sorted(botted)), tuple(sorted(decided))
-    )
-
-
-def ending_of(record: MatchRecord, state: Any, events: Sequence[Any]) -> Outcome | None:
-    """The outcome an early-ending event in `events` gives (None when there is none)."""
-    for event in events:
-        if type(event) in _ENDINGS:
-            break
-    else:
-        return None  # only a game's events (the endings have no subclasses to miss)
-    game, n = record.game, len(record.names)
-    for event in events:
-        if isinstance(event, Resigned):
-            return _forfeit(game, state, event.seat, "RESIGNED")
-        if isinstance(event, TimedOut) and event.policy == "FORFEIT":
-            return _forfeit(game, state, event.seat, "TIMED_OUT")
-        if isinstance(event, Abandoned):
-            return _forfeit(game, state, event.seat, "ABANDONED")
-        if isinstance(event, Aborted):
-            return Outcome(
-                (),
-                (0,) * n,
-                f"seat {event.seat} aborted the match: no result (R-7)",
-                termination="ABORTED",
-                seats=(event.seat,),
-            )
-        if isinstance(event, Expired):
-            return Outcome(
-                (),
-                (0,) * n,
-                "the open seats were never filled: no result (R-7)",
-                termination="EXPIRED",
-                seats=event.seats,
-            )
-    return None
-
-
-_ENDINGS = frozenset(ENDING_EVENTS)
-
-
-def _forfeit(game: Any, state: Any, seat: int, termination: str) -> Outcome:
-    outcome: Outcome = game.forfeit(state, seat)
-    return Outcome(
-        outcome.winners, outcome.scores, outcome.reason, outcome.details, termination, (seat,)
-    )
-
-
-def normal_outcome(record: MatchRecord, outcome: Outcome) -> Outcome:
-    """The game's own outcome with its termination: GUARD when R-5's guard ended it."""
-    if record.game.guarded(record.state):
-        return Outcome(outcome.winners, outcome.scores, outcome.reason, outcome.details, GUARD)
-    return outcome
 
 
 # ---------------------------------------------------------------------------- deadlines

@@ -10,8 +10,6 @@ from kozyr.core.fairness import match_seed
 from kozyr.core.fast import quick_init
 from kozyr.games import Game, get_game
 from kozyr.games.contract import MatchStarted, Outcome, Setup
-from kozyr.match import clock
-from kozyr.match.clock import Clock
 from kozyr.match.log import (
     GENESIS_HASH,
     LIFECYCLE_EVENTS,
@@ -25,9 +23,10 @@ from kozyr.match.log import (
     entry_hash,
     registry_for,
 )
+from kozyr.match.outcomes import ending_of, normal_outcome
+from kozyr.match.timing import NO_CLOCK, Clock, after_entry
 
 NO_TERMS = MatchTerms()  # the defaults: no bots, no clock (a log without MatchTerms)
-NO_CLOCK = Clock()
 _UNKNOWN: Any = object()  # an outcome not computed yet
 
 
@@ -78,7 +77,7 @@ class MatchRecord:
             known = self.ended
             if known is None and self.state is not None:
                 outcome = self.game.outcome(self.state)
-                known = None if outcome is None else clock.normal_outcome(self, outcome)
+                known = None if outcome is None else normal_outcome(self.game, self.state, outcome)
             object.__setattr__(self, "_outcome", known)  # the fields it reads never change
         return known
 
@@ -183,9 +182,18 @@ def finish_entry(
     ticked = (
         record.clock
         if time_ms is None
-        else clock.after_entry(record, state, events, time_ms, seat, own)
+        else after_entry(
+            record.clock,
+            record.terms,
+            len(record.names),
+            record.version == 0,
+            events,
+            time_ms,
+            seat,
+            own,
+        )
     )
-    ended = record.ended or clock.ending_of(record, state, events)
+    ended = record.ended or ending_of(record.game, len(record.names), state, events)
     return MatchRecord(
         record.match_id,
         record.game,

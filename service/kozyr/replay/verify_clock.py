@@ -1,32 +1,24 @@
 """The verifier's checks of a match's terms, clock and early endings (docs/rules.md R-7 … R-9).
 
-Split from kozyr.replay.verify (which calls these with its walk) so that module stays one job:
-the deals and the moves. Pure, like it: no server, no Redis, no gRPC.
+Called by kozyr.replay.verify with its walk, beside the chain (verify_chain), the creation and
+joins (verify_creation) and the moves (verify_moves). Pure, like it: no server, no Redis, no gRPC.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
-from kozyr.games import Game
 from kozyr.games.contract import Outcome
 from kozyr.match import clock, endings, lifecycle
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.lifecycle import Step
-from kozyr.match.log import Entry, MatchCreated, MatchTerms, registry_for
+from kozyr.match.log import Entry, MatchTerms, registry_for
 from kozyr.match.record import MatchRecord, advance, apply_entry
 from kozyr.replay.report import Bad, Problem, first_diff, is_hex, short
-
-
-class Walk(Protocol):
-    """What these checks need of the verifier's walk."""
-
-    game: Game | None
-    created: MatchCreated | None
-    record: MatchRecord | None
-
-    def _exact(self, i: int, decoded: Any, raw: dict[str, Any]) -> None: ...
+from kozyr.replay.verify_moves import reveal
+from kozyr.replay.verify_rules import exact
+from kozyr.replay.walk import Walk
 
 
 def terms(walk: Walk, i: int, events: list[dict[str, Any]]) -> int:
@@ -41,7 +33,7 @@ def terms(walk: Walk, i: int, events: list[dict[str, Any]]) -> int:
     except (ValueError, TypeError, KeyError) as e:
         raise Bad(Problem(where, f"MatchTerms cannot be read: {e}", entry=i)) from None
     assert isinstance(decoded, MatchTerms)
-    walk._exact(i, decoded, events[1])
+    exact(walk, i, decoded, events[1])
     if decoded == MatchTerms():
         raise Bad(
             Problem(
@@ -66,21 +58,10 @@ def terms(walk: Walk, i: int, events: list[dict[str, Any]]) -> int:
     return 2
 
 
-class ClockWalk(Walk, Protocol):
-    """The walk with what the timing checks need besides."""
-
-    shadow: MatchRecord | None
-    text: str
-    fields: dict[str, Any]
-    revealed_in_log: str
-
-    def _reveal(self, i: int, event: dict[str, Any], prev: str) -> None: ...
-
-
 ENDINGS = ("Resigned", "Aborted", "TimedOut", "Abandoned", "Expired")
 
 
-def track(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
+def track(walk: Walk, i: int, line: dict[str, Any]) -> None:
     """Fold the checked entry into the walk's full record (clock included)."""
     seed = bytes.fromhex(walk.revealed_in_log) if walk.revealed_in_log else None
     walk.shadow = apply_entry(
@@ -88,7 +69,7 @@ def track(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
     )
 
 
-def in_time(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
+def in_time(walk: Walk, i: int, line: dict[str, Any]) -> None:
     """R-8: a move, or a join, accepted after its deadline fails at its entry; entry times
     never go back."""
     record = walk.shadow
@@ -123,7 +104,7 @@ def in_time(walk: ClockWalk, i: int, line: dict[str, Any]) -> None:
         )
 
 
-def ending(walk: ClockWalk, i: int, line: dict[str, Any]) -> bool:
+def ending(walk: Walk, i: int, line: dict[str, Any]) -> bool:
     """An early ending or a timeout (R-7 … R-9): rebuilt from the record and the entry's time by
     the very functions the server uses, it must be this entry byte for byte. False for any
     other entry."""
@@ -162,7 +143,7 @@ def ending(walk: ClockWalk, i: int, line: dict[str, Any]) -> bool:
             )
         )
     if seed is not None:
-        walk._reveal(i, last, line["prev"])
+        reveal(walk, i, last, line["prev"])
     walk.record = step.record
     return True
 
@@ -189,7 +170,7 @@ def _rebuild(record: MatchRecord, line: dict[str, Any], kind: str, seed: bytes |
     return endings.time_out(record, due, command, server_seed=seed, time_ms=time_ms)
 
 
-def outcome(walk: ClockWalk) -> Outcome | None:
+def outcome(walk: Walk) -> Outcome | None:
     """The match's outcome from the full record (an early ending's, or the game's with its
     termination)."""
     return None if walk.shadow is None else walk.shadow.outcome

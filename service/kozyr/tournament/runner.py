@@ -177,6 +177,26 @@ def _pool(workers: int, served: bool) -> tuple[ProcessPoolExecutor, Any, Any]:
     return pool, stop, ended
 
 
+class _Harvest:
+    """What the pool's chunks bring in: the results of finished chunks, and the matches heard
+    to have ended (a served chunk reports each as it ends, before the chunk is done)."""
+
+    def __init__(self, results: dict[int, MatchResult], ended: Any) -> None:
+        self.results, self.ended = results, ended
+        self.heard: set[int] = set()
+
+    def collect(self, done: set[Future[list[MatchResult]]]) -> bool:
+        """Keep the finished chunks' results; whether any match ended since last time."""
+        before = len(self.heard)
+        while not self.ended.empty():
+            self.heard.add(self.ended.get())
+        for future in done:
+            for r in future.result():
+                self.results[r.index] = r
+                self.heard.add(r.index)
+        return len(self.heard) > before
+
+
 def _run_pool(
     t: Tournament,
     fixtures: list[Fixture],
@@ -201,19 +221,8 @@ def _run_pool(
 
     previous = _catch_sigint(on_sigint)
     running: set[Future[list[MatchResult]]] = set()
-
-    heard: set[int] = set()
-
-    def collect(done: set[Future[list[MatchResult]]]) -> bool:
-        """Keep the finished chunks' results; whether any match ended since last time."""
-        before = len(heard)
-        while not ended.empty():
-            heard.add(ended.get())
-        for future in done:
-            for r in future.result():
-                results[r.index] = r
-                heard.add(r.index)
-        return len(heard) > before
+    harvest = _Harvest(results, ended)
+    collect = harvest.collect
 
     try:
         try:
@@ -222,7 +231,7 @@ def _run_pool(
                     running.add(pool.submit(play_chunk, t, chunks.popleft(), server))
                 done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
                 if collect(done):
-                    report(len(heard))
+                    report(len(harvest.heard))
         except KeyboardInterrupt:  # raised by on_progress, or where no handler could be set
             stops[0] += 1
         if stops[0]:

@@ -57,9 +57,9 @@ from kozyr.games.contract import (
 from kozyr.games.dix.ending import default_decision, forfeit, guarded
 from kozyr.games.dix.evolve import evolve
 from kozyr.games.dix.model import (
-    _DECK,
     COMMAND_TYPES,
     DEALER,
+    DECK,
     EVENT_TYPES,
     HAND_SIZE,
     LAST_HAND,
@@ -104,6 +104,7 @@ __all__ = [
     "CARD_NOT_IN_HAND",
     "COMMAND_TYPES",
     "DEALER",
+    "DECK",
     "EVENT_TYPES",
     "HAND_SIZE",
     "LAST_HAND",
@@ -121,7 +122,6 @@ __all__ = [
     "TITLE",
     "TRICKS_PER_HAND",
     "UNKNOWN_COMMAND",
-    "_DECK",
     "CardPlayed",
     "Config",
     "Dealt",

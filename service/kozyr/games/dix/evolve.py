@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Final, cast
+from collections.abc import Callable
+from typing import Any, Final, cast
 
 from kozyr.core.cards import mask_of
 from kozyr.core.fast import constructor
@@ -13,7 +14,7 @@ from kozyr.games.contract import (
     Outcome,
 )
 from kozyr.games.dix.model import (
-    _STOCK_POS,
+    STOCK_POS,
     CardPlayed,
     Config,
     Event,
@@ -25,9 +26,9 @@ from kozyr.games.dix.model import (
     TrickWon,
     TurnedUp,
 )
-from kozyr.games.dix.tables import _BIT, _NO_HAND, _TABLES
+from kozyr.games.dix.tables import BIT, NO_HAND, TABLES
 
-# A state or two a move: made by the fast constructor (kozyr.core.fast).
+# A state or two a move: the fast constructor (kozyr.core.fast), called by keyword.
 _state: Final = constructor(State)
 _hand_info: Final = constructor(HandInfo)
 
@@ -41,58 +42,61 @@ def evolve(state: State | None, event: Event) -> State:
         e0 = cast(MatchStarted[Config], event)
         match = MatchInfo(e0.config, e0.players, e0.seed, e0.decks, e0.prearranged)
         return _state(
-            match,
-            _NO_HAND,
-            (0, 0),
-            (0, 0),
-            53,
-            (),
-            0,
-            None,
-            (0, 0),
-            (0, 0),
-            (),
-            None,
-            (0, 0),
-            (0, 0),
-            None,
+            match=match,
+            info=NO_HAND,
+            hands=(0, 0),
+            won=(0, 0),
+            pos=53,
+            trick=(),
+            leader=0,
+            turn=None,
+            tricks=(0, 0),
+            tens=(0, 0),
+            last_trick=(),
+            last_winner=None,
+            totals=(0, 0),
+            match_tens=(0, 0),
+            result=None,
         )
     s = state
     if t is CardPlayed:  # the hot path: inline
         e1 = cast(CardPlayed, event)
         seat = e1.seat
         card = e1.card
-        keep = ~_BIT[card.index]
+        keep = ~BIT[card.index]
         h0, h1 = s.hands
         hands = (h0 & keep, h1) if seat == 0 else (h0, h1 & keep)
         trick = (*s.trick, card)
         turn = 1 - seat if len(trick) == 1 else None
         return _state(
-            s.match,
-            s.info,
-            hands,
-            s.won,
-            s.pos,
-            trick,
-            s.leader,
-            turn,
-            s.tricks,
-            s.tens,
-            s.last_trick,
-            s.last_winner,
-            s.totals,
-            s.match_tens,
-            None,
+            match=s.match,
+            info=s.info,
+            hands=hands,
+            won=s.won,
+            pos=s.pos,
+            trick=trick,
+            leader=s.leader,
+            turn=turn,
+            tricks=s.tricks,
+            tens=s.tens,
+            last_trick=s.last_trick,
+            last_winner=s.last_winner,
+            totals=s.totals,
+            match_tens=s.match_tens,
+            result=None,
         )
     if t is TrickWon:
         return _trick_won(s, cast(TrickWon, event))
-    return _between_tricks(s, event)
+    between = _BETWEEN_TRICKS.get(t)
+    if between is None:
+        raise ValueError(f"not a Dix event here: {event!r}")
+    return between(s, event)
 
 
 def _trick_won(s: State, e2: TrickWon) -> State:
     w = e2.seat
     cards = e2.cards
-    taken = _BIT[cards[0].index] | _BIT[cards[1].index]
+    taken = BIT[cards[0].index] | BIT[cards[1].index]
     w0, w1 = s.won
     t0, t1 = s.tricks
     n0, n1 = s.tens
@@ -109,155 +113,189 @@ def _trick_won(s: State, e2: TrickWon) -> State:
         h0, h1 = s.hands
         d0, d1 = drawn
         if d0 is not None:
-            h0 |= _BIT[d0.index]
+            h0 |= BIT[d0.index]
         if d1 is not None:
-            h1 |= _BIT[d1.index]
+            h1 |= BIT[d1.index]
         return _state(
-            s.match,
-            s.info,
-            (h0, h1),
-            won,
-            s.pos + 2,
-            (),
-            w,
-            w,
-            tricks,
-            tens,
-            cards,
-            w,
-            s.totals,
-            s.match_tens,
-            None,
+            match=s.match,
+            info=s.info,
+            hands=(h0, h1),
+            won=won,
+            pos=s.pos + 2,
+            trick=(),
+            leader=w,
+            turn=w,
+            tricks=tricks,
+            tens=tens,
+            last_trick=cards,
+            last_winner=w,
+            totals=s.totals,
+            match_tens=s.match_tens,
+            result=None,
         )
     return _state(
-        s.match,
-        s.info,
-        s.hands,
-        won,
-        s.pos,
-        (),
-        w,
-        w,
-        tricks,
-        tens,
-        cards,
-        w,
-        s.totals,
-        s.match_tens,
-        None,
+        match=s.match,
+        info=s.info,
+        hands=s.hands,
+        won=won,
+        pos=s.pos,
+        trick=(),
+        leader=w,
+        turn=w,
+        tricks=tricks,
+        tens=tens,
+        last_trick=cards,
+        last_winner=w,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
     )
 
 
-def _between_tricks(s: State, event: Event) -> State:
-    """The events around the play: deals, the turn-up, the end of a hand and of the match."""
-    t = type(event)
-    if t is Dealt:
-        e3 = cast(Dealt, event)
-        info = _hand_info(e3.number, e3.dealer, e3.deck, None, -1, (), (), ())
-        hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
-        return _state(
-            s.match,
-            info,
-            hands,
-            (0, 0),
-            _STOCK_POS,
-            (),
-            0,
-            None,
-            (0, 0),
-            (0, 0),
-            (),
-            None,
-            s.totals,
-            s.match_tens,
-            None,
-        )
-    if t is TurnedUp:
-        e7 = cast(TurnedUp, event)
-        trump, esuit, erank, follow = _TABLES[e7.card.index]
-        i0 = s.info
-        info = _hand_info(i0.number, i0.dealer, i0.deck, e7.card, trump, esuit, erank, follow)
-        return _state(
-            s.match,
-            info,
-            s.hands,
-            s.won,
-            s.pos,
-            (),
-            e7.leader,
-            e7.leader,
-            s.tricks,
-            s.tens,
-            (),
-            None,
-            s.totals,
-            s.match_tens,
-            None,
-        )
-    if t is HandEnded:
-        e4 = cast(HandEnded, event)
-        match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
-        return _state(
-            s.match,
-            s.info,
-            s.hands,
-            s.won,
-            s.pos,
-            s.trick,
-            s.leader,
-            None,
-            e4.tricks,
-            e4.tens,
-            s.last_trick,
-            s.last_winner,
-            e4.totals,
-            match_tens,
-            None,
-        )
-    if t is MatchEnded:
-        e5 = cast(MatchEnded, event)
-        details = (
-            ("hands", str(s.info.number)),
-            ("ten_tricks_last_hand", f"{s.tens[0]}-{s.tens[1]}"),
-            ("ten_tricks_match", f"{s.match_tens[0]}-{s.match_tens[1]}"),
-            ("last_trick_winner", str(s.last_winner)),
-        )
-        result = Outcome((e5.winner,), e5.totals, e5.reason, details)
-        return _state(
-            s.match,
-            s.info,
-            s.hands,
-            s.won,
-            s.pos,
-            s.trick,
-            s.leader,
-            None,
-            s.tricks,
-            s.tens,
-            s.last_trick,
-            s.last_winner,
-            e5.totals,
-            s.match_tens,
-            result,
-        )
-    if t is FirstDealerChosen:
-        e6 = cast(FirstDealerChosen, event)
-        info = _hand_info(0, e6.seat, (), None, -1, (), (), ())
-        return _state(
-            s.match,
-            info,
-            s.hands,
-            s.won,
-            s.pos,
-            s.trick,
-            s.leader,
-            None,
-            s.tricks,
-            s.tens,
-            s.last_trick,
-            s.last_winner,
-            s.totals,
-            s.match_tens,
-            None,
-        )
-    raise ValueError(f"not a Dix event here: {event!r}")
+def _dealt(s: State, e3: Dealt) -> State:
+    """A hand dealt: the new hand's hands, the stock at its top (DIX-2)."""
+    info = _hand_info(
+        number=e3.number,
+        dealer=e3.dealer,
+        deck=e3.deck,
+        turn_up=None,
+        trump=-1,
+        esuit=(),
+        erank=(),
+        follow=(),
+    )
+    hands = (mask_of(e3.hands[0]), mask_of(e3.hands[1]))
+    return _state(
+        match=s.match,
+        info=info,
+        hands=hands,
+        won=(0, 0),
+        pos=STOCK_POS,
+        trick=(),
+        leader=0,
+        turn=None,
+        tricks=(0, 0),
+        tens=(0, 0),
+        last_trick=(),
+        last_winner=None,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
+    )
+
+
+def _turned_up(s: State, e7: TurnedUp) -> State:
+    """The turn-up card names the trumps; the leader leads (DIX-3, DIX-4)."""
+    trump, esuit, erank, follow = TABLES[e7.card.index]
+    i0 = s.info
+    info = _hand_info(
+        number=i0.number,
+        dealer=i0.dealer,
+        deck=i0.deck,
+        turn_up=e7.card,
+        trump=trump,
+        esuit=esuit,
+        erank=erank,
+        follow=follow,
+    )
+    return _state(
+        match=s.match,
+        info=info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=(),
+        leader=e7.leader,
+        turn=e7.leader,
+        tricks=s.tricks,
+        tens=s.tens,
+        last_trick=(),
+        last_winner=None,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
+    )
+
+
+def _hand_ended(s: State, e4: HandEnded) -> State:
+    """A hand scored: the totals and ten-tricks after it (DIX-8)."""
+    match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
+    return _state(
+        match=s.match,
+        info=s.info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=s.trick,
+        leader=s.leader,
+        turn=None,
+        tricks=e4.tricks,
+        tens=e4.tens,
+        last_trick=s.last_trick,
+        last_winner=s.last_winner,
+        totals=e4.totals,
+        match_tens=match_tens,
+        result=None,
+    )
+
+
+def _match_ended(s: State, e5: MatchEnded) -> State:
+    """The match over: its outcome (DIX-9)."""
+    details = (
+        ("hands", str(s.info.number)),
+        ("ten_tricks_last_hand", f"{s.tens[0]}-{s.tens[1]}"),
+        ("ten_tricks_match", f"{s.match_tens[0]}-{s.match_tens[1]}"),
+        ("last_trick_winner", str(s.last_winner)),
+    )
+    result = Outcome((e5.winner,), e5.totals, e5.reason, details)
+    return _state(
+        match=s.match,
+        info=s.info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=s.trick,
+        leader=s.leader,
+        turn=None,
+        tricks=s.tricks,
+        tens=s.tens,
+        last_trick=s.last_trick,
+        last_winner=s.last_winner,
+        totals=e5.totals,
+        match_tens=s.match_tens,
+        result=result,
+    )
+
+
+def _first_dealer(s: State, e6: FirstDealerChosen) -> State:
+    """The first dealer chosen, before any deal."""
+    info = _hand_info(
+        number=0, dealer=e6.seat, deck=(), turn_up=None, trump=-1, esuit=(), erank=(), follow=()
+    )
+    return _state(
+        match=s.match,
+        info=info,
+        hands=s.hands,
+        won=s.won,
+        pos=s.pos,
+        trick=s.trick,
+        leader=s.leader,
+        turn=None,
+        tricks=s.tricks,
+        tens=s.tens,
+        last_trick=s.last_trick,
+        last_winner=s.last_winner,
+        totals=s.totals,
+        match_tens=s.match_tens,
+        result=None,
+    )
+
+
+# The events around the play: deals, the turn-up, the end of a hand and of the match.
+_BETWEEN_TRICKS: Final[dict[type, Callable[[State, Any], State]]] = {
+    Dealt: _dealt,
+    TurnedUp: _turned_up,
+    HandEnded: _hand_ended,
+    MatchEnded: _match_ended,
+    FirstDealerChosen: _first_dealer,
+}

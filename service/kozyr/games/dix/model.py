@@ -75,10 +75,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
 
 HAND_SIZE: Final = 13
 TRICKS_PER_HAND: Final = 26
-_TURN_UP_POS: Final = 2 * HAND_SIZE  # 26: the card after the deal (DIX-2)
-_STOCK_POS: Final = _TURN_UP_POS + 1  # 27: the top of the stock
-_DECK: Final = deck(53)
-_INDEX: Final = attrgetter("index")
+TURN_UP_POS: Final = 2 * HAND_SIZE  # 26: the card after the deal (DIX-2)
+STOCK_POS: Final = TURN_UP_POS + 1  # 27: the top of the stock
+DECK: Final = deck(53)
+INDEX: Final = attrgetter("index")
 
 
 # --------------------------------------------------------------------------- config, commands

@@ -23,10 +23,9 @@ from kozyr.games.contract import (
     start_events,
 )
 from kozyr.games.dix.model import (
-    _DECK,
-    _INDEX,
-    _TURN_UP_POS,
     DEALER,
+    DECK,
+    INDEX,
     MATCH,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -34,6 +33,7 @@ from kozyr.games.dix.model import (
     OPTIONS,
     TITLE,
     TRICKS_PER_HAND,
+    TURN_UP_POS,
     Config,
     Event,
     HandEnded,
@@ -44,9 +44,9 @@ from kozyr.games.dix.model import (
     TrickWon,
     TurnedUp,
 )
-from kozyr.games.dix.tables import _BIT, _PIP, _PLAYED, _SUITS
+from kozyr.games.dix.tables import BIT, PIP, PLAYED, SUITS
 
-# One a trick: made by the fast constructor (kozyr.core.fast).
+# One a trick: the fast constructor (kozyr.core.fast).
 _trick_won: Final = constructor(TrickWon)
 
 # --------------------------------------------------------------------------- the contract
@@ -68,7 +68,7 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
 def check_setup(config: Config, players: int, setup: Setup) -> None:
     """R-2, R-3: two players, a first dealer who is a seat, prearranged decks of the 53 cards."""
     check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
-    check_deal_setup(setup, players, _DECK, dice=False)
+    check_deal_setup(setup, players, DECK, dice=False)
 
 
 def start(
@@ -89,12 +89,12 @@ def _deal(match: MatchInfo, number: int, dealer: int) -> tuple[Dealt, TurnedUp]:
     if number <= len(match.decks):
         order = match.decks[number - 1]
     else:
-        order = RandomStream(match.seed, deal_label(number)).shuffle(_DECK)
+        order = RandomStream(match.seed, deal_label(number)).shuffle(DECK)
     other = 1 - dealer
     hands: list[tuple[Card, ...]] = [(), ()]
-    hands[other] = tuple(sorted(order[0:_TURN_UP_POS:2], key=_INDEX))
-    hands[dealer] = tuple(sorted(order[1:_TURN_UP_POS:2], key=_INDEX))
-    turn_up = order[_TURN_UP_POS]
+    hands[other] = tuple(sorted(order[0:TURN_UP_POS:2], key=INDEX))
+    hands[dealer] = tuple(sorted(order[1:TURN_UP_POS:2], key=INDEX))
+    turn_up = order[TURN_UP_POS]
     leader = dealer if match.config.first_lead == DEALER else other
     return (
         Dealt(number, dealer, tuple(order), (), (hands[0], hands[1])),
@@ -122,7 +122,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
             CARD_NOT_IN_HAND, f"{card!r} is not a card: play a card you hold", rule="DIX-4"
         )
     i = card.index
-    bit = _BIT[i]
+    bit = BIT[i]
     hand = state.hands[seat]
     if not hand & bit:
         raise IllegalMove(
@@ -130,7 +130,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
         )
     trick = state.trick
     if not trick:
-        return (_PLAYED[seat][i],)
+        return (PLAYED[seat][i],)
     # DIX-5: follow the led card's effective suit if you can (the joker counts as trump).
     lead = trick[0]
     li = lead.index
@@ -139,7 +139,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
     if not need & bit and hand & need:
         raise IllegalMove(
             MUST_FOLLOW_SUIT,
-            f"you must follow suit: you hold {_SUITS[info.esuit[li]].symbol} ({lead.code} was led)",
+            f"you must follow suit: you hold {SUITS[info.esuit[li]].symbol} ({lead.code} was led)",
             rule="DIX-5",
         )
     # DIX-6: the follower wins with a higher card of the led suit or a trump on a plain lead.
@@ -148,7 +148,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
         winner = seat if info.erank[i] > info.erank[li] else 1 - seat
     else:
         winner = seat if es[i] == info.trump else 1 - seat
-    ten = _PIP[li] + _PIP[i] == 10
+    ten = PIP[li] + PIP[i] == 10
     pos = state.pos
     if pos < 53:  # DIX-7: the winner draws first, then the loser
         top = info.deck[pos]
@@ -156,11 +156,11 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
         drawn: tuple[Card | None, ...] = (top, second) if winner == 0 else (second, top)
     else:
         drawn = ()
-    won = _trick_won(winner, (lead, card), -3 if ten else 1, ten, drawn)
+    won = _trick_won(seat=winner, cards=(lead, card), points=-3 if ten else 1, ten=ten, drawn=drawn)
     tricks = state.tricks
     if tricks[0] + tricks[1] < TRICKS_PER_HAND - 1:
-        return (_PLAYED[seat][i], won)
-    return (_PLAYED[seat][i], won, *_end_hand(state, winner, ten))
+        return (PLAYED[seat][i], won)
+    return (PLAYED[seat][i], won, *_end_hand(state, winner, ten))
 
 
 def _not_your_turn(state: State) -> str:

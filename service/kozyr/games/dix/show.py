@@ -16,7 +16,7 @@ from kozyr.games.contract import (
     zone_mask,
 )
 from kozyr.games.dix.model import (
-    _DECK,
+    DECK,
     CardPlayed,
     Config,
     Event,
@@ -29,7 +29,7 @@ from kozyr.games.dix.model import (
     TurnedUp,
     View,
 )
-from kozyr.games.dix.tables import _C0, _C1, _C2, _C3, _CJ
+from kozyr.games.dix.tables import C0, C1, C2, C3, CJ
 
 
 def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
@@ -44,11 +44,11 @@ def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
             hand = same
     # The Play tuples of the four 13-bit suit patterns and the joker, ordered by card index.
     return (
-        _C0[hand & 8191]
-        + _C1[(hand >> 13) & 8191]
-        + _C2[(hand >> 26) & 8191]
-        + _C3[(hand >> 39) & 8191]
-        + _CJ[hand >> 52]
+        C0[hand & 8191]
+        + C1[(hand >> 13) & 8191]
+        + C2[(hand >> 26) & 8191]
+        + C3[(hand >> 39) & 8191]
+        + CJ[hand >> 52]
     )
 
 
@@ -205,7 +205,7 @@ def zones(state: State) -> dict[str, tuple[Card, ...]]:
     """Where every card of the hand is: hands, stock (top first), turn-up, trick, won piles."""
     info = state.info
     if info.turn_up is None:
-        return {"undealt": _DECK}
+        return {"undealt": DECK}
     return {
         "hand0": cards_of(state.hands[0]),
         "hand1": cards_of(state.hands[1]),

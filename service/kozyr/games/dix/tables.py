@@ -17,13 +17,13 @@ def _pip(c: Card) -> int:
     return 1 if c.rank == 14 else int(c.rank)
 
 
-_BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(53))
-_PIP: Final[tuple[int, ...]] = tuple(_pip(c) for c in ALL_CARDS)
+BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(53))
+PIP: Final[tuple[int, ...]] = tuple(_pip(c) for c in ALL_CARDS)
 _PLAYS: Final[tuple[Play, ...]] = tuple(Play(c) for c in ALL_CARDS)
-_PLAYED: Final[tuple[tuple[CardPlayed, ...], ...]] = tuple(
+PLAYED: Final[tuple[tuple[CardPlayed, ...], ...]] = tuple(
     tuple(CardPlayed(seat, c) for c in ALL_CARDS) for seat in (0, 1)
 )
-_SUITS: Final = tuple(Suit)
+SUITS: Final = tuple(Suit)
 
 
 def _tables(turn_up: Card) -> tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -42,7 +42,7 @@ def _tables(turn_up: Card) -> tuple[int, tuple[int, ...], tuple[int, ...], tuple
     return trump, tuple(esuit), tuple(erank), follow
 
 
-_TABLES: Final = tuple(_tables(c) for c in ALL_CARDS)
+TABLES: Final = tuple(_tables(c) for c in ALL_CARDS)
 
 
 def _chunk(base: int) -> tuple[tuple[Play, ...], ...]:
@@ -54,8 +54,8 @@ def _chunk(base: int) -> tuple[tuple[Play, ...], ...]:
     return tuple(table)
 
 
-_C0, _C1, _C2, _C3 = (_chunk(13 * k) for k in range(4))
-_CJ: Final = ((), (_PLAYS[52],))
+C0, C1, C2, C3 = (_chunk(13 * k) for k in range(4))
+CJ: Final = ((), (_PLAYS[52],))
 
 
-_NO_HAND: Final = HandInfo(0, 0, (), None, -1, (), (), ())
+NO_HAND: Final = HandInfo(0, 0, (), None, -1, (), (), ())

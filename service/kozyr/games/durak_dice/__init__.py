@@ -103,7 +103,7 @@ from kozyr.games.durak_dice.model import (
     TrumpTurned,
     View,
 )
-from kozyr.games.durak_dice.rules import _first_attacker, check_setup, decide, make_config, start
+from kozyr.games.durak_dice.rules import check_setup, decide, first_attacker, make_config, start
 from kozyr.games.durak_dice.show import (
     describe,
     hidden_zones,
@@ -173,12 +173,12 @@ __all__ = [
     "Took",
     "TrumpTurned",
     "View",
-    "_first_attacker",
     "check_setup",
     "decide",
     "default_decision",
     "describe",
     "evolve",
+    "first_attacker",
     "forfeit",
     "guarded",
     "hidden_zones",

@@ -6,18 +6,18 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from kozyr.core.cards import mask_of
-from kozyr.core.fast import constructor
+from kozyr.core.fast import constructor, replacer
 from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
     MatchStarted,
 )
 from kozyr.games.durak_dice.model import (
-    _ATTACK,
-    _DEFEND,
-    _IDLE,
-    _OVER,
-    _THROW,
+    PHASE_ATTACK,
+    PHASE_DEFEND,
+    PHASE_IDLE,
+    PHASE_OVER,
+    PHASE_THROW,
     Attacked,
     Beaten,
     BoutStarted,
@@ -25,24 +25,27 @@ from kozyr.games.durak_dice.model import (
     Discarded,
     Event,
     GameEnded,
+    GameInfo,
     MatchEnded,
+    MatchInfo,
     Passed,
     PlayerOut,
     State,
     ThrownIn,
     Took,
     TrumpTurned,
-    _Game,
-    _Match,
 )
-from kozyr.games.durak_dice.tables import _BEATS, _RANK_MASK
+from kozyr.games.durak_dice.tables import BEATS, RANK_MASK
+
+# A state or two a move: the fast constructor (kozyr.core.fast), called by keyword.
+_state: Final = constructor(State)
+_game: Final = constructor(GameInfo)
+# A state with a few fields changed, every other one kept: a call with all 19 by keyword is
+# past CPython's limit for a direct call (its compiler builds a dict of them), a fifth slower.
+_changed: Final = replacer(State)
 
 # --------------------------------------------------------------------------------------------
 # evolve
-
-# A state or two a move: made by the fast constructor (kozyr.core.fast).
-_state: Final = constructor(State)
-_game: Final = constructor(_Game)
 
 
 def evolve(state: State | None, event: Event) -> State:
@@ -56,63 +59,81 @@ def evolve(state: State | None, event: Event) -> State:
 
 def _start_state(e: MatchStarted[Config]) -> State:
     n = len(e.players)
-    m = _Match(e.config, e.players, n, e.seed, e.decks, e.dice, e.prearranged)
-    g = _game(0, 0, None, None, (), _BEATS[0])
+    m = MatchInfo(e.config, e.players, n, e.seed, e.decks, e.dice, e.prearranged)
+    g = _game(number=0, dealer=0, trump=None, trump_card=None, rolls=(), beats=BEATS[0])
     zeros = (0,) * n
     return _state(
-        m, g, zeros, _IDLE, None, None, None, 0, (), 0, 0, 0, (), zeros, 0, 0, (), None, zeros
+        m=m,
+        g=g,
+        hands=zeros,
+        phase=PHASE_IDLE,
+        attacker=None,
+        defender=None,
+        actor=None,
+        k=0,
+        table=(),
+        ranks=0,
+        attacks=0,
+        discard=0,
+        out=(),
+        fools=zeros,
+        draws=0,
+        bout=0,
+        last_bout=(),
+        last_taker=None,
+        known=zeros,
     )
 
 
 def _ev_dealer(s: State, e: FirstDealerChosen) -> State:
-    g = _game(0, e.seat, None, None, (), s.g.beats)
-    return _state(
-        s.m,
-        g,
-        s.hands,
-        s.phase,
-        None,
-        None,
-        None,
-        0,
-        (),
-        0,
-        0,
-        0,
-        (),
-        s.fools,
-        s.draws,
-        0,
-        (),
-        None,
-        s.known,
+    g = _game(number=0, dealer=e.seat, trump=None, trump_card=None, rolls=(), beats=s.g.beats)
+    return _changed(
+        s,
+        g=g,
+        attacker=None,
+        defender=None,
+        actor=None,
+        k=0,
+        table=(),
+        ranks=0,
+        attacks=0,
+        discard=0,
+        out=(),
+        bout=0,
+        last_bout=(),
+        last_taker=None,
     )
 
 
 def _ev_dealt(s: State, e: Dealt) -> State:
-    g = _game(e.number, e.dealer, None, None, e.rolls, _BEATS[0])
+    g = _game(
+        number=e.number,
+        dealer=e.dealer,
+        trump=None,
+        trump_card=None,
+        rolls=e.rolls,
+        beats=BEATS[0],
+    )
     hands = tuple(mask_of(h) for h in e.hands)
     zeros = (0,) * s.m.n
-    return _state(
-        s.m,
-        g,
-        hands,
-        _IDLE,
-        None,
-        None,
-        None,
-        0,
-        (),
-        0,
-        0,
-        0,
-        (),
-        s.fools,
-        s.draws,
-        0,
-        (),
-        None,
-        zeros,
+    return _changed(
+        s,
+        g=g,
+        hands=hands,
+        phase=PHASE_IDLE,
+        attacker=None,
+        defender=None,
+        actor=None,
+        k=0,
+        table=(),
+        ranks=0,
+        attacks=0,
+        discard=0,
+        out=(),
+        bout=0,
+        last_bout=(),
+        last_taker=None,
+        known=zeros,
     )
 
 
@@ -121,53 +142,48 @@ def _ev_trump(s: State, e: TrumpTurned) -> State:
     trump = trump_card.suit
     assert trump is not None
     g0 = s.g
-    g = _game(g0.number, g0.dealer, trump, trump_card, g0.rolls, _BEATS[trump])
+    g = _game(
+        number=g0.number,
+        dealer=g0.dealer,
+        trump=trump,
+        trump_card=trump_card,
+        rolls=g0.rolls,
+        beats=BEATS[trump],
+    )
     bit = 1 << trump_card.index
     known = tuple(bit if h & bit else 0 for h in s.hands)
-    return _state(
-        s.m,
-        g,
-        s.hands,
-        _IDLE,
-        None,
-        None,
-        None,
-        0,
-        (),
-        0,
-        0,
-        0,
-        (),
-        s.fools,
-        s.draws,
-        0,
-        (),
-        None,
-        known,
+    return _changed(
+        s,
+        g=g,
+        phase=PHASE_IDLE,
+        attacker=None,
+        defender=None,
+        actor=None,
+        k=0,
+        table=(),
+        ranks=0,
+        attacks=0,
+        discard=0,
+        out=(),
+        bout=0,
+        last_bout=(),
+        last_taker=None,
+        known=known,
     )
 
 
 def _ev_bout(s: State, e: BoutStarted) -> State:
-    return _state(
-        s.m,
-        s.g,
-        s.hands,
-        _ATTACK,
-        e.attacker,
-        e.defender,
-        e.attacker,
-        0,
-        (),
-        0,
-        0,
-        s.discard,
-        s.out,
-        s.fools,
-        s.draws,
-        e.bout,
-        s.last_bout,
-        s.last_taker,
-        s.known,
+    return _changed(
+        s,
+        phase=PHASE_ATTACK,
+        attacker=e.attacker,
+        defender=e.defender,
+        actor=e.attacker,
+        k=0,
+        table=(),
+        ranks=0,
+        attacks=0,
+        bout=e.bout,
     )
 
 
@@ -186,26 +202,15 @@ def _ev_card(s: State, e: Attacked | ThrownIn) -> State:
     bit = 1 << i
     hands = list(s.hands)
     hands[seat] &= ~bit
-    return _state(
-        s.m,
-        s.g,
-        tuple(hands),
-        _DEFEND,
-        s.attacker,
-        s.defender,
-        s.defender,
-        s.k,
-        (*s.table, (card, None)),
-        s.ranks | _RANK_MASK[i],
-        s.attacks + 1,
-        s.discard,
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        _unknown(s.known, seat, bit),
+    return _changed(
+        s,
+        hands=tuple(hands),
+        phase=PHASE_DEFEND,
+        actor=s.defender,
+        table=(*s.table, (card, None)),
+        ranks=s.ranks | RANK_MASK[i],
+        attacks=s.attacks + 1,
+        known=_unknown(s.known, seat, bit),
     )
 
 
@@ -229,31 +234,22 @@ def _ev_beaten(s: State, e: Beaten) -> State:
     assert attacker is not None and defender is not None
     n = s.m.n
     cap = s.m.config.max_attacks
-    phase, actor, k = _IDLE, None, n
+    phase, actor, k = PHASE_IDLE, None, n
     if left and not (cap and s.attacks >= cap):
         k = _first_thrower(hands, attacker, defender, n, 0)
         if k < n:
-            phase, actor = _THROW, (attacker + k) % n
-    return _state(
-        s.m,
-        s.g,
-        tuple(hands),
-        phase,
-        attacker,
-        defender,
-        actor,
-        k,
-        (*s.table[:-1], (e.attack, e.card)),
-        s.ranks | _RANK_MASK[i],
-        s.attacks,
-        s.discard,
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        _unknown(s.known, e.seat, bit),
+            phase, actor = PHASE_THROW, (attacker + k) % n
+    return _changed(
+        s,
+        hands=tuple(hands),
+        phase=phase,
+        attacker=attacker,
+        defender=defender,
+        actor=actor,
+        k=k,
+        table=(*s.table[:-1], (e.attack, e.card)),
+        ranks=s.ranks | RANK_MASK[i],
+        known=_unknown(s.known, e.seat, bit),
     )
 
 
@@ -263,77 +259,27 @@ def _ev_passed(s: State, e: Passed) -> State:
     n = s.m.n
     k = _first_thrower(s.hands, attacker, defender, n, s.k + 1)
     if k < n:
-        phase, actor = _THROW, (attacker + k) % n
+        phase, actor = PHASE_THROW, (attacker + k) % n
     else:
-        phase, actor = _IDLE, None
-    return _state(
-        s.m,
-        s.g,
-        s.hands,
-        phase,
-        attacker,
-        defender,
-        actor,
-        k,
-        s.table,
-        s.ranks,
-        s.attacks,
-        s.discard,
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        s.known,
-    )
+        phase, actor = PHASE_IDLE, None
+    return _changed(s, phase=phase, attacker=attacker, defender=defender, actor=actor, k=k)
 
 
 def _ev_out(s: State, e: PlayerOut) -> State:
-    return _state(
-        s.m,
-        s.g,
-        s.hands,
-        s.phase,
-        s.attacker,
-        s.defender,
-        s.actor,
-        s.k,
-        s.table,
-        s.ranks,
-        s.attacks,
-        s.discard,
-        (*s.out, e.seat),
-        s.fools,
-        s.draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        s.known,
-    )
+    return _changed(s, out=(*s.out, e.seat))
 
 
 def _ev_discarded(s: State, e: Discarded) -> State:
-    return _state(
-        s.m,
-        s.g,
-        s.hands,
-        _IDLE,
-        s.attacker,
-        s.defender,
-        None,
-        0,
-        (),
-        0,
-        s.attacks,
-        s.discard | mask_of(e.cards),
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.table,
-        None,
-        s.known,
+    return _changed(
+        s,
+        phase=PHASE_IDLE,
+        actor=None,
+        k=0,
+        table=(),
+        ranks=0,
+        discard=s.discard | mask_of(e.cards),
+        last_bout=s.table,
+        last_taker=None,
     )
 
 
@@ -343,26 +289,17 @@ def _ev_took(s: State, e: Took) -> State:
     hands[e.seat] |= taken
     known = list(s.known)
     known[e.seat] |= taken
-    return _state(
-        s.m,
-        s.g,
-        tuple(hands),
-        _IDLE,
-        s.attacker,
-        s.defender,
-        None,
-        0,
-        (),
-        0,
-        s.attacks,
-        s.discard,
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.table,
-        e.seat,
-        tuple(known),
+    return _changed(
+        s,
+        hands=tuple(hands),
+        phase=PHASE_IDLE,
+        actor=None,
+        k=0,
+        table=(),
+        ranks=0,
+        last_bout=s.table,
+        last_taker=e.seat,
+        known=tuple(known),
     )
 
 
@@ -372,51 +309,13 @@ def _ev_game_ended(s: State, e: GameEnded) -> State:
         draws += 1
     else:
         fools = (*fools[: e.fool], fools[e.fool] + 1, *fools[e.fool + 1 :])
-    return _state(
-        s.m,
-        s.g,
-        s.hands,
-        _IDLE,
-        None,
-        None,
-        None,
-        0,
-        s.table,
-        s.ranks,
-        s.attacks,
-        s.discard,
-        s.out,
-        fools,
-        draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        s.known,
+    return _changed(
+        s, phase=PHASE_IDLE, attacker=None, defender=None, actor=None, k=0, fools=fools, draws=draws
     )
 
 
 def _ev_match_ended(s: State, e: MatchEnded) -> State:
-    return _state(
-        s.m,
-        s.g,
-        s.hands,
-        _OVER,
-        None,
-        None,
-        None,
-        0,
-        s.table,
-        s.ranks,
-        s.attacks,
-        s.discard,
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        s.known,
-    )
+    return _changed(s, phase=PHASE_OVER, attacker=None, defender=None, actor=None, k=0)
 
 
 def _ev_started_again(s: State, e: MatchStarted[Config]) -> State:

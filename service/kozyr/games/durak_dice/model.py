@@ -250,18 +250,18 @@ EVENT_TYPES: tuple[type, ...] = (
 # State and view
 
 # Phases of the state: whose decision is awaited and of which kind.
-_IDLE: Final = 0  # between events of one decision (never the resting state of a running match)
-_ATTACK: Final = 1  # the attacker opens the bout
-_DEFEND: Final = 2  # the defender beats or takes
-_THROW: Final = 3  # the seat at the throw offset may throw in or pass
-_OVER: Final = 4  # the match is over
-_PHASE_NAMES: Final = ("IDLE", "ATTACK", "DEFEND", "THROW", "OVER")
+PHASE_IDLE: Final = 0  # between events of one decision (never the resting state of a running match)
+PHASE_ATTACK: Final = 1  # the attacker opens the bout
+PHASE_DEFEND: Final = 2  # the defender beats or takes
+PHASE_THROW: Final = 3  # the seat at the throw offset may throw in or pass
+PHASE_OVER: Final = 4  # the match is over
+PHASE_NAMES: Final = ("IDLE", "ATTACK", "DEFEND", "THROW", "OVER")
 # The rule each phase's decision follows (named when a move is refused).
-_PHASE_RULES: Final = ("DUR-8", "DUR-5", "DUR-6", "DUR-7", "DUR-10")
+PHASE_RULES: Final = ("DUR-8", "DUR-5", "DUR-6", "DUR-7", "DUR-10")
 
 
 @dataclass(frozen=True, slots=True)
-class _Match:
+class MatchInfo:
     """What does not change during a match."""
 
     config: Config
@@ -274,7 +274,7 @@ class _Match:
 
 
 @dataclass(frozen=True, slots=True)
-class _Game:
+class GameInfo:
     """What does not change during one game."""
 
     number: int
@@ -289,8 +289,8 @@ class _Game:
 class State:
     """The whole match (hidden parts included); hands are bit masks over Card.index."""
 
-    m: _Match
-    g: _Game
+    m: MatchInfo
+    g: GameInfo
     hands: tuple[int, ...]
     phase: int
     attacker: int | None

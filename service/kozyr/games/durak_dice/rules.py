@@ -7,6 +7,7 @@ from typing import Final
 
 from kozyr.core.cards import Card, Suit, mask_of
 from kozyr.core.fairness import RandomStream, deal_label, dice_label
+from kozyr.core.fast import constructor
 from kozyr.games.contract import (
     CARD_NOT_IN_HAND,
     MATCH_OVER,
@@ -22,11 +23,6 @@ from kozyr.games.contract import (
     start_events,
 )
 from kozyr.games.durak_dice.model import (
-    _ATTACK,
-    _DEFEND,
-    _OVER,
-    _PHASE_RULES,
-    _THROW,
     CANNOT_BEAT,
     CANNOT_THROW_IN,
     DEFENDED,
@@ -43,11 +39,17 @@ from kozyr.games.durak_dice.model import (
     NOTHING_TO_BEAT,
     NOTHING_TO_TAKE,
     OPTIONS,
+    PHASE_ATTACK,
+    PHASE_DEFEND,
+    PHASE_OVER,
+    PHASE_RULES,
+    PHASE_THROW,
     TITLE,
     TOOK,
     UNDER_FOOL,
     Attack,
     Beat,
+    Beaten,
     BoutStarted,
     Command,
     Config,
@@ -55,24 +57,26 @@ from kozyr.games.durak_dice.model import (
     Event,
     GameEnded,
     MatchEnded,
+    MatchInfo,
     Pass,
     State,
     Take,
     Took,
     TrumpTurned,
-    _Match,
 )
 from kozyr.games.durak_dice.tables import (
-    _ATTACKED,
-    _AUTO_PASS,
-    _DECKS,
-    _OUT,
-    _PASSED,
-    _RANK_MASK,
-    _THROWN,
-    _beaten,
-    _bout_started,
+    ATTACKED,
+    AUTO_PASS,
+    DECKS,
+    OUT,
+    PASSED,
+    RANK_MASK,
+    THROWN,
 )
+
+# Events with too many values to make in advance: the fast constructor (kozyr.core.fast).
+_beaten: Final = constructor(Beaten)
+_bout_started: Final = constructor(BoutStarted)
 
 # --------------------------------------------------------------------------------------------
 # Options and start
@@ -100,7 +104,7 @@ def check_setup(config: Config, players: int, setup: Setup) -> None:
     """R-2, R-3: 2 to 6 players, a first dealer who is a seat, prearranged decks of the
     configured deck and prearranged rolls 1..6 (more rolls than a deal needs are ignored)."""
     check_players(TITLE, MIN_PLAYERS, MAX_PLAYERS, players)
-    check_deal_setup(setup, players, _DECKS[config.deck], dice=True)
+    check_deal_setup(setup, players, DECKS[config.deck], dice=True)
 
 
 def start(
@@ -109,7 +113,7 @@ def start(
     """R-1 … R-3, DUR-2 … DUR-4: record the match, choose the first dealer, deal game 1."""
     check_setup(config, len(players), setup)
     started, chosen = start_events(config, players, seed, setup)
-    m = _Match(
+    m = MatchInfo(
         config,
         started.players,
         len(players),
@@ -122,13 +126,13 @@ def start(
 
 
 def _deal(
-    m: _Match, game: int, dealer: int, fool: int | None
+    m: MatchInfo, game: int, dealer: int, fool: int | None
 ) -> tuple[Dealt, TrumpTurned, BoutStarted]:
     """DUR-2 … DUR-4: shuffle (or take the prearranged order), roll and deal, pick the attacker."""
     if game <= len(m.decks):
         order = m.decks[game - 1]
     else:
-        order = RandomStream(m.seed, deal_label(game)).shuffle(_DECKS[m.config.deck])
+        order = RandomStream(m.seed, deal_label(game)).shuffle(DECKS[m.config.deck])
     # DUR-2: the top card is turned up and put under the deck, so it is dealt last.
     seq = order[1:] + order[:1]
     given = m.dice[game - 1] if game <= len(m.dice) else ()
@@ -154,22 +158,22 @@ def _deal(
     trump_card = order[0]
     assert trump_card.suit is not None
     if fool is None:
-        attacker, reason = _first_attacker(sorted_hands, trump_card.suit, dealer)
+        attacker, reason = first_attacker(sorted_hands, trump_card.suit, dealer)
     elif m.config.next_first == UNDER_FOOL:
         attacker, reason = (fool - 1) % n, UNDER_FOOL
     else:
         attacker, reason = (fool + 1) % n, FROM_UNDER_FOOL
     # Every seat holds cards after a deal (even six players get ≥ 1 card in the first round).
-    defender = _next_holder(tuple(len(h) for h in hands), attacker, n)
+    defender = next_holder(tuple(len(h) for h in hands), attacker, n)
     assert defender is not None
     return (
         Dealt(game, dealer, tuple(order), tuple(rolls), sorted_hands),
         TrumpTurned(trump_card, tuple(len(h) for h in hands)),
-        BoutStarted(1, attacker, defender, reason),
+        _bout_started(1, attacker, defender, reason),
     )
 
 
-def _first_attacker(hands: Sequence[Sequence[Card]], trump: Suit, dealer: int) -> tuple[int, str]:
+def first_attacker(hands: Sequence[Sequence[Card]], trump: Suit, dealer: int) -> tuple[int, str]:
     """DUR-4: the holder of the lowest trump; else of the lowest card (ties clockwise)."""
     n = len(hands)
     best: tuple[int, int] | None = None
@@ -187,7 +191,7 @@ def _first_attacker(hands: Sequence[Sequence[Card]], trump: Suit, dealer: int) -
     raise AssertionError("nobody holds a card")  # pragma: no cover - every card is dealt
 
 
-def _next_holder(hands: Sequence[int], seat: int, n: int) -> int | None:
+def next_holder(hands: Sequence[int], seat: int, n: int) -> int | None:
     """The first seat clockwise after `seat` (not `seat` itself) that holds cards."""
     for i in range(1, n):
         s = (seat + i) % n
@@ -202,34 +206,23 @@ def _next_holder(hands: Sequence[int], seat: int, n: int) -> int | None:
 
 def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
     """The events a command causes (DUR-5 … DUR-10), automatic consequences included (R-4)."""
-    m = state.m
-    if not 0 <= seat < m.n:
-        raise IllegalMove(
-            NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {m.n - 1}", rule="DUR-5"
-        )
     phase = state.phase
-    if phase == _OVER:
-        raise IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DUR-10")
-    if seat != state.actor:
-        raise IllegalMove(
-            NOT_YOUR_TURN,
-            f"it is not your turn: waiting for seat {state.actor}",
-            rule=_PHASE_RULES[phase],
-        )
+    if seat != state.actor or phase == PHASE_OVER or not 0 <= seat < state.m.n:
+        raise _refused(state, seat)
     ct = type(command)
-    if ct is Attack or ct is Beat:
+    if ct is Attack or ct is Beat:  # an attack, a throw-in or a beat: most moves (DUR-5 … 7)
         assert isinstance(command, (Attack, Beat))
         card = command.card
         if type(card) is not Card or not state.hands[seat] >> card.index & 1:
             raise IllegalMove(
                 CARD_NOT_IN_HAND,
                 f"you do not hold {card}: play a card you hold",
-                rule=_PHASE_RULES[phase],
+                rule=PHASE_RULES[phase],
             )
         if ct is Attack:
-            if phase == _ATTACK:
-                return _play(state, seat, card, _ATTACKED[seat][card.index])
-            if phase == _THROW:
+            if phase == PHASE_ATTACK:
+                return _play(state, seat, card, ATTACKED[seat][card.index])
+            if phase == PHASE_THROW:
                 if not state.ranks >> card.index & 1:
                     raise IllegalMove(
                         CANNOT_THROW_IN,
@@ -237,37 +230,63 @@ def decide(state: State, seat: int, command: Command) -> tuple[Event, ...]:
                         f"{_ranks_text(state.table)}",
                         rule="DUR-7",
                     )
-                return _play(state, seat, card, _THROWN[seat][card.index])
+                return _play(state, seat, card, THROWN[seat][card.index])
             raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
-        if phase != _DEFEND:
+        if phase != PHASE_DEFEND:
             raise IllegalMove(NOTHING_TO_BEAT, "there is no card for you to beat", rule="DUR-6")
         return _beat(state, seat, card)
     if ct is Take:
-        if phase != _DEFEND:
-            raise IllegalMove(
-                NOTHING_TO_TAKE,
-                "only the defender takes, while a card waits to be beaten",
-                rule="DUR-6",
-            )
-        cards = tuple(c for pair in state.table for c in pair if c is not None)
-        events: list[Event] = [Took(seat, cards)]
-        hands = list(state.hands)
-        hands[seat] |= mask_of(cards)
-        _end_bout(state, hands, seat, True, events)
-        return tuple(events)
+        return _take(state, seat)
     if ct is Pass:
-        if phase == _ATTACK:
-            raise IllegalMove(MUST_ATTACK, "you open the bout: play any card", rule="DUR-5")
-        if phase == _DEFEND:
-            raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
-        events = [_PASSED[seat]]
-        _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
-        return tuple(events)
+        return _pass(state, seat)
     raise IllegalMove(
         UNKNOWN_COMMAND,
         f"Durak with dice has no move {ct.__name__}: attack, beat, take or pass",
-        rule=_PHASE_RULES[phase],
+        rule=PHASE_RULES[phase],
     )
+
+
+def _refused(state: State, seat: int) -> IllegalMove:
+    """Why `seat` may make no move now: no such seat, the match is over, or it is not its turn."""
+    n = state.m.n
+    if not 0 <= seat < n:
+        return IllegalMove(
+            NOT_A_SEAT, f"there is no seat {seat}: seats are 0 to {n - 1}", rule="DUR-5"
+        )
+    if state.phase == PHASE_OVER:
+        return IllegalMove(MATCH_OVER, "the match is over: no move can be made", rule="DUR-10")
+    return IllegalMove(
+        NOT_YOUR_TURN,
+        f"it is not your turn: waiting for seat {state.actor}",
+        rule=PHASE_RULES[state.phase],
+    )
+
+
+def _take(state: State, seat: int) -> tuple[Event, ...]:
+    """The defender takes every card on the table; the bout ends (DUR-6)."""
+    if state.phase != PHASE_DEFEND:
+        raise IllegalMove(
+            NOTHING_TO_TAKE,
+            "only the defender takes, while a card waits to be beaten",
+            rule="DUR-6",
+        )
+    cards = tuple(c for pair in state.table for c in pair if c is not None)
+    events: list[Event] = [Took(seat, cards)]
+    hands = list(state.hands)
+    hands[seat] |= mask_of(cards)
+    _end_bout(state, hands, seat, True, events)
+    return tuple(events)
+
+
+def _pass(state: State, seat: int) -> tuple[Event, ...]:
+    """A seat that may throw in passes; the next seat is asked (DUR-7)."""
+    if state.phase == PHASE_ATTACK:
+        raise IllegalMove(MUST_ATTACK, "you open the bout: play any card", rule="DUR-5")
+    if state.phase == PHASE_DEFEND:
+        raise IllegalMove(MUST_BEAT_OR_TAKE, "you defend: beat the card or take", rule="DUR-6")
+    events: list[Event] = [PASSED[seat]]
+    _scan(state, state.hands, state.ranks, state.table, state.k + 1, events)
+    return tuple(events)
 
 
 def _ranks_text(table: tuple[tuple[Card, Card | None], ...]) -> str:
@@ -278,7 +297,7 @@ def _ranks_text(table: tuple[tuple[Card, Card | None], ...]) -> str:
 def _play(state: State, seat: int, card: Card, event: Event) -> tuple[Event, ...]:
     """DUR-5, DUR-7: an opening card or a throw-in; the player may go out (DUR-9)."""
     if state.hands[seat] == 1 << card.index:
-        return (event, _OUT[seat])
+        return (event, OUT[seat])
     return (event,)
 
 
@@ -287,13 +306,13 @@ def _beat(state: State, seat: int, card: Card) -> tuple[Event, ...]:
     attack = state.table[-1][0]
     if not state.g.beats[attack.index] >> card.index & 1:
         raise IllegalMove(CANNOT_BEAT, _cannot_beat_text(card, attack, state.g.trump), rule="DUR-6")
-    events: list[Event] = [_beaten(seat, attack, card)]
+    events: list[Event] = [_beaten(seat=seat, attack=attack, card=card)]
     hands = list(state.hands)
     left = hands[seat] & ~(1 << card.index)
     hands[seat] = left
     if not left:
-        events.append(_OUT[seat])
-    ranks = state.ranks | _RANK_MASK[card.index]
+        events.append(OUT[seat])
+    ranks = state.ranks | RANK_MASK[card.index]
     table = (*state.table[:-1], (attack, card))
     cap = state.m.config.max_attacks
     if left and not (cap and state.attacks >= cap):
@@ -333,7 +352,7 @@ def _scan(
             if h:
                 if h & ranks:
                     return  # this seat decides (evolve puts the turn there)
-                events.append(_AUTO_PASS[s])
+                events.append(AUTO_PASS[s])
         k += 1
     _defended(state, hands, table, events)
 
@@ -369,11 +388,15 @@ def _end_bout(
         return
     # DUR-8: after a defence the defender attacks (if he still holds cards), after a take the
     # next player holding cards clockwise from him.
-    attacker = _next_holder(hands, defender, n) if took or not hands[defender] else defender
+    attacker = next_holder(hands, defender, n) if took or not hands[defender] else defender
     assert attacker is not None
-    nxt = _next_holder(hands, attacker, n)
+    nxt = next_holder(hands, attacker, n)
     assert nxt is not None
-    events.append(_bout_started(state.bout + 1, attacker, nxt, TOOK if took else DEFENDED))
+    events.append(
+        _bout_started(
+            bout=state.bout + 1, attacker=attacker, defender=nxt, reason=TOOK if took else DEFENDED
+        )
+    )
 
 
 def _end_game(state: State, fool: int | None, events: list[Event]) -> None:

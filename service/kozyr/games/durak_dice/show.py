@@ -15,16 +15,16 @@ from kozyr.games.contract import (
     zone_mask,
 )
 from kozyr.games.durak_dice.model import (
-    _ATTACK,
-    _DEFEND,
-    _OVER,
-    _PHASE_NAMES,
-    _THROW,
     DEFENDED,
     FROM_UNDER_FOOL,
     LOWEST_CARD,
     LOWEST_TRUMP,
     MAX_BOUTS,
+    PHASE_ATTACK,
+    PHASE_DEFEND,
+    PHASE_NAMES,
+    PHASE_OVER,
+    PHASE_THROW,
     TOOK,
     UNDER_FOOL,
     Attack,
@@ -46,13 +46,13 @@ from kozyr.games.durak_dice.model import (
     View,
 )
 from kozyr.games.durak_dice.tables import (
-    _ATTACKS,
-    _BEATS_CMD,
-    _DECKS,
-    _PASS,
-    _RANK_MASK,
-    _TAKE,
-    _plural,
+    ATTACKS,
+    BEATS_CMD,
+    DECKS,
+    PASS,
+    RANK_MASK,
+    TAKE,
+    plural,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -66,22 +66,22 @@ def legal_commands(state: State, seat: int) -> tuple[Command, ...]:
     phase = state.phase
     hand = state.hands[seat]
     out: list[Command] = []
-    if phase == _ATTACK:
-        table: tuple[Attack, ...] | tuple[Beat, ...] = _ATTACKS
-    elif phase == _DEFEND:
+    if phase == PHASE_ATTACK:
+        table: tuple[Attack, ...] | tuple[Beat, ...] = ATTACKS
+    elif phase == PHASE_DEFEND:
         hand &= state.g.beats[state.table[-1][0].index]
-        table = _BEATS_CMD
+        table = BEATS_CMD
     else:
         hand &= state.ranks
-        table = _ATTACKS
+        table = ATTACKS
     while hand:
         low = hand & -hand
         out.append(table[low.bit_length() - 1])
         hand ^= low
-    if phase == _DEFEND:
-        out.append(_TAKE)
-    elif phase == _THROW:
-        out.append(_PASS)
+    if phase == PHASE_DEFEND:
+        out.append(TAKE)
+    elif phase == PHASE_THROW:
+        out.append(PASS)
     return tuple(out)
 
 
@@ -92,7 +92,7 @@ def to_act(state: State) -> int | None:
 
 def outcome(state: State) -> Outcome | None:
     """DUR-10: fool counts per seat; the fewest fools win, equal counts share."""
-    if state.phase != _OVER:
+    if state.phase != PHASE_OVER:
         return None
     fools = state.fools
     least = min(fools)
@@ -100,7 +100,7 @@ def outcome(state: State) -> Outcome | None:
     games = state.m.config.games
     who = ", ".join(str(s) for s in winners)
     reason = (
-        f"fewest fools ({least} in {_plural(games, 'game')}): "
+        f"fewest fools ({least} in {plural(games, 'game')}): "
         f"seat{'s' if len(winners) > 1 else ''} {who}"
     )
     details = (("games", str(games)), ("draws", str(state.draws)))
@@ -120,7 +120,7 @@ def view(state: State, viewer: int | None) -> View:
         hand_sizes=tuple(h.bit_count() for h in hands),
         hand_number=g.number,
         dealer=g.dealer,
-        finished=state.phase == _OVER,
+        finished=state.phase == PHASE_OVER,
         trump=g.trump,
         trump_card=g.trump_card,
         attacker=state.attacker,
@@ -133,7 +133,7 @@ def view(state: State, viewer: int | None) -> View:
         games=state.m.config.games,
         bout_number=state.bout,
         rolls=g.rolls,
-        phase=_PHASE_NAMES[state.phase],
+        phase=PHASE_NAMES[state.phase],
         last_bout=state.last_bout,
         last_bout_taken_by=state.last_taker,
         draws=state.draws,
@@ -154,7 +154,7 @@ def redact(event: Event, viewer: int | None) -> Event | None:
 def zones(state: State) -> dict[str, tuple[Card, ...]]:
     """Where every card is: unseen and seen part of each hand, the table, the discard pile."""
     if state.g.trump_card is None:
-        return {"undealt": _DECKS[state.m.config.deck]}
+        return {"undealt": DECKS[state.m.config.deck]}
     out = {}
     for seat, (hand, known) in enumerate(zip(state.hands, state.known, strict=True)):
         out[f"hand/{seat}"] = cards_of(hand & ~known)
@@ -188,7 +188,7 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
         )
         ranks = 0
         for c in flat:
-            ranks |= _RANK_MASK[c.index]
+            ranks |= RANK_MASK[c.index]
     return State(
         s.m,
         s.g,
@@ -254,7 +254,7 @@ def render(view: View) -> str:
         if s in view.out:
             status = f"out ({view.out.index(s) + 1})"
         else:
-            status = _plural(view.hand_sizes[s], "card")
+            status = plural(view.hand_sizes[s], "card")
         role = "attacker" if s == view.attacker else "defender" if s == view.defender else ""
         lines.append(f"{mark} seat {s} {name[:20]:<20} {status:<10} {role}".rstrip())
     lines.extend(_wrap("Table:", [_pair_text(p) for p in view.table] or ["(empty)"]))
@@ -277,7 +277,7 @@ def describe(event: Event) -> str:
     if isinstance(event, MatchStarted):
         extra = ", prearranged" if event.prearranged else ""
         return (
-            f"match of {_plural(event.config.games, 'game')} for {len(event.players)} players "
+            f"match of {plural(event.config.games, 'game')} for {len(event.players)} players "
             f"({', '.join(event.players)}), {event.config.deck} cards{extra}"
         )
     if isinstance(event, FirstDealerChosen):
@@ -309,9 +309,9 @@ def describe(event: Event) -> str:
     if isinstance(event, PlayerOut):
         return f"seat {event.seat} is out of cards"
     if isinstance(event, Discarded):
-        return f"seat {event.seat} defends; {_plural(len(event.cards), 'card')} to the discard pile"
+        return f"seat {event.seat} defends; {plural(len(event.cards), 'card')} to the discard pile"
     if isinstance(event, Took):
-        return f"seat {event.seat} takes {_plural(len(event.cards), 'card')}: " + " ".join(
+        return f"seat {event.seat} takes {plural(len(event.cards), 'card')}: " + " ".join(
             c.code for c in event.cards
         )
     if isinstance(event, GameEnded):

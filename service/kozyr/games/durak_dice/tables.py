@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Final
 
 from kozyr.core.cards import ALL_CARDS, deck, mask_of
-from kozyr.core.fast import constructor
 from kozyr.games.durak_dice.model import (
     MAX_PLAYERS,
     Attack,
     Attacked,
     Beat,
-    Beaten,
-    BoutStarted,
     Pass,
     Passed,
     PlayerOut,
@@ -24,10 +21,10 @@ from kozyr.games.durak_dice.model import (
 # Precomputed tables (constant)
 
 _CARDS: Final = ALL_CARDS[:52]
-_DECKS: Final = {36: deck(36), 52: deck(52)}
-_DECK_MASKS: Final = {size: mask_of(cards) for size, cards in _DECKS.items()}
+DECKS: Final = {36: deck(36), 52: deck(52)}
+_DECK_MASKS: Final = {size: mask_of(cards) for size, cards in DECKS.items()}
 # Card index -> mask of the four cards of its rank.
-_RANK_MASK: Final = tuple(sum(1 << (s * 13 + c.rank - 2) for s in range(4)) for c in _CARDS)
+RANK_MASK: Final = tuple(sum(1 << (s * 13 + c.rank - 2) for s in range(4)) for c in _CARDS)
 
 
 def _beat_table(trump: int) -> tuple[int, ...]:
@@ -43,21 +40,19 @@ def _beat_table(trump: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-_BEATS: Final = tuple(_beat_table(s) for s in range(4))
-_ATTACKS: Final = tuple(Attack(c) for c in _CARDS)
-_BEATS_CMD: Final = tuple(Beat(c) for c in _CARDS)
-_TAKE: Final = Take()
-_PASS: Final = Pass()
-_AUTO_PASS: Final = tuple(Passed(s, True) for s in range(MAX_PLAYERS))
-_OUT: Final = tuple(PlayerOut(s) for s in range(MAX_PLAYERS))
-_PASSED: Final = tuple(Passed(s, False) for s in range(MAX_PLAYERS))
+BEATS: Final = tuple(_beat_table(s) for s in range(4))
+ATTACKS: Final = tuple(Attack(c) for c in _CARDS)
+BEATS_CMD: Final = tuple(Beat(c) for c in _CARDS)
+TAKE: Final = Take()
+PASS: Final = Pass()
+AUTO_PASS: Final = tuple(Passed(s, True) for s in range(MAX_PLAYERS))
+OUT: Final = tuple(PlayerOut(s) for s in range(MAX_PLAYERS))
+PASSED: Final = tuple(Passed(s, False) for s in range(MAX_PLAYERS))
 # By seat and card index (every card, so any index a hand check lets through has its event).
-_ATTACKED: Final = tuple(tuple(Attacked(s, c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
-_THROWN: Final = tuple(tuple(ThrownIn(s, c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
-# Events with too many values to make in advance, made by the fast constructor (games.fast).
-_beaten: Final = constructor(Beaten)
-_bout_started: Final = constructor(BoutStarted)
+ATTACKED: Final = tuple(tuple(Attacked(s, c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
+THROWN: Final = tuple(tuple(ThrownIn(s, c) for c in ALL_CARDS) for s in range(MAX_PLAYERS))
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """`n` `word`, with an s unless `n` is 1."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -109,7 +109,7 @@ from kozyr.games.six_dozens.show import (
     with_zones,
     zones,
 )
-from kozyr.games.six_dozens.tables import _legal_table, category, may_play
+from kozyr.games.six_dozens.tables import category, legal_table, may_play
 
 __all__ = [
     "CAPITAL",
@@ -154,7 +154,6 @@ __all__ = [
     "Table",
     "TurnSkipped",
     "View",
-    "_legal_table",
     "category",
     "check_setup",
     "deal_order",
@@ -166,6 +165,7 @@ __all__ = [
     "guarded",
     "hidden_zones",
     "legal_commands",
+    "legal_table",
     "make_config",
     "may_play",
     "outcome",

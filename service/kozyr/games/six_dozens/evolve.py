@@ -30,21 +30,21 @@ from kozyr.games.six_dozens.model import (
     Table,
     TurnSkipped,
 )
-from kozyr.games.six_dozens.tables import _DECK_MASKS, _legal_table, _next_holder
+from kozyr.games.six_dozens.tables import DECK_MASKS, legal_table, next_holder
+
+# A state or two a move: the fast constructor (kozyr.core.fast), called by keyword.
+_state: Final = constructor(State)
+_table: Final = constructor(Table)
 
 # --------------------------------------------------------------------------------------------
 # Evolving
-
-# A state or two a move: made by the fast constructor (kozyr.core.fast).
-_state: Final = constructor(State)
-_table: Final = constructor(Table)
 
 
 def evolve(state: State | None, event: Event) -> State:
     """Apply one event to the state (pure; None only before MatchStarted)."""
     t = type(event)
     if t is CardPlayed:
-        return _on_played(state, event)  # type: ignore[arg-type]
+        return on_played(state, event)  # type: ignore[arg-type]
     if t is Passed or t is TurnSkipped:
         return _on_turn_lost(state, event)  # type: ignore[arg-type]
     handler = _HANDLERS.get(t)
@@ -55,38 +55,40 @@ def evolve(state: State | None, event: Event) -> State:
 
 def _on_turn_lost(s: State, e: Passed | TurnSkipped) -> State:
     return _state(
-        s.match,
-        s.table,
-        s.hands,
-        s.bank,
-        s.pile,
-        _next_holder(s.hands, e.seat),
-        s.mover,
-        False,
-        e,
+        match=s.match,
+        table=s.table,
+        hands=s.hands,
+        bank=s.bank,
+        pile=s.pile,
+        turn=next_holder(s.hands, e.seat),
+        mover=s.mover,
+        skip_next=False,
+        last=e,
     )
 
 
-def _on_played(s: State, e: CardPlayed) -> State:
+def on_played(s: State, e: CardPlayed) -> State:
+    """A card played (SIX-8): it becomes the bank, the old bank goes to the pile."""
     seat = e.seat
     card = e.card
     hands = list(s.hands)
     hands[seat] &= ~(1 << card.index)
     new_hands = tuple(hands)
     return _state(
-        s.match,
-        s.table,
-        new_hands,
-        card,
-        s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
-        _next_holder(new_hands, seat),
-        seat,
-        s.match.skip_on_seven and card.rank == 7,
-        e,
+        match=s.match,
+        table=s.table,
+        hands=new_hands,
+        bank=card,
+        pile=s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
+        turn=next_holder(new_hands, seat),
+        mover=seat,
+        skip_next=s.match.skip_on_seven and card.rank == 7,
+        last=e,
     )
 
 
-def _on_started(_: State | None, e: MatchStarted[Config]) -> State:
+def on_started(_: State | None, e: MatchStarted[Config]) -> State:
+    """The state a match starts in: nothing dealt, every seat with its capital (SIX-3)."""
     n = len(e.players)
     m = Match(
         config=e.config,
@@ -95,31 +97,63 @@ def _on_started(_: State | None, e: MatchStarted[Config]) -> State:
         decks=e.decks,
         prearranged=e.prearranged,
         n=n,
-        legal=_legal_table(e.config, n),
-        deck_mask=_DECK_MASKS[e.config.deck],
+        legal=legal_table(e.config, n),
+        deck_mask=DECK_MASKS[e.config.deck],
         skip_on_seven=e.config.seven == "SKIP",
     )
-    table = _table(0, 0, 0, (), 0, (), (CAPITAL,) * n, 0, None)
-    return _state(m, table, (0,) * n, None, 0, None, 0, False, e)
+    table = _table(
+        hand_number=0,
+        dealer=0,
+        first_mover=0,
+        stock=(),
+        aside=0,
+        out_order=(),
+        capitals=(CAPITAL,) * n,
+        kitty=0,
+        result=None,
+    )
+    return _state(
+        match=m,
+        table=table,
+        hands=(0,) * n,
+        bank=None,
+        pile=0,
+        turn=None,
+        mover=0,
+        skip_next=False,
+        last=e,
+    )
 
 
-def _on_dealer(s: State, e: FirstDealerChosen) -> State:
+def on_dealer(s: State, e: FirstDealerChosen) -> State:
+    """The first dealer chosen."""
     t = s.table
     table = _table(
-        t.hand_number,
-        e.seat,
-        t.first_mover,
-        t.stock,
-        t.aside,
-        t.out_order,
-        t.capitals,
-        t.kitty,
-        t.result,
+        hand_number=t.hand_number,
+        dealer=e.seat,
+        first_mover=t.first_mover,
+        stock=t.stock,
+        aside=t.aside,
+        out_order=t.out_order,
+        capitals=t.capitals,
+        kitty=t.kitty,
+        result=t.result,
     )
-    return _state(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
+    return _state(
+        match=s.match,
+        table=table,
+        hands=s.hands,
+        bank=s.bank,
+        pile=s.pile,
+        turn=s.turn,
+        mover=s.mover,
+        skip_next=s.skip_next,
+        last=e,
+    )
 
 
-def _on_dealt(s: State, e: Dealt) -> State:
+def on_dealt(s: State, e: Dealt) -> State:
+    """A hand dealt: the hands, the stock and the cards set aside (SIX-5)."""
     # SIX-5: the stock follows the bank in the deck; the rest is set aside. (A viewer's copy
     # has no deck: its stock and set-aside cards are unknown, and empty here.)
     n, size = s.match.n, HAND_SIZE[s.match.config.deck]
@@ -128,102 +162,172 @@ def _on_dealt(s: State, e: Dealt) -> State:
     hands = tuple(mask_of(h) for h in e.hands)
     t = s.table
     table = _table(
-        e.number,
-        e.dealer,
-        t.first_mover,
-        e.deck[start:end],
-        mask_of(e.deck[end:]),
-        (),
-        t.capitals,
-        t.kitty,
-        t.result,
+        hand_number=e.number,
+        dealer=e.dealer,
+        first_mover=t.first_mover,
+        stock=e.deck[start:end],
+        aside=mask_of(e.deck[end:]),
+        out_order=(),
+        capitals=t.capitals,
+        kitty=t.kitty,
+        result=t.result,
     )
-    return _state(s.match, table, hands, None, 0, None, 0, False, e)
+    return _state(
+        match=s.match,
+        table=table,
+        hands=hands,
+        bank=None,
+        pile=0,
+        turn=None,
+        mover=0,
+        skip_next=False,
+        last=e,
+    )
 
 
-def _on_bank(s: State, e: BankTurned) -> State:
+def on_bank(s: State, e: BankTurned) -> State:
+    """The bank turned face up; the first mover moves (SIX-5, SIX-7)."""
     t = s.table
     table = _table(
-        t.hand_number, t.dealer, e.first_mover, t.stock, t.aside, (), t.capitals, t.kitty, t.result
+        hand_number=t.hand_number,
+        dealer=t.dealer,
+        first_mover=e.first_mover,
+        stock=t.stock,
+        aside=t.aside,
+        out_order=(),
+        capitals=t.capitals,
+        kitty=t.kitty,
+        result=t.result,
     )
     # SIX-7: the first mover moves first, also after covers before the first turn.
-    return _state(s.match, table, s.hands, e.bank, 0, e.first_mover, e.first_mover, False, e)
-
-
-def _on_out(s: State, e: PlayerOut) -> State:
-    t = s.table
-    table = _table(
-        t.hand_number,
-        t.dealer,
-        t.first_mover,
-        t.stock,
-        t.aside,
-        (*t.out_order, e.seat),
-        t.capitals,
-        t.kitty,
-        t.result,
+    return _state(
+        match=s.match,
+        table=table,
+        hands=s.hands,
+        bank=e.bank,
+        pile=0,
+        turn=e.first_mover,
+        mover=e.first_mover,
+        skip_next=False,
+        last=e,
     )
-    return _state(s.match, table, s.hands, s.bank, s.pile, s.turn, s.mover, s.skip_next, e)
 
 
-def _on_covered(s: State, e: BankCovered) -> State:
+def on_out(s: State, e: PlayerOut) -> State:
+    """A seat whose hand emptied is out for the rest of the hand (SIX-9)."""
     t = s.table
     table = _table(
-        t.hand_number,
-        t.dealer,
-        t.first_mover,
-        t.stock[1:],
-        t.aside,
-        t.out_order,
-        t.capitals,
-        t.kitty,
-        t.result,
+        hand_number=t.hand_number,
+        dealer=t.dealer,
+        first_mover=t.first_mover,
+        stock=t.stock,
+        aside=t.aside,
+        out_order=(*t.out_order, e.seat),
+        capitals=t.capitals,
+        kitty=t.kitty,
+        result=t.result,
+    )
+    return _state(
+        match=s.match,
+        table=table,
+        hands=s.hands,
+        bank=s.bank,
+        pile=s.pile,
+        turn=s.turn,
+        mover=s.mover,
+        skip_next=s.skip_next,
+        last=e,
+    )
+
+
+def on_covered(s: State, e: BankCovered) -> State:
+    """The bank covered from the stock (SIX-10): the last mover moves again."""
+    t = s.table
+    table = _table(
+        hand_number=t.hand_number,
+        dealer=t.dealer,
+        first_mover=t.first_mover,
+        stock=t.stock[1:],
+        aside=t.aside,
+        out_order=t.out_order,
+        capitals=t.capitals,
+        kitty=t.kitty,
+        result=t.result,
     )
     # SIX-8, SIX-10: no check on the cover, the skip is cancelled, the last mover moves again.
     return _state(
-        s.match,
-        table,
-        s.hands,
-        e.card,
-        s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
-        s.mover,
-        s.mover,
-        False,
-        e,
+        match=s.match,
+        table=table,
+        hands=s.hands,
+        bank=e.card,
+        pile=s.pile | (1 << s.bank.index),  # type: ignore[union-attr]
+        turn=s.mover,
+        mover=s.mover,
+        skip_next=False,
+        last=e,
     )
 
 
-def _on_settled(s: State, e: HandSettled) -> State:
+def on_settled(s: State, e: HandSettled) -> State:
+    """A hand settled: the capitals and the kitty after its payments (SIX-11)."""
     t = s.table
     table = _table(
-        t.hand_number,
-        t.dealer,
-        t.first_mover,
-        t.stock,
-        t.aside,
-        t.out_order,
-        e.capitals,
-        e.kitty,
-        t.result,
+        hand_number=t.hand_number,
+        dealer=t.dealer,
+        first_mover=t.first_mover,
+        stock=t.stock,
+        aside=t.aside,
+        out_order=t.out_order,
+        capitals=e.capitals,
+        kitty=e.kitty,
+        result=t.result,
     )
-    return _state(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
+    return _state(
+        match=s.match,
+        table=table,
+        hands=s.hands,
+        bank=s.bank,
+        pile=s.pile,
+        turn=None,
+        mover=s.mover,
+        skip_next=False,
+        last=e,
+    )
 
 
 def _on_ended(s: State, e: MatchEnded) -> State:
     t = s.table
     table = _table(
-        t.hand_number, t.dealer, t.first_mover, t.stock, t.aside, t.out_order, e.capitals, 0, e
+        hand_number=t.hand_number,
+        dealer=t.dealer,
+        first_mover=t.first_mover,
+        stock=t.stock,
+        aside=t.aside,
+        out_order=t.out_order,
+        capitals=e.capitals,
+        kitty=0,
+        result=e,
     )
-    return _state(s.match, table, s.hands, s.bank, s.pile, None, s.mover, False, e)
+    return _state(
+        match=s.match,
+        table=table,
+        hands=s.hands,
+        bank=s.bank,
+        pile=s.pile,
+        turn=None,
+        mover=s.mover,
+        skip_next=False,
+        last=e,
+    )
 
 
 _HANDLERS: dict[type, Callable[[Any, Any], State]] = {
-    MatchStarted: _on_started,
-    FirstDealerChosen: _on_dealer,
-    Dealt: _on_dealt,
-    BankTurned: _on_bank,
-    PlayerOut: _on_out,
-    BankCovered: _on_covered,
-    HandSettled: _on_settled,
+    MatchStarted: on_started,
+    FirstDealerChosen: on_dealer,
+    Dealt: on_dealt,
+    BankTurned: on_bank,
+    PlayerOut: on_out,
+    BankCovered: on_covered,
+    HandSettled: on_settled,
     MatchEnded: _on_ended,
 }

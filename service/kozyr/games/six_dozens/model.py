@@ -27,13 +27,13 @@ HAND_SIZE = {36: 8, 32: 7, 28: 6}  # SIX-2
 STOCK_SIZE = {2: 5, 3: 4, 4: 3}  # SIX-5
 
 TRUMP_MODES = ("PERSONAL", "NONE", "ONE", "TWO", "SENIOR_JUNIOR")
-_DEFAULT_SUITS: dict[str, tuple[Suit, ...]] = {
+DEFAULT_SUITS: dict[str, tuple[Suit, ...]] = {
     "NONE": (),
     "ONE": (Suit.S,),
     "TWO": (Suit.S, Suit.D),
     "SENIOR_JUNIOR": (Suit.S, Suit.D),
 }
-_SUIT_COUNT = {"NONE": 0, "ONE": 1, "TWO": 2, "SENIOR_JUNIOR": 2}
+SUIT_COUNT = {"NONE": 0, "ONE": 1, "TWO": 2, "SENIOR_JUNIOR": 2}
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(

@@ -24,25 +24,25 @@ from kozyr.games.contract import (
     start_events,
 )
 from kozyr.games.six_dozens.evolve import (
-    _on_bank,
-    _on_covered,
-    _on_dealer,
-    _on_dealt,
-    _on_out,
-    _on_played,
-    _on_settled,
-    _on_started,
+    on_bank,
+    on_covered,
+    on_dealer,
+    on_dealt,
+    on_out,
+    on_played,
+    on_settled,
+    on_started,
 )
 from kozyr.games.six_dozens.model import (
-    _DEFAULT_SUITS,
-    _SUIT_COUNT,
     CARD_COST,
     CARD_NOT_PLAYABLE,
+    DEFAULT_SUITS,
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
     OPTIONS,
     STOCK_SIZE,
+    SUIT_COUNT,
     TITLE,
     BankCovered,
     BankTurned,
@@ -56,14 +56,14 @@ from kozyr.games.six_dozens.model import (
     State,
 )
 from kozyr.games.six_dozens.tables import (
-    _DECKS,
-    _IDX,
-    _PASSED,
-    _PLAYED,
-    _SHARES,
-    _SKIPPED,
-    _next_holder,
+    DECKS,
+    IDX,
+    PASSED,
+    PLAYED,
+    SHARES,
+    SKIPPED,
     category,
+    next_holder,
 )
 
 _INDEX: Final = attrgetter("index")
@@ -83,12 +83,12 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
         suits = (
             (Suit.S, Suit.H, Suit.D, Suit.C)[:players]
             if mode == "PERSONAL"
-            else (_DEFAULT_SUITS[mode])
+            else (DEFAULT_SUITS[mode])
         )
     else:
         assert isinstance(raw, tuple)
         suits = tuple(raw)
-        want = players if mode == "PERSONAL" else _SUIT_COUNT[mode]
+        want = players if mode == "PERSONAL" else SUIT_COUNT[mode]
         if len(suits) != want:
             what = {
                 "PERSONAL": f"one suit per player ({players})",
@@ -141,9 +141,9 @@ def start(
     opening checks (covers, passes) until the first real decision."""
     check_setup(config, len(players), setup)
     first, chosen = start_events(config, players, seed, setup)
-    state = _on_dealer(_on_started(None, first), chosen)
+    state = on_dealer(on_started(None, first), chosen)
     dealt, turned = _deal(state.match, 1, chosen.seat)
-    state = _on_bank(_on_dealt(state, dealt), turned)
+    state = on_bank(on_dealt(state, dealt), turned)
     events: list[Event] = [first, chosen, dealt, turned]
     _auto(state, events)
     return tuple(events)
@@ -155,7 +155,7 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
         order = m.decks[hand_number - 1]
     else:
         order = fairness.RandomStream(m.seed, fairness.deal_label(hand_number)).shuffle(
-            _DECKS[m.config.deck]
+            DECKS[m.config.deck]
         )
     n = m.n
     size = HAND_SIZE[m.config.deck]
@@ -171,8 +171,8 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
     best = -1
     for seat, h in enumerate(hands):
         for c in h:
-            if c.suit == bank.suit and _IDX[c.rank] > best:
-                best = _IDX[c.rank]
+            if c.suit == bank.suit and IDX[c.rank] > best:
+                best = IDX[c.rank]
                 first_mover = seat
     return (
         Dealt(hand_number, dealer, tuple(order), (), hands),
@@ -223,7 +223,7 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
         raise IllegalMove(
             CARD_NOT_PLAYABLE, _not_playable(m.config, seat, card, bank), rule="SIX-6"
         )
-    played = _PLAYED[seat][card.index]
+    played = PLAYED[seat][card.index]
     events: list[Event] = [played]
     hands = list(state.hands)
     hands[seat] &= ~(1 << card.index)
@@ -236,24 +236,24 @@ def decide(state: State, seat: int, command: object) -> tuple[Event, ...]:
             new_hands,
             state.table.out_order,
             card.index,
-            _next_holder(new_hands, seat),
+            next_holder(new_hands, seat),
             m.skip_on_seven and card.rank == 7,
             events,
         ):
             return tuple(events)
-    s = _on_played(state, played)
+    s = on_played(state, played)
     if not s.hands[seat]:
         out = PlayerOut(seat, len(s.table.out_order) + 1)
         events.append(out)
-        s = _on_out(s, out)
+        s = on_out(s, out)
     _auto(s, events)
     return tuple(events)
 
 
 def _not_playable(config: Config, seat: int, card: Card, bank: Card) -> str:
-    idx = _IDX[bank.rank]
+    idx = IDX[bank.rank]
     options = []
-    nxt = [r for r, i in _IDX.items() if i == idx + 1]
+    nxt = [r for r, i in IDX.items() if i == idx + 1]
     if nxt and bank.suit is not None:
         options.append(f"{Rank(nxt[0]).code}{bank.suit.letter}")
     options.append(f"a {bank.rank.code}")
@@ -296,11 +296,11 @@ def _turns(
     # Skips and passes only move the turn, so follow it here without new states; this
     # terminates because some holder has a legal card and passes change nothing.
     if skip:
-        events.append(_SKIPPED[turn])
-        turn = _next_holder(hands, turn)
+        events.append(SKIPPED[turn])
+        turn = next_holder(hands, turn)
     while not hands[turn] & legal[turn][bank]:
-        events.append(_PASSED[turn])
-        turn = _next_holder(hands, turn)
+        events.append(PASSED[turn])
+        turn = next_holder(hands, turn)
     return True
 
 
@@ -321,20 +321,20 @@ def _auto(s: State, events: list[Event]) -> None:
         elif t.stock:
             covered = BankCovered(t.stock[0])
             events.append(covered)
-            s = _on_covered(s, covered)
+            s = on_covered(s, covered)
             continue
         else:
             condition = 3
         settled = _settle(s, condition)
         events.append(settled)
-        s = _on_settled(s, settled)
+        s = on_settled(s, settled)
         t = s.table
         if min(t.capitals) <= 0 or t.hand_number >= m.config.max_hands:
             events.append(_match_end(s))
             return
         dealt, turned = _deal(m, t.hand_number + 1, _next_dealer(s, settled))
         events += (dealt, turned)
-        s = _on_bank(_on_dealt(s, dealt), turned)
+        s = on_bank(on_dealt(s, dealt), turned)
 
 
 def _split(kitty: int, order: Sequence[int], n: int) -> list[int]:
@@ -344,7 +344,7 @@ def _split(kitty: int, order: Sequence[int], n: int) -> list[int]:
     if not takers or kitty <= 0:
         return received
     given = 0
-    for p, (num, den) in zip(takers, _SHARES[len(takers)], strict=True):
+    for p, (num, den) in zip(takers, SHARES[len(takers)], strict=True):
         share = kitty * num // den
         received[p] = share
         given += share

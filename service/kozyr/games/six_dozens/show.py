@@ -29,7 +29,7 @@ from kozyr.games.six_dozens.model import (
     TurnSkipped,
     View,
 )
-from kozyr.games.six_dozens.tables import _PLACES, _SUIT_PLAYS
+from kozyr.games.six_dozens.tables import PLACES, SUIT_PLAYS
 
 # --------------------------------------------------------------------------------------------
 # Queries
@@ -40,7 +40,7 @@ def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
     if seat != state.turn or state.table.result is not None or state.bank is None:
         return ()
     mask = state.hands[seat] & state.match.legal[seat][state.bank.index]
-    s0, s1, s2, s3 = _SUIT_PLAYS
+    s0, s1, s2, s3 = SUIT_PLAYS
     return s0[mask >> 4 & 511] + s1[mask >> 17 & 511] + s2[mask >> 30 & 511] + s3[mask >> 43 & 511]
 
 
@@ -179,7 +179,7 @@ def render(v: View) -> str:
         if p == v.first_mover:
             notes.append("first mover")
         if p in v.out_order:
-            notes.append(f"out {_PLACES[v.out_order.index(p) + 1]}")
+            notes.append(f"out {PLACES[v.out_order.index(p) + 1]}")
         if p == v.seat:
             notes.append("you")
         cards_text = f"{v.hand_sizes[p]} card" + ("" if v.hand_sizes[p] == 1 else "s")
@@ -215,7 +215,7 @@ def describe(event: Event) -> str:
     if isinstance(e, TurnSkipped):
         return f"seat {e.seat} loses a turn to the 7"
     if isinstance(e, PlayerOut):
-        return f"seat {e.seat} is out ({_PLACES[e.place]})"
+        return f"seat {e.seat} is out ({PLACES[e.place]})"
     if isinstance(e, BankCovered):
         return f"the stock covers the bank with {e.card.code}"
     if isinstance(e, Dealt):

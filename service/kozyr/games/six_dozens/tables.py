@@ -20,12 +20,12 @@ from kozyr.games.six_dozens.model import (
 # Card tables (SIX-1, SIX-4, SIX-6)
 
 # SIX-1: A=0, 10=1, K=2, Q=3, J=4, 9=5, 8=6, 7=7, 6=8 (the 6 is the most senior).
-_IDX: dict[int, int] = {14: 0, 10: 1, 13: 2, 12: 3, 11: 4, 9: 5, 8: 6, 7: 7, 6: 8}
-_RANK_AT: dict[int, int] = {i: r for r, i in _IDX.items()}
+IDX: dict[int, int] = {14: 0, 10: 1, 13: 2, 12: 3, 11: 4, 9: 5, 8: 6, 7: 7, 6: 8}
+_RANK_AT: dict[int, int] = {i: r for r, i in IDX.items()}
 _PLAYS: tuple[Play, ...] = tuple(Play(c) for c in ALL_CARDS)
 # Per suit, per pattern of its nine ranks 6 … A (bits 4 … 12 of the suit's 13, the only ones
 # a Six Dozens deck has): the Play commands of those cards, by index.
-_SUIT_PLAYS: Final = tuple(
+SUIT_PLAYS: Final = tuple(
     tuple(
         tuple(_PLAYS[s * 13 + 4 + b] for b in range(9) if pattern >> b & 1)
         for pattern in range(512)
@@ -33,18 +33,18 @@ _SUIT_PLAYS: Final = tuple(
     for s in range(4)
 )
 # The events of a turn, made once (they are frozen values): by seat, and by seat and card index.
-_PLAYED: Final = tuple(tuple(CardPlayed(p, c) for c in ALL_CARDS) for p in range(MAX_PLAYERS))
-_PASSED: Final = tuple(Passed(p) for p in range(MAX_PLAYERS))
-_SKIPPED: Final = tuple(TurnSkipped(p) for p in range(MAX_PLAYERS))
-_SHARES: dict[int, tuple[tuple[int, int], ...]] = {
+PLAYED: Final = tuple(tuple(CardPlayed(p, c) for c in ALL_CARDS) for p in range(MAX_PLAYERS))
+PASSED: Final = tuple(Passed(p) for p in range(MAX_PLAYERS))
+SKIPPED: Final = tuple(TurnSkipped(p) for p in range(MAX_PLAYERS))
+SHARES: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((1, 1),),
     2: ((2, 3), (1, 3)),
     3: ((1, 2), (1, 3), (1, 6)),
 }
-_PLACES = ("", "1st", "2nd", "3rd", "4th")
+PLACES = ("", "1st", "2nd", "3rd", "4th")
 # The decks of SIX-2 in canonical order, and as bitmasks (made once, not per hand).
-_DECKS: Final = {size: deck(size) for size in HAND_SIZE}
-_DECK_MASKS: Final = {size: mask_of(cards) for size, cards in _DECKS.items()}
+DECKS: Final = {size: deck(size) for size in HAND_SIZE}
+DECK_MASKS: Final = {size: mask_of(cards) for size, cards in DECKS.items()}
 
 
 def category(config: Config, seat: int, card: Card) -> int:
@@ -64,7 +64,7 @@ def category(config: Config, seat: int, card: Card) -> int:
 
 def _clauses(config: Config, seat: int, card: Card, bank: Card) -> bool:
     """SIX-6 (a)–(e) as written."""
-    if card.suit == bank.suit and _IDX[card.rank] == _IDX[bank.rank] + 1:  # (a)
+    if card.suit == bank.suit and IDX[card.rank] == IDX[bank.rank] + 1:  # (a)
         return True
     if card.rank == bank.rank:  # (b)
         return True
@@ -88,7 +88,7 @@ def may_play(config: Config, seat: int, card: Card, bank: Card) -> bool:
     return _clauses(config, seat, card, bank)
 
 
-def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
+def legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
     """SIX-6 as bitmasks: table[p][b.index] = the cards seat p may put on bank b.
 
     Categories depend only on the suit, so each clause is a union of suit and rank masks
@@ -109,9 +109,9 @@ def _legal_table(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
 
 @lru_cache(maxsize=256)
 def _legal_rows(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
-    cards = _DECKS[config.deck]
+    cards = DECKS[config.deck]
     suit_mask = [0, 0, 0, 0]
-    rank_mask = dict.fromkeys(_IDX, 0)
+    rank_mask = dict.fromkeys(IDX, 0)
     for c in cards:
         bit = 1 << c.index
         suit_mask[c.index // 13] |= bit
@@ -136,7 +136,7 @@ def _legal_rows(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
             bs = b.index // 13
             mask = rank_mask[b.rank] | higher[bs] | eights[bs]  # (b), (e), (d)
             mask |= rank_mask[6] & suit_mask[bs]  # (c)
-            place = _IDX[b.rank] + 1
+            place = IDX[b.rank] + 1
             if place <= 8:  # (a): the next card towards the 6, if the deck has it
                 mask |= (1 << (bs * 13 + _RANK_AT[place] - 2)) & suit_mask[bs]
             if not config.eight_on_trumps:
@@ -146,7 +146,7 @@ def _legal_rows(config: Config, n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tables)
 
 
-def _next_holder(hands: tuple[int, ...], seat: int) -> int:
+def next_holder(hands: tuple[int, ...], seat: int) -> int:
     """The next seat clockwise after `seat` that still holds cards (`seat` itself if none)."""
     n = len(hands)
     for k in range(1, n + 1):
