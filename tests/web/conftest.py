@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kozyr.web.port import WebPort
+from kozyr.web.transport import WebPort
 from tests.conftest import ServerThread
 
 

@@ -18,11 +18,11 @@ PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 
 
 def by_plan(msg: Message, obj: Any) -> Message:
-    """The general path: each field of the message's plan set by `_set`."""
-    for name, repeated, nested, text in convert._plan(msg.DESCRIPTOR):
+    """The general path: each field of the message's plan set by `set_field`."""
+    for name, repeated, nested, text in convert.field_plan(msg.DESCRIPTOR):
         value = getattr(obj, name, None)
         if value is not None:
-            convert._set(msg, name, repeated, nested, text, value)
+            convert.set_field(msg, name, repeated, nested, text, value)
     return msg
 
 

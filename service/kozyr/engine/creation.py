@@ -4,9 +4,10 @@ by, and the answer to a request id used before."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kozyr.engine.answers import Created
+from kozyr.engine.writer_state import WriterState
 from kozyr.games.codec import encode
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Entry
@@ -15,9 +16,6 @@ from kozyr.match.record import MatchRecord
 from kozyr.secrets.tokens import SeatToken, new_token, read_record, token_hash, unseal
 from kozyr.secrets.tokens import fingerprint as digest_of
 from kozyr.store.port import PHASE
-
-if TYPE_CHECKING:
-    from kozyr.engine.matches import Engine
 
 
 def fingerprint_of(created: Any) -> str:
@@ -55,7 +53,7 @@ def commitment_of(first_entry: str) -> str:
 
 
 async def created_earlier(
-    engine: Engine, request_id: str, match_id: str, body: str, now: int
+    engine: WriterState, request_id: str, match_id: str, body: str, now: int
 ) -> Created:
     stored = await engine.store.meta(match_id, "request")
     record = read_record(stored) if stored is not None else None

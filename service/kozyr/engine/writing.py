@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import structlog
 
 from kozyr.engine.folding import fold_stored
 from kozyr.engine.refusals import behind
+from kozyr.engine.writer_state import WriterState
 from kozyr.match import clock
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.lifecycle import Step
@@ -32,9 +32,6 @@ from kozyr.match.log import Entry, command_key, decode_events
 from kozyr.match.phases import phase
 from kozyr.match.record import MatchRecord
 from kozyr.store.port import PHASE, AppendStatus, store_full
-
-if TYPE_CHECKING:
-    from kozyr.engine.matches import Engine
 
 log = structlog.get_logger("kozyr.engine")
 
@@ -49,7 +46,7 @@ BUSY = "too many concurrent writers on this match; try again"
 
 
 async def write(
-    engine: Engine,
+    engine: WriterState,
     match_id: str,
     key: str,
     build: Build,
@@ -102,7 +99,7 @@ async def write(
 
 
 async def _store(
-    engine: Engine,
+    engine: WriterState,
     before: MatchRecord,
     key: str,
     steps: Sequence[Step],
@@ -127,7 +124,7 @@ async def _store(
     return await engine.store.append_many(match_id, before.version, entries, meta, prev=prev)
 
 
-async def append_first(engine: Engine, step: Step, meta: dict[str, str]) -> AppendStatus:
+async def append_first(engine: WriterState, step: Step, meta: dict[str, str]) -> AppendStatus:
     """Append a match's entry 1 (at version 0); the caller commits it when the store took it."""
     await deadline_before(engine, None, step)
     match_id = step.record.match_id
@@ -156,7 +153,7 @@ class Writing:
 
     __slots__ = ("engine", "fresh", "lock", "match_id")
 
-    def __init__(self, engine: Engine, match_id: str, fresh: bool) -> None:
+    def __init__(self, engine: WriterState, match_id: str, fresh: bool) -> None:
         self.engine, self.match_id, self.fresh = engine, match_id, fresh
         self.lock = lock_of(engine, match_id)
 
@@ -174,7 +171,7 @@ class Writing:
         self.lock.release()
 
 
-def lock_of(engine: Engine, match_id: str) -> asyncio.Lock:
+def lock_of(engine: WriterState, match_id: str) -> asyncio.Lock:
     """The match's lock (unheld locks are dropped past twice the cache's matches)."""
     locks = engine.locks
     lock = locks.get(match_id)
@@ -186,7 +183,7 @@ def lock_of(engine: Engine, match_id: str) -> asyncio.Lock:
     return lock
 
 
-async def writable(engine: Engine, record: MatchRecord) -> MatchRecord:
+async def writable(engine: WriterState, record: MatchRecord) -> MatchRecord:
     """The record, unless its log is behind what this process saw acknowledged and an
     operator has not repaired it since."""
     fence = engine.fences.get(record.match_id)
@@ -202,7 +199,7 @@ async def writable(engine: Engine, record: MatchRecord) -> MatchRecord:
 
 
 async def after_refusal(
-    engine: Engine, record: MatchRecord, status: AppendStatus, current: int
+    engine: WriterState, record: MatchRecord, status: AppendStatus, current: int
 ) -> MatchRecord:
     """The record to decide on again after the store refused an append (CONFLICT: caught
     up); MatchError for a full, damaged or rolled-back store."""
@@ -240,13 +237,13 @@ async def after_refusal(
     return await engine.catch_up(record)
 
 
-async def repeated(engine: Engine, match_id: str, key: str) -> Step | None:
+async def repeated(engine: WriterState, match_id: str, key: str) -> Step | None:
     """The recorded answer if this command was already appended (a retry), else None."""
     earlier = await engine.store.command_version(match_id, key)
     return None if earlier is None else await answer_at(engine, match_id, earlier)
 
 
-async def answer_at(engine: Engine, match_id: str, version: int) -> Step:
+async def answer_at(engine: WriterState, match_id: str, version: int) -> Step:
     """The recorded answer of the entry at `version` (for a repeated command)."""
     cached = engine.cached(match_id)
     if cached is not None and cached.version == version:
@@ -259,7 +256,7 @@ async def answer_at(engine: Engine, match_id: str, version: int) -> Step:
     return Step(entry, tuple(decode_events(record.game, entry)), record)
 
 
-async def deadline_before(engine: Engine, before: MatchRecord | None, step: Step) -> None:
+async def deadline_before(engine: WriterState, before: MatchRecord | None, step: Step) -> None:
     """Before appending `step` on `before`: where it makes a decision due that was not due
     before, store its deadline, so a process that dies right after the append leaves the
     deadline behind and no match is forgotten (one whose append failed is dropped when due),
@@ -277,7 +274,7 @@ async def deadline_before(engine: Engine, before: MatchRecord | None, step: Step
         listener(step.record.match_id, at, step.record.version)
 
 
-async def committed(engine: Engine, before: MatchRecord, steps: Sequence[Step]) -> None:
+async def committed(engine: WriterState, before: MatchRecord, steps: Sequence[Step]) -> None:
     """After the store took `steps` (appended on `before` as one): the watchers and the
     snapshots hear of every step; the cache, the listeners and the owner's feed hear of the
     last, as of one append (a run's phase changes at its end only: a finishing step ends it)."""

@@ -102,7 +102,7 @@ class Running:
     guard: Guard
     seatbots: SeatBots
     timers: Timers
-    web: Any = None  # kozyr.web.port.WebPort, when a web port was asked for
+    web: Any = None  # kozyr.web.transport.WebPort, when a web port was asked for
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -183,7 +183,7 @@ async def start(wiring: Wiring) -> Running:
         running.tasks.append(asyncio.create_task(listen_for_revocations(store, engine)))
         running.tasks += await _platform_tasks(servicer, store, wiring.tenancy, config)
     if wiring.web_port is not None:  # the browser's port, same host, same servicer and guard
-        from kozyr.web.port import start_web
+        from kozyr.web.transport import start_web
 
         host = wiring.address.rsplit(":", 1)[0]
         running.web = await start_web(

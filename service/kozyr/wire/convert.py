@@ -249,13 +249,13 @@ def fill(msg: Message, obj: Any) -> Message:
 # A filler per message type, written for its fields (as the codec's encoders are): the
 # generic loop over a plan spent 14.5 µs of a Dix table (every decision's view on the server,
 # and the bot's check of it on the client), the written one about a third of that. What each
-# line does is what `_set` does for that kind of field.
+# line does is what `set_field` does for that kind of field.
 _FILLERS: dict[Any, Any] = {}
 
 
 def _filler(descriptor: Any) -> Any:
-    lines, env = ["def fill(msg, obj):"], {"Card": Card, "_scalar": _scalar, "_set": _set}
-    for k, (name, repeated, nested, text) in enumerate(_plan(descriptor)):
+    lines, env = ["def fill(msg, obj):"], {"Card": Card, "_scalar": _scalar, "set_field": set_field}
+    for k, (name, repeated, nested, text) in enumerate(field_plan(descriptor)):
         lines += [f"    v = getattr(obj, {name!r}, None)", "    if v is not None:"]
         if nested and repeated and not keyword.iskeyword(name):
             # Items are tuples filling the item message's fields in order (or dataclasses).
@@ -280,20 +280,20 @@ def _item_filler(descriptor: Any) -> Any:
         "        return _fill(msg, value)",
         "    n = len(value)",
     ]
-    for k, (name, repeated, nested, text) in enumerate(_plan(descriptor)):
+    for k, (name, repeated, nested, text) in enumerate(field_plan(descriptor)):
         lines += [
             f"    if n > {k} and value[{k}] is not None:",
             "        " + _assign(name, repeated, nested, text, f"value[{k}]"),
         ]
-    env = {"Card": Card, "_scalar": _scalar, "_set": _set, "_fill": fill}
+    env = {"Card": Card, "_scalar": _scalar, "set_field": set_field, "_fill": fill}
     exec("\n".join(lines), env)  # the source is made above from the descriptor's field names
     return env["item"]
 
 
 def _assign(name: str, repeated: bool, nested: bool, text: bool, v: str) -> str:
-    """The statement that sets field `name` from the expression `v`, as `_set` would."""
+    """The statement that sets field `name` from the expression `v`, as `set_field` would."""
     if nested or keyword.iskeyword(name):  # a message, or no attribute syntax: in general
-        return f"_set(msg, {name!r}, {repeated}, {nested}, {text}, {v})"
+        return f"set_field(msg, {name!r}, {repeated}, {nested}, {text}, {v})"
     if repeated and text:
         return f"msg.{name}.extend([c.code if type(c) is Card else _scalar(True, c) for c in {v}])"
     if repeated:
@@ -306,7 +306,7 @@ def _assign(name: str, repeated: bool, nested: bool, text: bool, v: str) -> str:
 _PLANS: dict[Any, tuple[tuple[str, bool, bool, bool], ...]] = {}
 
 
-def _plan(descriptor: Any) -> tuple[tuple[str, bool, bool, bool], ...]:
+def field_plan(descriptor: Any) -> tuple[tuple[str, bool, bool, bool], ...]:
     """Per message type: each field's name, whether repeated, a message, a string (cached:
     reading descriptors costs more than filling the fields)."""
     plan = _PLANS.get(descriptor)
@@ -323,7 +323,10 @@ def _plan(descriptor: Any) -> tuple[tuple[str, bool, bool, bool], ...]:
     return plan
 
 
-def _set(msg: Message, name: str, repeated: bool, nested: bool, text: bool, value: Any) -> None:
+def set_field(
+    msg: Message, name: str, repeated: bool, nested: bool, text: bool, value: Any
+) -> None:
+    """Set one field of a message from a view's value, the general way (a plan's entry)."""
     if repeated:
         target = getattr(msg, name)
         if nested:
@@ -339,9 +342,11 @@ def _set(msg: Message, name: str, repeated: bool, nested: bool, text: bool, valu
 
 def _fill_positional(msg: Message, value: Any) -> None:
     if isinstance(value, tuple):
-        for (name, repeated, nested, text), item in zip(_plan(msg.DESCRIPTOR), value, strict=False):
+        for (name, repeated, nested, text), item in zip(
+            field_plan(msg.DESCRIPTOR), value, strict=False
+        ):
             if item is not None:
-                _set(msg, name, repeated, nested, text, item)
+                set_field(msg, name, repeated, nested, text, item)
     else:
         fill(msg, value)
 
