@@ -233,3 +233,22 @@ def test_an_interrupted_served_tournament_keeps_the_matches_in_play(server: Serv
             local[r.index].scores,
             local[r.index].moves,
         )
+
+
+def test_a_player_spec_longer_than_a_seat_name_still_plays_served(server: ServerThread) -> None:
+    """A spec can be longer than the server's 64-character seat name (a policy's path, many
+    options): its seat takes the name cut with the end of its digest, so two such players stay
+    apart, and the match is the in-process one."""
+    long = "ismcts:iters=3,c=0.7000000000000000000000000000000000000000000000000000001"
+    t = Tournament("dix", (long, long.replace("iters=3", "iters=2")), (("single_hand", "true"),))
+    assert all(len(n) > 64 for n in t.names)
+    assert len(set(t.seat_names)) == 2 and all(len(n) <= 64 for n in t.seat_names)
+    served = run(
+        Tournament(t.game, t.players, t.options, matches=2), workers=1, server=server.address
+    )
+    local = run(Tournament(t.game, t.players, t.options, matches=2), workers=1)
+    assert [(r.winners, r.scores) for r in served.results] == [
+        (r.winners, r.scores) for r in local.results
+    ]
+    view = server.stub().GetMatch(pb.GetMatchRequest(match_id=served.results[0].match_id)).view
+    assert {p.name for p in view.players} == set(t.seat_names)

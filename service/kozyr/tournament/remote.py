@@ -263,7 +263,7 @@ class RemoteSeat(SeatMind):
 def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
     """Play one fixture as a real match on the server at `address`."""
     game = get_game(t.game)
-    names = [t.names[p] for p in fixture.lineup]
+    names = [t.seat_names[p] for p in fixture.lineup]
     config = game.make_config(dict(t.options), len(names))
     organiser = client_for(address, -1)
     if t.deals == "seeded":  # the server's seed and each seat's own contribution: a fair deal

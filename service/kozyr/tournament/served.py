@@ -77,7 +77,7 @@ def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()) -> pb.
     """The CreateMatch request of the fixture: its deal prearranged (the in-process deal), or
     with `deals="seeded"` the server's seed and each seat's contribution (a fair deal)."""
     game = get_game(t.game)
-    names = [t.names[p] for p in fixture.lineup]
+    names = [t.seat_names[p] for p in fixture.lineup]
     if t.deals == "seeded":
         return match_request(
             game.NAME,

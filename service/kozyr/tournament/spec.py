@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from kozyr.bots import check_spec, parse_spec
 from kozyr.games import get_game
+from kozyr.match.limits import MAX_NAME
 from kozyr.tournament.schedule import FORMATS, Fixture, master_key, schedule
 
 DEALS = ("prearranged", "seeded")
@@ -64,6 +66,18 @@ class Tournament:
                 k += 1
             out.append(name)
         return tuple(out)
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The names the players' seats take on a server: the display names, each cut to the
+        server's limit (a policy's path can be longer) and kept apart by the end of its
+        digest, so two long specs never share a name."""
+        return tuple(
+            name
+            if len(name) <= MAX_NAME
+            else f"{name[: MAX_NAME - 9]}…{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+            for name in self.names
+        )
 
     @property
     def master(self) -> bytes:
