@@ -20,6 +20,9 @@ from kozyr.api import guard
 from tests.conftest import repo_root
 
 SERVICE = repo_root() / "service" / "kozyr"
+# A producer is known by its name; a private helper (`_refused`) by its module and name, since
+# another module's helper of the same name is another function.
+Key = str | tuple[str, str]
 
 # gRPC status of each engine Kind (kozyr.wire.status.STATUS, by name).
 KIND_STATUS = {
@@ -127,11 +130,23 @@ def _constants(trees: dict[str, ast.Module]) -> dict[str, set[str]]:
     return out
 
 
-def _functions(trees: dict[str, ast.Module]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    for tree in trees.values():
+def _functions(
+    trees: dict[str, ast.Module],
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for path, tree in trees.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                yield node
+                yield path, node
+
+
+def _key(path: str, name: str) -> Key:
+    return (path, name) if name.startswith("_") else name
+
+
+def _producer(producers: dict[Key, Producer], path: str, call: ast.Call) -> Producer | None:
+    """The producer a call in module `path` calls, if it calls one."""
+    name = _name(call.func)
+    return None if name is None else producers.get(_key(path, name))
 
 
 def _kind_status(producer: Producer, call: ast.Call) -> str | None:
@@ -144,23 +159,24 @@ def _kind_status(producer: Producer, call: ast.Call) -> str | None:
     return KIND_STATUS.get(name or "")
 
 
-def _producers(trees: dict[str, ast.Module]) -> dict[str, Producer]:
+def _producers(trees: dict[str, ast.Module]) -> dict[Key, Producer]:
     """The roots and every function forwarding a parameter to one, to a fixpoint."""
-    producers = dict(ROOTS)
+    producers: dict[Key, Producer] = dict(ROOTS)
     changed = True
     while changed:
         changed = False
-        for fn in _functions(trees):
-            if fn.name in producers:
+        for path, fn in _functions(trees):
+            if _key(path, fn.name) in producers:
                 continue
             params = [a.arg for a in fn.args.args if a.arg not in ("self", "cls")]
             defaults = dict(
                 zip(params[len(params) - len(fn.args.defaults) :], fn.args.defaults, strict=True)
             )
             for call in ast.walk(fn):
-                if not (isinstance(call, ast.Call) and _name(call.func) in producers):
+                inner = _producer(producers, path, call) if isinstance(call, ast.Call) else None
+                if inner is None:
                     continue
-                inner = producers[_name(call.func) or ""]
+                assert isinstance(call, ast.Call)
                 reason = _arg(call, inner.reason_at, inner.reason_kw)
                 if not (isinstance(reason, ast.Name) and reason.id in params):
                     continue
@@ -170,7 +186,7 @@ def _producers(trees: dict[str, ast.Module]) -> dict[str, Producer]:
                     made.status, made.kind_at, made.kind_kw = None, params.index(kind.id), kind.id
                     default = defaults.get(kind.id)
                     made.kind_default = KIND_STATUS.get(_name(default) or "") if default else None
-                producers[fn.name] = made
+                producers[_key(path, fn.name)] = made
                 changed = True
                 break
     return producers
@@ -184,9 +200,10 @@ def scan() -> Scan:
     found = Scan()
     for path, tree in trees.items():
         for call in ast.walk(tree):
-            if not (isinstance(call, ast.Call) and _name(call.func) in producers):
+            producer = _producer(producers, path, call) if isinstance(call, ast.Call) else None
+            if producer is None:
                 continue
-            producer = producers[_name(call.func) or ""]
+            assert isinstance(call, ast.Call)
             reason = _arg(call, producer.reason_at, producer.reason_kw)
             if isinstance(reason, ast.Call) and _name(reason.func) == "reason_name":
                 reason = reason.args[0]  # the wire's name of a code: the code is the reason
