@@ -202,11 +202,20 @@ def test_the_servers_user_can_read_its_secrets_and_nobody_else() -> None:
 
 def test_make_run_honours_port_and_web_port() -> None:
     """`make run` listens where PORT and WEB_PORT say (8080 and 50051 may be taken)."""
-    env = {**os.environ, "PORT": "6123", "WEB_PORT": "6124"}
+    # Not the make running this test (MAKEFLAGS, MAKELEVEL): a fresh one, as a user types it.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env.update(PORT="6123", WEB_PORT="6124")
     dry = subprocess.run(
-        ["make", "-n", "run"], cwd=repo_root(), env=env, capture_output=True, text=True, timeout=60
+        ["make", "--no-print-directory", "-n", "run"],
+        cwd=repo_root(),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-    serve = dry.stdout.strip().splitlines()[-1].split()
+    lines = [ln.split() for ln in dry.stdout.splitlines() if " serve " in f" {ln} "]
+    assert lines, dry.stdout
+    serve = lines[-1]
     assert serve[1:2] == ["serve"], dry.stdout
     args = build_parser(serve_only=True).parse_args(serve[1:])
     assert (args.address, args.web_port) == ("127.0.0.1:6123", 6124)
