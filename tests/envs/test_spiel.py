@@ -13,8 +13,9 @@ from open_spiel.python.bots import uniform_random
 from kozyr.bots.encodings import encoding
 from kozyr.core.jsontext import dumps, loads
 from kozyr.envs.spiel import GAMES, ismcts_bot
-from kozyr.envs.table import match_seed, rewards_of
+from kozyr.envs.table import full_deck, match_seed, rewards_of
 from kozyr.games import fold, get_game
+from kozyr.games.contract import Setup
 
 TABLES = [
     ("kozyr_dix", {"options": dumps({"single_hand": True})}),
@@ -24,23 +25,32 @@ TABLES = [
 
 
 def kozyr_fold(short: str, params: dict[str, object], history: list[int]) -> list[float]:
-    """The returns Kozyr's rules give the pyspiel history: deal, then the actions."""
+    """The returns Kozyr's rules give the pyspiel history: the chance outcomes (the seed, the
+    first dealer, each card of the deck in turn, Durak's die rolls) as the first hand's
+    prearranged setup, then the seats' actions."""
     name = GAMES[short]
     game = get_game(name)
     players = int(params.get("players", game.MIN_PLAYERS))  # type: ignore[call-overload]
     options = loads(str(params.get("options", "{}")))
     config = game.make_config(options, players)
-    events = list(
-        game.start(config, [f"seat{s}" for s in range(players)], match_seed(0, history[0]))
-    )
+    cards = list(full_deck(name, players, options))
+    seed, dealer, rest = history[0], history[1], iter(history[2:])
+    deck = [cards.pop(next(rest)) for _ in range(len(cards))]
+    rolls: list[int] = []
+    while name == "durak-dice" and sum(rolls) < len(deck):
+        rolls.append(next(rest) + 1)
+    setup = Setup(dealer, (tuple(deck),), (tuple(rolls),) if rolls else ())
+    names = [f"seat{s}" for s in range(players)]
+    events = list(game.start(config, names, match_seed(0, seed), setup))
     code = encoding(name)
     state = fold(game, events)
-    for action in history[1:]:
+    for action in rest:
         seat = game.to_act(state)
         new = game.decide(state, seat, code.command_of(action))
         events.extend(new)
         state = fold(game, new, state)
     final = fold(game, events)  # from scratch: the log alone decides
+    assert events[0].decks[0] == tuple(deck)  # the deal is the chance nodes'
     return rewards_of(game.outcome(final), players)
 
 
@@ -75,6 +85,11 @@ def test_information_states_hold_only_what_the_seat_saw() -> None:
     state = game.new_initial_state()
     assert state.is_chance_node() and len(state.chance_outcomes()) == 1000
     state.apply_action(17)
+    counts = []
+    while state.is_chance_node():  # the dealer, then each card of the 53 in turn
+        counts.append(len(state.chance_outcomes()))
+        state.apply_action(len(counts) % counts[-1])
+    assert counts == [2, *range(53, 0, -1)]
     seat = state.current_player()
     other = 1 - seat
     hidden = {c.code for c in get_game("dix").zones(state.table.state)[f"hand{other}"]}

@@ -2,12 +2,17 @@
 ``kozyr_durak_dice`` (docs/agents.md "OpenSpiel"), registered by importing this module.
 
 Parameters: ``players`` (default the game's minimum), ``options`` (the match options as JSON,
-e.g. ``{"single_hand": true}``), ``master`` (the master seed) and ``deals`` (how many deals the
-chance node chooses among). The game opens with one chance node: outcome d (uniform over
-``deals``) is the deal d of kozyr.envs.table under the master seed. Every deck order and die
-roll of the match is drawn from that deal's seed by the rules (R-1, R-3), so that single chance
-outcome stands for the deal and the dice: enumerating deck permutations as chance outcomes is
-out of reach (36! orders).
+e.g. ``{"single_hand": true}``), ``master`` (the master seed) and ``deals`` (how many seeds the
+first chance node chooses among).
+
+Chance nodes, all uniform, in this order: the *seed* (outcome d: deal d of kozyr.envs.table
+under the master seed), the first *dealer* (one outcome a seat, R-2), each *card* of the first
+hand's deck order in turn (outcome k: the k-th of the cards not dealt yet, in the deck's fixed
+order by code), and in Durak each *die roll* of the first game's dice deal (outcome r: a roll
+of r + 1, until the rolls cover the deck, DUR-3). They become the match's prearranged setup
+for its first hand; the hands (or Durak games) after it are dealt by the rules from the seed,
+so a multi-hand match has its later deals decided by the first chance node. Chance outcomes
+reach no player: information states hold only what a seat was shown.
 
 Information state of a player: the string is the player's own redacted history (its events as
 the service would show them, as canonical JSON); the tensor is the fixed-size encoding of its
@@ -31,9 +36,10 @@ import pyspiel
 from kozyr.bots.encodings import encoding
 from kozyr.bots.info import seat_info
 from kozyr.core.jsontext import dumps, loads
-from kozyr.envs.table import Table, match_seed
+from kozyr.envs.table import Table, full_deck, match_seed
 from kozyr.games import get_game
 from kozyr.games.codec import encode
+from kozyr.games.contract import Setup
 
 GAMES = {"kozyr_dix": "dix", "kozyr_six_dozens": "six-dozens", "kozyr_durak_dice": "durak-dice"}
 DEFAULT_DEALS = 1000
@@ -89,9 +95,10 @@ class KozyrSpielGame(pyspiel.Game):  # type: ignore[misc]
         self.deals = int(params.get("deals", DEFAULT_DEALS))
         config = game.make_config(self.options, self.players)  # InvalidOptions names a bad one
         code = encoding(name)
+        deck = len(full_deck(name, self.players, self.options))
         info = pyspiel.GameInfo(
             num_distinct_actions=code.actions,
-            max_chance_outcomes=self.deals,
+            max_chance_outcomes=max(self.deals, self.players, deck, 6),
             num_players=self.players,
             min_utility=-1.0,
             max_utility=1.0,
@@ -123,16 +130,33 @@ class Spec:
 
 
 class KozyrSpielState(pyspiel.State):  # type: ignore[misc]
-    """A Kozyr match in OpenSpiel: a chance node for the deal, then the seats' decisions."""
+    """A Kozyr match in OpenSpiel: the chance nodes of its deal, then the seats' decisions."""
 
     def __init__(self, game: KozyrSpielGame) -> None:
         super().__init__(game)
         self.spec = Spec(game.kozyr_game, game.players, game.options, game.master, game.deals)
         self.table: Table | None = None
         self.deal: int | None = None
+        self.dealer: int | None = None
+        self.deck: list[Any] = []  # the first hand's deck order, as drawn so far
+        self.rolls: list[int] = []  # Durak: the first game's die rolls, as drawn so far
+
+    def _chance_count(self) -> int:
+        """How many outcomes the chance node to draw now has (0: chance is done)."""
+        spec = self.spec
+        cards = full_deck(spec.kozyr_game, spec.players, spec.options)
+        if self.deal is None:
+            return spec.deals
+        if self.dealer is None:
+            return spec.players
+        if len(self.deck) < len(cards):
+            return len(cards) - len(self.deck)
+        if spec.kozyr_game == "durak-dice" and sum(self.rolls) < len(cards):
+            return 6
+        return 0
 
     def current_player(self) -> int:
-        """The chance player before the deal, the seat to act, or terminal."""
+        """The chance player while the deal is drawn, the seat to act, or terminal."""
         if self.table is None:
             return int(pyspiel.PlayerId.CHANCE)
         seat = self.table.to_act
@@ -144,22 +168,33 @@ class KozyrSpielState(pyspiel.State):  # type: ignore[misc]
         return sorted(code.action_of(c) for c in self.table.legal(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """Every deal, uniformly."""
-        p = 1.0 / self.spec.deals
-        return [(d, p) for d in range(self.spec.deals)]
+        """The outcomes of the chance node to draw now, uniformly."""
+        count = self._chance_count()
+        return [(k, 1.0 / count) for k in range(count)]
 
     def _apply_action(self, action: int) -> None:
-        if self.table is None:
-            self.deal = int(action)
-            spec = self.spec
-            seed = match_seed(spec.master, self.deal)
-            self.table = Table(spec.kozyr_game, spec.players, spec.options, seed)
-        else:
+        if self.table is not None:
             self.table.step(int(action))
+            return
+        spec, k = self.spec, int(action)
+        if self.deal is None:
+            self.deal = k
+        elif self.dealer is None:
+            self.dealer = k
+        elif len(self.deck) < len(cards := full_deck(spec.kozyr_game, spec.players, spec.options)):
+            self.deck.append([c for c in cards if c not in self.deck][k])
+        else:
+            self.rolls.append(k + 1)
+        if self._chance_count() == 0:
+            setup = Setup(
+                self.dealer, (tuple(self.deck),), (tuple(self.rolls),) if self.rolls else ()
+            )
+            seed = match_seed(spec.master, self.deal or 0)
+            self.table = Table(spec.kozyr_game, spec.players, spec.options, seed, setup=setup)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"Deal:{action}"
+            return f"Chance:{action}"
         command = encoding(self.spec.kozyr_game).command_of(action)
         return dumps(encode(command))
 
@@ -185,7 +220,7 @@ class KozyrSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __str__(self) -> str:
         if self.table is None:
-            return "(before the deal)"
+            return f"(dealing: {len(self.deck)} cards, {len(self.rolls)} rolls drawn)"
         return f"deal {self.deal}, {len(self.table.events)} events"
 
 

@@ -13,22 +13,37 @@ seat; 0 to everyone when every seat is a winner (a shared result). Nothing befor
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kozyr.bots.encodings import Encoding, encoding
 from kozyr.bots.protocol import Seat
-from kozyr.core.jsontext import dumps
+from kozyr.core.jsontext import dumps, loads
 from kozyr.games import Outcome, fold, get_game
 from kozyr.games.codec import encode
-from kozyr.games.contract import AnyGame
+from kozyr.games.contract import AnyGame, Setup
 from kozyr.tournament.schedule import deal_seed, master_key
 
 
 def match_seed(master: int | str, deal: int) -> bytes:
     """The match seed of deal `deal` under the master seed (as a duplicate tournament draws)."""
     return deal_seed(master_key(master), deal)
+
+
+@functools.cache
+def _deck(game_name: str, players: int, options: str) -> tuple[Any, ...]:
+    game = get_game(game_name)
+    config = game.make_config(loads(options), players)
+    state = fold(game, game.start(config, [f"seat{s}" for s in range(players)], b"deck"))
+    return tuple(sorted((c for zone in game.zones(state).values() for c in zone), key=str))
+
+
+def full_deck(game_name: str, players: int, options: Mapping[str, object]) -> tuple[Any, ...]:
+    """Every card of the configured deck in one fixed order (by code): the cards a chance
+    node deals from (read once from a started match, whatever its seed)."""
+    return _deck(game_name, players, dumps(dict(options)))
 
 
 def rewards_of(outcome: Outcome | None, seats: int) -> list[float]:
@@ -47,6 +62,9 @@ class Table:
     options: Mapping[str, object] = field(default_factory=dict)
     seed: bytes = b"kozyr-envs"
     names: Sequence[str] = ()
+    # The first hand's deal when chance was drawn outside (OpenSpiel's chance nodes): its
+    # first dealer, deck order and die rolls; later hands come from `seed`.
+    setup: Setup = field(default_factory=Setup)
     state: Any = field(init=False, repr=False)
     events: list[Any] = field(init=False, repr=False)
     histories: list[list[Any]] = field(init=False, repr=False)
@@ -84,7 +102,7 @@ class Table:
         self.seed = seed
         self.events = []
         self.histories = [[] for _ in range(self.players)]
-        opening = game.start(config, names, seed)
+        opening = game.start(config, names, seed, self.setup)
         self.state = fold(game, opening)
         self._record(opening)
 
