@@ -89,6 +89,7 @@ def test_a_served_match_exports_from_its_log(server: ServerThread, tmp_path: Pat
     rows = log_rows("durak-dice", created.match_id, [e.canonical for e in entries])
     assert len(rows) == moves
     assert [r.player for r in rows[:3]] == [["a", "b", "c"][r.seat] for r in rows[:3]]
+    assert {r.deal for r in rows} == {-1}  # the server's deal, no tournament's numbered one
     winners = set(view.outcome.winners)
     for row in rows:
         expected = 0.0 if len(winners) == 3 else 1.0 if row.seat in winners else -1.0

@@ -122,6 +122,11 @@ def tournament_rows(t: Tournament) -> Iterator[list[Decision]]:
         yield fixture_rows(t, fixture)
 
 
+# A served match's deal is the server's (its seed and the seats' contributions), not one of a
+# tournament's numbered deals: its rows say so with a deal no tournament has.
+SERVED_DEAL = -1
+
+
 def log_rows(game_name: str, match_id: str, canonical: Iterable[str]) -> list[Decision]:
     """A finished match's decisions from its log entries (canonical JSON, in order).
 
@@ -145,7 +150,7 @@ def log_rows(game_name: str, match_id: str, canonical: Iterable[str]) -> list[De
             rows.append(
                 Decision(
                     match_id,
-                    0,
+                    SERVED_DEAL,
                     entry.seat,
                     players[entry.seat] if entry.seat < len(players) else "",
                     len(rows),
