@@ -17,6 +17,9 @@ class Metrics:
     errors: Counter
     latency: Histogram
     watchers: Gauge
+    web_connections: Gauge
+    web_refused: Counter
+    grpc_refused: Counter
 
 
 def _metrics() -> Metrics:
@@ -39,6 +42,20 @@ def _metrics() -> Metrics:
             registry=registry,
         ),
         watchers=Gauge("kozyr_open_watchers", "Open WatchMatch streams", registry=registry),
+        web_connections=Gauge(
+            "kozyr_web_connections", "Open connections of the web port", registry=registry
+        ),
+        web_refused=Counter(
+            "kozyr_web_refused",
+            "Web port connections closed by the edge (caps, timeouts) and failed accepts",
+            ["reason"],
+            registry=registry,
+        ),
+        grpc_refused=Counter(
+            "kozyr_grpc_connections_refused",
+            "gRPC calls refused for opening one connection too many from a client host",
+            registry=registry,
+        ),
     )
 
 

@@ -255,6 +255,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: too many prearranged decks or roll lists."""
     ERROR_REASON_TOO_MANY_SEATS: _ErrorReason.ValueType  # 98
     """INVALID_ARGUMENT, RESOURCE_EXHAUSTED: a play session message (or session) with too many seats."""
+    ERROR_REASON_TOO_MANY_CONNECTIONS: _ErrorReason.ValueType  # 108
+    """RESOURCE_EXHAUSTED: a call on one more gRPC connection from a client host that has calls in
+    flight on grpc_connections_per_peer connections already (with QuotaFailure and RetryInfo).
+    """
     ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 99
     """RESOURCE_EXHAUSTED: over the watcher limits of a match, a client or the server (with
     QuotaFailure and RetryInfo).
@@ -499,6 +503,10 @@ ERROR_REASON_TOO_MANY_PREARRANGED: ErrorReason.ValueType  # 97
 """INVALID_ARGUMENT: too many prearranged decks or roll lists."""
 ERROR_REASON_TOO_MANY_SEATS: ErrorReason.ValueType  # 98
 """INVALID_ARGUMENT, RESOURCE_EXHAUSTED: a play session message (or session) with too many seats."""
+ERROR_REASON_TOO_MANY_CONNECTIONS: ErrorReason.ValueType  # 108
+"""RESOURCE_EXHAUSTED: a call on one more gRPC connection from a client host that has calls in
+flight on grpc_connections_per_peer connections already (with QuotaFailure and RetryInfo).
+"""
 ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 99
 """RESOURCE_EXHAUSTED: over the watcher limits of a match, a client or the server (with
 QuotaFailure and RetryInfo).
