@@ -208,6 +208,9 @@ class TenantConfig:
     matches_per_minute: int = 600
     join_link: str = DEFAULT_JOIN_LINK
     webhooks: tuple[WebhookEndpoint, ...] = ()
+    # The furthest ahead a seat ticket's expiry may be (from now): a stolen ticket is
+    # worth a day at most, whatever the platform minted.
+    ticket_max_lifetime_s: int = 86_400
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +240,7 @@ TENANT_FIELDS = {
     "matches_per_minute",
     "join_link",
     "webhooks",
+    "ticket_max_lifetime_s",
 }
 
 
@@ -277,6 +281,9 @@ def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
     per_minute = table.get("matches_per_minute", 600)
     if isinstance(per_minute, bool) or not isinstance(per_minute, int) or per_minute <= 0:
         raise ConfigError(f"{where}: matches_per_minute must be a whole number above 0")
+    lifetime = table.get("ticket_max_lifetime_s", 86_400)
+    if isinstance(lifetime, bool) or not isinstance(lifetime, int) or lifetime <= 0:
+        raise ConfigError(f"{where}: ticket_max_lifetime_s must be a whole number above 0")
     link = table.get("join_link", DEFAULT_JOIN_LINK)
     if not isinstance(link, str) or "{match_id}" not in link:
         raise ConfigError(f"{where}: join_link must contain {{match_id}}")
@@ -295,6 +302,7 @@ def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
         matches_per_minute=per_minute,
         join_link=link,
         webhooks=tuple(_endpoint(e, base, where) for e in endpoints),
+        ticket_max_lifetime_s=lifetime,
     )
 
 

@@ -31,6 +31,7 @@ from prometheus_client import start_http_server
 from kozyr.actors.seatbots import SeatBots
 from kozyr.actors.timers import Timers
 from kozyr.api.auth.arbiter import Arbiter, ArbiterTokenError, listen_for_revocations
+from kozyr.api.auth.revocations import listen_for_ticket_revocations
 from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
@@ -181,6 +182,11 @@ async def start(wiring: Wiring) -> Running:
     ]
     if isinstance(store, RedisStore):
         running.tasks.append(asyncio.create_task(listen_for_revocations(store, engine)))
+        revoked, tenants = servicer.access.revocations, list(wiring.tenancy.tenants)
+        await revoked.load(store.redis, tenants)  # before the first call, not just soon after
+        running.tasks.append(
+            asyncio.create_task(listen_for_ticket_revocations(store, revoked, tenants))
+        )
         running.tasks += await _platform_tasks(servicer, store, wiring.tenancy, config)
     if wiring.web_port is not None:  # the browser's port, same host, same servicer and guard
         from kozyr.web.port import start_web
