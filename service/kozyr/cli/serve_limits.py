@@ -21,6 +21,8 @@ LIMIT_HELP: dict[str, str] = {
     "web_keepalive_s": "seconds an idle keep-alive web connection stays open",
     "edge_log_interval_s": "seconds between two log lines about refused connections or failed "
     "accepts (each is counted in the metrics)",
+    "metrics_interval_s": "seconds between two readings of the metrics kept in Redis (matches "
+    "in play, webhook backlog and dead letters)",
     "rate_per_token": "requests a second one seat token may make, sustained",
     "burst_per_token": "requests one seat token may make above its rate, in a burst",
     "rate_per_peer": "requests a second one client host may make, sustained",

@@ -58,6 +58,9 @@ class ServerConfig:
     # How often the edge logs what it refused (each refusal and failed accept is counted in
     # the metrics at once; the log says so once an interval, however many there were).
     edge_log_interval_s: float = 10.0
+    # Metrics: how often the gauges read from Redis (matches in play, the webhook backlog and
+    # dead letters of each tenant) and the webhook sender's counts are brought up to date.
+    metrics_interval_s: float = 5.0
     # Requests: token buckets (sustained rate per second, and the burst allowed above it). A
     # token is one player, or a bot playing as fast as the server answers; a client host may
     # be a gateway in front of many players.
