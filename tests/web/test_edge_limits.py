@@ -173,3 +173,19 @@ def test_a_tenant_creates_a_match_over_connect_with_its_api_key(
         assert status == 401 and error["code"] == "unauthenticated"
     finally:
         server.stop()
+
+
+def test_bad_requests_are_answered_and_counted_not_logged_one_by_one(redis_url: str) -> None:
+    server = _server(redis_url)
+    gate = server.running.web.server.gate
+    before = _refused("bad_request")
+    started = time.monotonic()
+    try:
+        for _ in range(50):
+            with socket.create_connection(("127.0.0.1", server.running.web.port), timeout=30) as s:
+                s.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+                assert s.recv(12).startswith(b"HTTP/1.1 400")
+        assert _refused("bad_request") == before + 50
+        assert gate.log.lines <= 1 + (time.monotonic() - started) / gate.log.interval_s
+    finally:
+        server.stop()

@@ -6,8 +6,9 @@ accept loop then logged a traceback per refused accept. So the web port accepts 
 loop of its own: a connection past `web_max_connections`, or past `web_connections_per_peer`
 from its host, is closed at once (before a byte is read); a failed accept (out of descriptors)
 waits a moment and tries again. Each refusal is counted in the metrics, and logged at most
-once per `edge_log_interval_s`. A connection's request must then bring its headers within
-`web_header_timeout_s` and its body within `web_body_timeout_s`, or the connection is closed.
+once per `edge_log_interval_s` (so is uvicorn's own line per bad request). A connection's
+request must then bring its headers within `web_header_timeout_s` and its body within
+`web_body_timeout_s`, or the connection is closed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncio
 import contextlib
 import errno
 import functools
+import logging
 import socket
 import struct
 import time
@@ -57,6 +59,39 @@ class EdgeLog:
             self.lines += 1
 
 
+class QuietHttpLog(logging.Filter):
+    """uvicorn's own log lines (one per bad request, one per failing call) counted instead:
+    a bad request is never logged alone, a failure at most once an interval, with its
+    traceback; the rest are in the counts `EdgeLog` logs."""
+
+    def __init__(self, edge: EdgeLog) -> None:
+        super().__init__()
+        self.edge = edge
+        self.failure_logged_at = -edge.interval_s
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Count the record; let through only the interval's first failure."""
+        if record.levelno < logging.WARNING:
+            return False
+        if record.levelno == logging.WARNING:
+            self.edge.note("bad_request")
+            return False
+        self.edge.note("app_error")
+        now = self.edge.clock()
+        if now - self.failure_logged_at < self.edge.interval_s:
+            return False
+        self.failure_logged_at = now
+        return True
+
+
+def http_logger(edge: EdgeLog) -> logging.Logger:
+    """A logger of this web port's own (under "kozyr.web") for uvicorn's protocol."""
+    logger = logging.Logger("kozyr.web.http", logging.WARNING)
+    logger.parent = logging.getLogger("kozyr.web")
+    logger.addFilter(QuietHttpLog(edge))
+    return logger
+
+
 class Gate:
     """The web port's open connections, in all and per client host."""
 
@@ -65,6 +100,7 @@ class Gate:
         self.open = 0
         self.by_host: dict[str, int] = {}
         self.log = EdgeLog(config.edge_log_interval_s)
+        self.http_log = http_logger(self.log)
 
     def admit(self, host: str) -> bool:
         """Take a slot for a new connection from `host` (False, and counted, if none is free)."""
@@ -96,6 +132,7 @@ class GatedH11(H11Protocol):
     def __init__(self, *args: Any, gate: Gate, host: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.gate, self.host = gate, host
+        self.logger = gate.http_log
         self.phase = ""  # the deadline running: "header", "body", or none
         self.deadline: asyncio.TimerHandle | None = None
 
