@@ -66,7 +66,6 @@ def _metrics() -> Metrics:
     # prometheus_client's default registry has them.
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR, StoreCommands()):
         registry.register(collector)
-    tenant = ["tenant"]
     return Metrics(
         registry=registry,
         moves=Counter(
@@ -99,6 +98,14 @@ def _metrics() -> Metrics:
             "gRPC calls refused for opening one connection too many from a client host",
             registry=registry,
         ),
+        **_platform_metrics(registry),
+    )
+
+
+def _platform_metrics(registry: CollectorRegistry) -> dict[str, Any]:
+    """The families of the tenants' matches and webhooks (server/observed.py fills them)."""
+    tenant = ["tenant"]
+    return dict(
         in_play=Gauge(
             "kozyr_matches_in_play", "Matches started and not over", tenant, registry=registry
         ),

@@ -121,14 +121,17 @@ class TicketVerifier:
                 "BAD_TICKET_SIGNATURE",
                 f"the ticket's signature does not verify with tenant {tenant}'s key",
             )
+        self._check_lifetime(tenant, int(claims["exp"]))
+        return _ticket(tenant, claims)
+
+    def _check_lifetime(self, tenant: str, expires: int) -> None:
         most = self.tenancy.tenants[tenant].ticket_max_lifetime_s
-        if int(claims["exp"]) > self.clock() + most + self.leeway_s:
+        if expires > self.clock() + most + self.leeway_s:
             raise _refused(
                 "TICKET_LIFETIME_TOO_LONG",
                 f"the ticket expires more than {most} s from now (tenant {tenant}'s "
                 "ticket_max_lifetime_s); mint tickets that live less",
             )
-        return _ticket(tenant, claims)
 
 
 def _ticket(tenant: str, claims: dict[str, Any]) -> Ticket:
