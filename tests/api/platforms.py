@@ -74,8 +74,9 @@ def ticket(
     scope: str = "play",
     expires_in: float = 300.0,
     key: Any = None,
+    **extra: Any,
 ) -> str:
-    """A seat ticket as the platform mints it."""
+    """A seat ticket as the platform mints it (`extra`: more claims, jti or iat)."""
     claims: dict[str, Any] = {
         "iss": tenant,
         "sub": user,
@@ -86,6 +87,7 @@ def ticket(
     }
     if seat is not None:
         claims["seat"] = seat
+    claims.update(extra)
     if tenant == "globex":
         return jwt.encode(claims, key or GLOBEX_PRIVATE, algorithm="EdDSA")
     return jwt.encode(claims, key or ACME_SECRET, algorithm="HS256")

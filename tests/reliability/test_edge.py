@@ -13,6 +13,7 @@ import redis
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.config.settings import ConfigError, ServerConfig, load
 from tests.api.edge_server import EdgeServer, details
 from tests.api.helpers import auth, create
@@ -475,3 +476,52 @@ def test_the_embedded_redis_is_restarted_when_it_dies(tmp_path: Path) -> None:
     finally:
         store.stop()
     assert store.process is None
+
+
+def _own_connection(srv: EdgeServer) -> kozyr_pb2_grpc.KozyrServiceStub:
+    """A stub on a channel with a TCP connection of its own."""
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    return kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(srv.address, options=options))
+
+
+def test_grpc_connections_with_calls_in_flight_are_capped_per_client_host(
+    redis_url: str,
+) -> None:
+    srv = limited(redis_url, grpc_connections_per_peer=2)
+    try:
+        first, second, third = (_own_connection(srv) for _ in range(3))
+        match_id, _ = create(first, "dix")
+        # Two connections each hold a call in flight (a watch that has read its first update).
+        streams = [s.WatchMatch(pb.WatchMatchRequest(match_id=match_id)) for s in (first, second)]
+        for stream in streams:
+            next(stream)
+        exhausted(
+            lambda: third.GetMatch(pb.GetMatchRequest(match_id=match_id)), "TOO_MANY_CONNECTIONS"
+        )
+        # A connection already counted goes on calling: the cap is on connections, not calls.
+        assert first.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.version == 1
+        assert second.GetMatch(pb.GetMatchRequest(match_id=match_id)).view.version == 1
+        for stream in streams:
+            stream.cancel()  # type: ignore[attr-defined]
+    finally:
+        srv.stop()
+
+
+def test_streams_past_max_concurrent_streams_wait_at_the_client(redis_url: str) -> None:
+    srv = limited(redis_url, max_concurrent_streams=2)
+    try:
+        stub = _own_connection(srv)
+        match_id, _ = create(stub, "dix")
+        streams = [stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id)) for _ in range(2)]
+        for stream in streams:
+            next(stream)
+        # The third stream of the connection is not opened while two are: its deadline passes.
+        with pytest.raises(grpc.RpcError) as waited:
+            stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=0.5)
+        assert waited.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED  # type: ignore[attr-defined]
+        streams[0].cancel()  # type: ignore[attr-defined]
+        got = stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=30)
+        assert got.view.version == 1
+        streams[1].cancel()  # type: ignore[attr-defined]
+    finally:
+        srv.stop()

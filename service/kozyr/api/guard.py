@@ -23,6 +23,7 @@ import grpc
 from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.api.metrics import METRICS
 from kozyr.config.settings import ServerConfig
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -166,6 +167,8 @@ class Guard:
         self.per_token = Buckets(config.rate_per_token, config.burst_per_token, clock)
         self.per_peer = Buckets(config.rate_per_peer, config.burst_per_peer, clock)
         self.creations = Buckets(config.matches_per_minute / 60.0, config.matches_per_minute, clock)
+        self.calls_by_connection: dict[str, int] = {}  # calls in flight per peer (host:port)
+        self.connections_by_host: dict[str, int] = {}  # peers with a call in flight, per host
         self.watchers_by_match: dict[str, int] = {}
         self.watchers_by_peer: dict[str, int] = {}
         self.watchers = 0
@@ -199,6 +202,36 @@ class Guard:
                     wait,
                 )
         return None
+
+    @contextlib.contextmanager
+    def connection(self, peer: str) -> Iterator[grpc.Status | None]:
+        """Count a call on its connection for the block (yields the refusal instead when the
+        call's host already has `grpc_connections_per_peer` other connections with calls in
+        flight). grpc.aio tells of a connection only through its calls, so a connection is
+        counted while it has one; see docs/security.md."""
+        host = peer_host(peer)
+        calls = self.calls_by_connection.get(peer, 0)
+        cap = self.config.grpc_connections_per_peer
+        if not calls and self.connections_by_host.get(host, 0) >= cap:
+            METRICS.grpc_refused.inc()
+            yield exhausted(
+                "TOO_MANY_CONNECTIONS",
+                "grpc_connections_per_peer",
+                f"this client host has calls in flight on {cap} connections already",
+                1.0,
+            )
+            return
+        self.calls_by_connection[peer] = calls + 1
+        if not calls:
+            _add(self.connections_by_host, host, 1)
+        try:
+            yield None
+        finally:
+            left = self.calls_by_connection.pop(peer) - 1
+            if left:
+                self.calls_by_connection[peer] = left
+            else:
+                _add(self.connections_by_host, host, -1)
 
     @contextlib.contextmanager
     def watching(self, match_id: str, peer: str) -> Iterator[grpc.Status | None]:
@@ -292,7 +325,10 @@ def _guard_unary(name: str, behaviour: Callable[..., Any], guard: Guard) -> Call
         refusal = guard.admit(name, request, context)
         if refusal is not None:
             await context.abort_with_status(refusal)
-        return await behaviour(request, context)
+        with guard.connection(context.peer() or "") as crowded:
+            if crowded is not None:
+                await context.abort_with_status(crowded)
+            return await behaviour(request, context)
 
     return unary
 
@@ -310,9 +346,10 @@ def _guard_stream(
             await context.abort_with_status(refusal)
         # A feed (WatchEvents) counts as a watcher of the pseudo-match "feed".
         watched = getattr(request, "match_id", "") or "feed"
-        with guard.watching(watched, context.peer() or "") as full:
-            if full is not None:
-                await context.abort_with_status(full)
+        peer = context.peer() or ""
+        with guard.connection(peer) as crowded, guard.watching(watched, peer) as full:
+            if crowded is not None or full is not None:
+                await context.abort_with_status(crowded or full)  # type: ignore[arg-type]
             async with contextlib.aclosing(behaviour(request, context)) as updates:
                 async for item in updates:
                     yield item
@@ -329,8 +366,11 @@ def _guard_session(
         refusal = guard.admit(name, pb.SessionRequest(), context)  # the header, the rates
         if refusal is not None:
             await context.abort_with_status(refusal)
-        async with contextlib.aclosing(behaviour(requests, context)) as pushes:
-            async for push in pushes:
-                yield push
+        with guard.connection(context.peer() or "") as crowded:
+            if crowded is not None:
+                await context.abort_with_status(crowded)
+            async with contextlib.aclosing(behaviour(requests, context)) as pushes:
+                async for push in pushes:
+                    yield push
 
     return session

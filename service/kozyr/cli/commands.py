@@ -17,6 +17,7 @@ SUBCOMMANDS: list[str] = [
     "kozyr.cli.rules_command",
     "kozyr.cli.repair_command",
     "kozyr.cli.tokens_command",
+    "kozyr.cli.tickets_command",
     "kozyr.tools.loadgen",
     "kozyr.cli.keys_command",
     "kozyr.cli.health_command",

@@ -8,8 +8,21 @@ LIMIT_HELP: dict[str, str] = {
     "watchers_per_match": "WatchMatch streams open on one match",
     "watchers_per_peer": "WatchMatch streams open from one connection (peer address and port)",
     "max_watchers": "WatchMatch streams open in all",
-    "max_concurrent_streams": "HTTP/2 streams one connection may have open at once "
+    "max_concurrent_streams": "HTTP/2 streams one gRPC connection may have open at once "
     "(more wait at the client)",
+    "grpc_connections_per_peer": "gRPC connections one client host may have calls in flight "
+    "on at once",
+    "web_max_connections": "web port connections open in all (more are closed at once)",
+    "web_connections_per_peer": "web port connections open from one client host (more are "
+    "closed at once)",
+    "web_header_timeout_s": "seconds a web request's headers may take to arrive (then the "
+    "connection is closed)",
+    "web_body_timeout_s": "seconds a web request's body may take to arrive after its headers",
+    "web_keepalive_s": "seconds an idle keep-alive web connection stays open",
+    "edge_log_interval_s": "seconds between two log lines about refused connections or failed "
+    "accepts (each is counted in the metrics)",
+    "metrics_interval_s": "seconds between two readings of the metrics kept in Redis (matches "
+    "in play, webhook backlog and dead letters)",
     "rate_per_token": "requests a second one seat token may make, sustained",
     "burst_per_token": "requests one seat token may make above its rate, in a burst",
     "rate_per_peer": "requests a second one client host may make, sustained",

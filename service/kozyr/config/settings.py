@@ -37,8 +37,30 @@ class ServerConfig:
     watchers_per_peer: int = 10_000
     max_watchers: int = 50_000
     # HTTP/2 streams one connection may have open at once (the SETTINGS frame the client obeys:
-    # a call over it waits at the client for a free stream, it is not refused).
-    max_concurrent_streams: int = 10_000
+    # a call over it waits at the client for a free stream, it is not refused). A half-open
+    # stream costs ~17 KB before any handler sees it, so this bounds one connection's memory
+    # (2048: ~35 MB); `kozyr loadgen` keeps ~100 matches, a few hundred streams, per channel.
+    max_concurrent_streams: int = 2048
+    # gRPC connections one client host may have calls in flight on at once (api/guard.py: a
+    # call on one more connection is refused TOO_MANY_CONNECTIONS). grpc.aio accepts in C and
+    # tells us of a connection only through its calls: see docs/security.md.
+    grpc_connections_per_peer: int = 256
+    # The web port's edge (web/gate.py): connections in all and from one client host (past
+    # either, a new one is closed at once, before a byte is read), the seconds a request's
+    # headers and then its body may take to arrive, and the seconds an idle keep-alive
+    # connection stays open. The web port's connections stay well below a process's file
+    # descriptors (commonly 20,000), so the gRPC port and Redis always have some.
+    web_max_connections: int = 8192
+    web_connections_per_peer: int = 512
+    web_header_timeout_s: float = 10.0
+    web_body_timeout_s: float = 30.0
+    web_keepalive_s: float = 5.0
+    # How often the edge logs what it refused (each refusal and failed accept is counted in
+    # the metrics at once; the log says so once an interval, however many there were).
+    edge_log_interval_s: float = 10.0
+    # Metrics: how often the gauges read from Redis (matches in play, the webhook backlog and
+    # dead letters of each tenant) and the webhook sender's counts are brought up to date.
+    metrics_interval_s: float = 5.0
     # Requests: token buckets (sustained rate per second, and the burst allowed above it). A
     # token is one player, or a bot playing as fast as the server answers; a client host may
     # be a gateway in front of many players.
@@ -189,6 +211,9 @@ class TenantConfig:
     matches_per_minute: int = 600
     join_link: str = DEFAULT_JOIN_LINK
     webhooks: tuple[WebhookEndpoint, ...] = ()
+    # The furthest ahead a seat ticket's expiry may be (from now): a stolen ticket is
+    # worth a day at most, whatever the platform minted.
+    ticket_max_lifetime_s: int = 86_400
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +243,7 @@ TENANT_FIELDS = {
     "matches_per_minute",
     "join_link",
     "webhooks",
+    "ticket_max_lifetime_s",
 }
 
 
@@ -258,6 +284,9 @@ def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
     per_minute = table.get("matches_per_minute", 600)
     if isinstance(per_minute, bool) or not isinstance(per_minute, int) or per_minute <= 0:
         raise ConfigError(f"{where}: matches_per_minute must be a whole number above 0")
+    lifetime = table.get("ticket_max_lifetime_s", 86_400)
+    if isinstance(lifetime, bool) or not isinstance(lifetime, int) or lifetime <= 0:
+        raise ConfigError(f"{where}: ticket_max_lifetime_s must be a whole number above 0")
     link = table.get("join_link", DEFAULT_JOIN_LINK)
     if not isinstance(link, str) or "{match_id}" not in link:
         raise ConfigError(f"{where}: join_link must contain {{match_id}}")
@@ -276,6 +305,7 @@ def _tenant(tid: str, table: Any, base: Path) -> TenantConfig:
         matches_per_minute=per_minute,
         join_link=link,
         webhooks=tuple(_endpoint(e, base, where) for e in endpoints),
+        ticket_max_lifetime_s=lifetime,
     )
 
 

@@ -31,6 +31,7 @@ from prometheus_client import start_http_server
 from kozyr.actors.seatbots import SeatBots
 from kozyr.actors.timers import Timers
 from kozyr.api.auth.arbiter import Arbiter, ArbiterTokenError, listen_for_revocations
+from kozyr.api.auth.revocations import listen_for_ticket_revocations
 from kozyr.api.guard import Guard, guarded_handler
 from kozyr.api.metrics import METRICS
 from kozyr.api.movelog import MoveLog
@@ -46,6 +47,7 @@ from kozyr.secrets.seedbox import SeedBox
 from kozyr.secrets.signing import Signer
 from kozyr.server.health import SERVICE_NAME, probe, set_health, store_answers
 from kozyr.server.listen import CannotListen, check_address
+from kozyr.server.observed import Observed
 from kozyr.server.process_tuning import tune_gc
 from kozyr.server.tls import Tls
 from kozyr.store.port import Store
@@ -103,6 +105,7 @@ class Running:
     seatbots: SeatBots
     timers: Timers
     web: Any = None  # kozyr.web.transport.WebPort, when a web port was asked for
+    observed: Observed | None = None  # the metrics read from Redis (a Redis store only)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     store_lost: asyncio.Event = field(default_factory=asyncio.Event)
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
@@ -181,7 +184,13 @@ async def start(wiring: Wiring) -> Running:
     ]
     if isinstance(store, RedisStore):
         running.tasks.append(asyncio.create_task(listen_for_revocations(store, engine)))
-        running.tasks += await _platform_tasks(servicer, store, wiring.tenancy, config)
+        revoked, tenants = servicer.access.revocations, list(wiring.tenancy.tenants)
+        await revoked.load(store.redis, tenants)  # before the first call, not just soon after
+        running.tasks.append(
+            asyncio.create_task(listen_for_ticket_revocations(store, revoked, tenants))
+        )
+        tasks, running.observed = await _platform_tasks(servicer, store, wiring.tenancy, config)
+        running.tasks += tasks
     if wiring.web_port is not None:  # the browser's port, same host, same servicer and guard
         from kozyr.web.transport import start_web
 
@@ -227,10 +236,10 @@ async def _grpc_server(
 
 async def _platform_tasks(
     servicer: KozyrServicer, store: RedisStore, tenancy: Tenancy, config: ServerConfig
-) -> list[asyncio.Task[None]]:
+) -> tuple[list[asyncio.Task[None]], Observed]:
     """The tenants' feed and lobby on the store's Redis, told of every creation and append by
-    the engine, with their catch-up sweep, and the webhook sender (primed before the server
-    answers, so it misses no event)."""
+    the engine, with their catch-up sweep, the webhook sender (primed before the server
+    answers, so it misses no event), and the metrics read from Redis."""
     platform = servicer.platform = Platform(
         store, RedisPlatformStore.sharing(store), grace_s=config.feed_sweep_interval_s
     )
@@ -242,7 +251,9 @@ async def _platform_tasks(
         tasks.append(asyncio.create_task(sender.run_forever()))
     else:
         await sender.close()
-    return tasks
+    observed = Observed(store.redis, tenancy.ids(), sender if sender.active else None)
+    tasks.append(asyncio.create_task(observed.run(config.metrics_interval_s)))
+    return tasks, observed
 
 
 def _reload(arbiter: Arbiter) -> None:

@@ -37,6 +37,7 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1.kozyr_connect import KozyrService, KozyrServiceASGIApplication
 from kozyr.api.guard import Guard, guarded, undecodable_status
 from kozyr.api.servicer import KozyrServicer
+from kozyr.web.gate import AcceptLoop, Gate, GatedH11
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 TYPES = {
@@ -82,8 +83,9 @@ class _Context:
         self.ctx = ctx
 
     def invocation_metadata(self) -> list[tuple[str, str]]:
-        """The authorization headers (all of them: the guard refuses more than one)."""
-        return [("authorization", v) for v in self.ctx.request_headers.getall("authorization")]
+        """Every request header, as gRPC metadata (lower-case names, repeats kept): the guard
+        and the tenancy read the same `authorization` and `x-api-key` as on the gRPC port."""
+        return [(k.lower(), v) for k, v in self.ctx.request_headers.allitems()]
 
     def peer(self) -> str:
         """The client as gRPC names a peer ("ipv4:127.0.0.1:5000"), so buckets are shared."""
@@ -256,6 +258,26 @@ def web_app(
 
 
 class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, gate: Gate) -> None:
+        super().__init__(config)
+        self.gate = gate
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Accept through the gate (web/gate.py) rather than asyncio's own server."""
+        config = self.config
+
+        def protocol(host: str) -> GatedH11:
+            return GatedH11(
+                config=config,
+                server_state=self.server_state,
+                app_state=self.lifespan.state,
+                gate=self.gate,
+                host=host,
+            )
+
+        self.servers = [AcceptLoop(s, protocol, self.gate) for s in sockets or []]  # type: ignore[misc]
+        self.started = True
+
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         # `kozyr serve` owns SIGTERM/SIGINT and stops both ports in order; uvicorn's own
@@ -306,8 +328,9 @@ async def start_web(
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=2,
+        timeout_keep_alive=guard.config.web_keepalive_s,  # type: ignore[arg-type]
     )
-    server = _Server(config)
+    server = _Server(config, Gate(guard.config))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     for _ in range(500):  # bounded: uvicorn starts in a few ms
         if server.started or task.done():

@@ -23,6 +23,7 @@ from typing import Any
 
 import grpc
 
+from kozyr.api.auth.revocations import TicketRevocations
 from kozyr.api.auth.tickets import Ticket, TicketVerifier, looks_like_ticket
 from kozyr.api.guard import Buckets, bearer_values
 from kozyr.config.settings import LOCAL_TENANT, Tenancy
@@ -74,6 +75,7 @@ class Access:
     ) -> None:
         self.tenancy = tenancy
         self.tickets = TicketVerifier(tenancy, leeway_s)
+        self.revocations = TicketRevocations()  # kept current by the server (bootstrap)
         self._keys = {digest: t.id for t in tenancy.tenants.values() for digest in t.api_key_sha256}
         self._creations = {
             t.id: Buckets(t.matches_per_minute / 60.0, t.matches_per_minute, clock)
@@ -86,6 +88,8 @@ class Access:
         bearer = next(iter(bearer_values(context)), None)
         token = bearer.partition(" ")[2].strip() if bearer else ""
         ticket = self.tickets.verify(token) if token and looks_like_ticket(token) else None
+        if ticket is not None:
+            self.revocations.check(ticket)
         if keyed and ticket and ticket.tenant != keyed:
             raise _denied("OTHER_TENANT", "the ticket is another tenant's than the API key")
         tenant = keyed or (ticket.tenant if ticket else "")

@@ -10,6 +10,8 @@ to the platform: the signature and the claims are all there is.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +41,8 @@ class Ticket:
     scope: str
     seat: int | None
     expires: int
+    ticket_id: str | None = None  # `jti`: what `kozyr tickets revoke --jti` names
+    issued: int | None = None  # `iat`: what `kozyr tickets revoke --user` compares
 
 
 def looks_like_ticket(token: str) -> bool:
@@ -53,9 +57,12 @@ def _refused(code: str, message: str, kind: Kind = Kind.UNAUTHENTICATED) -> Matc
 class TicketVerifier:
     """Verifies tickets against each tenant's keys (parsed once, at start)."""
 
-    def __init__(self, tenancy: Tenancy, leeway_s: float = 30.0) -> None:
+    def __init__(
+        self, tenancy: Tenancy, leeway_s: float = 30.0, clock: Callable[[], float] = time.time
+    ) -> None:
         self.tenancy = tenancy
         self.leeway_s = leeway_s
+        self.clock = clock
         self._keys: dict[str, list[tuple[Any, list[str], str | None]]] = {
             tid: _keys_of(t) for tid, t in tenancy.tenants.items()
         }
@@ -114,7 +121,17 @@ class TicketVerifier:
                 "BAD_TICKET_SIGNATURE",
                 f"the ticket's signature does not verify with tenant {tenant}'s key",
             )
+        self._check_lifetime(tenant, int(claims["exp"]))
         return _ticket(tenant, claims)
+
+    def _check_lifetime(self, tenant: str, expires: int) -> None:
+        most = self.tenancy.tenants[tenant].ticket_max_lifetime_s
+        if expires > self.clock() + most + self.leeway_s:
+            raise _refused(
+                "TICKET_LIFETIME_TOO_LONG",
+                f"the ticket expires more than {most} s from now (tenant {tenant}'s "
+                "ticket_max_lifetime_s); mint tickets that live less",
+            )
 
 
 def _ticket(tenant: str, claims: dict[str, Any]) -> Ticket:
@@ -139,7 +156,19 @@ def _ticket(tenant: str, claims: dict[str, Any]) -> Ticket:
         raise _refused("BAD_TICKET", "seat must be a seat number")
     if scope == "play" and seat is None:
         raise _refused("BAD_TICKET", "a play ticket names its seat")
-    return Ticket(tenant, user, match_id, scope, seat, int(claims["exp"]))
+    ticket_id, issued = claims.get("jti"), claims.get("iat")
+    if ticket_id is not None and (not isinstance(ticket_id, str) or not USER.fullmatch(ticket_id)):
+        raise _refused("BAD_TICKET", "jti (the ticket id) is printable ASCII without spaces")
+    return Ticket(
+        tenant,
+        user,
+        match_id,
+        scope,
+        seat,
+        int(claims["exp"]),
+        ticket_id,
+        int(issued) if isinstance(issued, int | float) and not isinstance(issued, bool) else None,
+    )
 
 
 def _algs(keys: list[tuple[Any, list[str], str | None]]) -> str:

@@ -23,6 +23,7 @@ import redis.exceptions
 
 from kozyr.match.errors import Kind, MatchError
 from kozyr.store.port import store_full
+from kozyr.store.redis.command_stats import TimedRedis
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 
@@ -69,7 +70,7 @@ def connect(url: str, *, max_connections: int = 64, **kwargs: Any) -> AsyncClien
 
     For a cluster, `max_connections` bounds the pool of each node."""
     if not is_cluster(url):
-        return aioredis.Redis.from_url(
+        return TimedRedis.from_url(
             url, max_connections=max_connections, decode_responses=True, **kwargs
         )
     parsed = parse_cluster_url(url)

@@ -106,3 +106,14 @@ def deadline_versions_key(shard: int) -> str:
 # purpose: every server must hear it, and a Redis Cluster forwards a classic PUBLISH to every
 # node, while a shard channel reaches only the clients of its own shard.
 REVOKED_CHANNEL = "kozyr:revoked"
+
+
+# The channel announcing revoked seat tickets (api/auth/revocations.py), classic for the same
+# reason, and each tenant's hash of them, in the tenant's slot: ``jti:<ticket id>`` -> when it
+# was revoked, ``user:<user id>`` -> the time before which that user's tickets are refused.
+TICKETS_REVOKED_CHANNEL = "kozyr:revoked:tickets"
+
+
+def revoked_tickets_key(tenant: str) -> str:
+    """A tenant's revoked ticket ids and per-user "not before" times (seconds)."""
+    return f"{PREFIX}:{{t:{tenant}}}:revoked"

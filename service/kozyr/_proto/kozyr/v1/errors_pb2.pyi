@@ -239,6 +239,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """PERMISSION_DENIED: the ticket is for another match."""
     ERROR_REASON_TICKET_FOR_ANOTHER_SEAT: _ErrorReason.ValueType  # 91
     """PERMISSION_DENIED: the ticket is for another seat."""
+    ERROR_REASON_TICKET_LIFETIME_TOO_LONG: _ErrorReason.ValueType  # 109
+    """UNAUTHENTICATED: a seat ticket expires further ahead than its tenant's ticket_max_lifetime_s."""
+    ERROR_REASON_TICKET_REVOKED: _ErrorReason.ValueType  # 110
+    """UNAUTHENTICATED: a seat ticket was revoked (kozyr tickets revoke: its jti, or its user's
+    tickets issued before a time).
+    """
     ERROR_REASON_TOO_LATE_TO_ABORT: _ErrorReason.ValueType  # 92
     """FAILED_PRECONDITION: EndMatch ABORT after every seat has made its first decision (R-7)."""
     ERROR_REASON_TOO_MANY_CONFLICTS: _ErrorReason.ValueType  # 93
@@ -255,6 +261,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: too many prearranged decks or roll lists."""
     ERROR_REASON_TOO_MANY_SEATS: _ErrorReason.ValueType  # 98
     """INVALID_ARGUMENT, RESOURCE_EXHAUSTED: a play session message (or session) with too many seats."""
+    ERROR_REASON_TOO_MANY_CONNECTIONS: _ErrorReason.ValueType  # 108
+    """RESOURCE_EXHAUSTED: a call on one more gRPC connection from a client host that has calls in
+    flight on grpc_connections_per_peer connections already (with QuotaFailure and RetryInfo).
+    """
     ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 99
     """RESOURCE_EXHAUSTED: over the watcher limits of a match, a client or the server (with
     QuotaFailure and RetryInfo).
@@ -483,6 +493,12 @@ ERROR_REASON_TICKET_FOR_ANOTHER_MATCH: ErrorReason.ValueType  # 90
 """PERMISSION_DENIED: the ticket is for another match."""
 ERROR_REASON_TICKET_FOR_ANOTHER_SEAT: ErrorReason.ValueType  # 91
 """PERMISSION_DENIED: the ticket is for another seat."""
+ERROR_REASON_TICKET_LIFETIME_TOO_LONG: ErrorReason.ValueType  # 109
+"""UNAUTHENTICATED: a seat ticket expires further ahead than its tenant's ticket_max_lifetime_s."""
+ERROR_REASON_TICKET_REVOKED: ErrorReason.ValueType  # 110
+"""UNAUTHENTICATED: a seat ticket was revoked (kozyr tickets revoke: its jti, or its user's
+tickets issued before a time).
+"""
 ERROR_REASON_TOO_LATE_TO_ABORT: ErrorReason.ValueType  # 92
 """FAILED_PRECONDITION: EndMatch ABORT after every seat has made its first decision (R-7)."""
 ERROR_REASON_TOO_MANY_CONFLICTS: ErrorReason.ValueType  # 93
@@ -499,6 +515,10 @@ ERROR_REASON_TOO_MANY_PREARRANGED: ErrorReason.ValueType  # 97
 """INVALID_ARGUMENT: too many prearranged decks or roll lists."""
 ERROR_REASON_TOO_MANY_SEATS: ErrorReason.ValueType  # 98
 """INVALID_ARGUMENT, RESOURCE_EXHAUSTED: a play session message (or session) with too many seats."""
+ERROR_REASON_TOO_MANY_CONNECTIONS: ErrorReason.ValueType  # 108
+"""RESOURCE_EXHAUSTED: a call on one more gRPC connection from a client host that has calls in
+flight on grpc_connections_per_peer connections already (with QuotaFailure and RetryInfo).
+"""
 ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 99
 """RESOURCE_EXHAUSTED: over the watcher limits of a match, a client or the server (with
 QuotaFailure and RetryInfo).
