@@ -95,6 +95,32 @@ def test_a_served_window_refills_as_matches_end_and_creates_none_once_stopping(
     assert all((r.winners, r.scores, r.moves) == local[r.index] for r in partial)
 
 
+def test_one_worker_keeps_its_windows_of_matches_in_play_to_the_last(
+    server: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 4 matches in play per session, created 2 at a time: 24 fixtures make each of the
+    # worker's two windows refill five times. One worker once played one match after another.
+    monkeypatch.setattr(served, "AT_ONCE", 4)
+    monkeypatch.setattr(served, "BATCH", 2)
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 24, 5)
+    served.GAUGE.reset()
+    result = run(t, workers=1, server=server.address)
+    assert not result.interrupted and len(result.results) == 24
+    # One window per session for the whole run, each filled to its 4 matches, and no window's
+    # decisions in flight dropped to none while it had fixtures left to create.
+    gauge = served.GAUGE
+    assert (gauge.windows, gauge.matches, gauge.peak, gauge.starved) == (served.SESSIONS, 24, 4, 0)
+    local = run(t, workers=1)
+    assert [(r.winners, r.scores, r.moves) for r in result.results] == [
+        (r.winners, r.scores, r.moves) for r in local.results
+    ]
+    # The count does see a window run dry: 2 in play refilled 2 at a time must wait for both.
+    monkeypatch.setattr(served, "AT_ONCE", 2)
+    served.GAUGE.reset()
+    assert len(served.play_served(t, t.fixtures()[:8], server.address)) == 8
+    assert served.GAUGE.starved > 0
+
+
 def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_verify(
     server: ServerThread, tmp_path: Path
 ) -> None:

@@ -29,6 +29,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots import make_bot, parse_spec
@@ -42,6 +43,47 @@ from kozyr_client import KozyrClient, KozyrError, PlaySession, match_request
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
 AT_ONCE = 128  # matches in play on one session (128 used ~6 % less CPU a move than 64)
 BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many
+
+
+@dataclass
+class WindowGauge:
+    """What this process's windows did, counted (tests and benches read it): each match in
+    play holds one decision in flight (its seat to act, waiting on the server or on us).
+
+    `windows` opened, `matches` created, `peak` the most in play on one window, and `starved`
+    how often a window's last match in play ended while it still had fixtures to create: its
+    session then had no decision in flight at all (the stall a window exists to avoid)."""
+
+    windows: int = 0
+    matches: int = 0
+    peak: int = 0
+    starved: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def opened(self) -> None:
+        """A window started playing."""
+        with self._lock:
+            self.windows += 1
+
+    def created(self, count: int, in_play: int) -> None:
+        """`count` matches were created on a window, which now has `in_play`."""
+        with self._lock:
+            self.matches += count
+            self.peak = max(self.peak, in_play)
+
+    def ended(self, in_play: int, pending: int) -> None:
+        """A match ended on a window, leaving `in_play` there and `pending` to create."""
+        if not in_play and pending:
+            with self._lock:
+                self.starved += 1
+
+    def reset(self) -> None:
+        """Start counting afresh."""
+        with self._lock:
+            self.windows = self.matches = self.peak = self.starved = 0
+
+
+GAUGE = WindowGauge()  # this process's windows, all of them
 
 
 def play_served(
@@ -134,6 +176,7 @@ class _Window:
         pending, results = deque(fixtures), []
         runner = threading.Thread(target=self._run, daemon=True)
         runner.start()
+        GAUGE.opened()
         try:
             playing = 0
             while (pending and not stopping()) or playing:
@@ -141,10 +184,12 @@ class _Window:
                     batch = [pending.popleft() for _ in range(min(BATCH, len(pending)))]
                     self._create(batch)
                     playing += len(batch)
+                    GAUGE.created(len(batch), playing)
                 item = self.ended.get()
                 if isinstance(item, BaseException):
                     raise item
                 playing -= 1
+                GAUGE.ended(playing, len(pending))
                 results.append(self._result(item))
                 heard(results[-1])
         finally:
