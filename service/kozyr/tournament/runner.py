@@ -63,9 +63,15 @@ class Run:
         return len(self.results) / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None) -> list[MatchResult]:
+def play_chunk(
+    t: Tournament,
+    fixtures: Sequence[Fixture],
+    server: str | None,
+    lane: tuple[int, int] = (0, 1),
+) -> list[MatchResult]:
     """Play some fixtures in this process (the unit of work a worker receives); through a
-    server, once the run is stopping (Ctrl-C), only those already in play."""
+    server, once the run is stopping (Ctrl-C), only those already in play, on the server
+    processes of `lane` (this chunk's number among the run's workers: see served.py)."""
     if server is None:
         return [play_local(t, f) for f in fixtures]
     # grpc only where it is needed
@@ -87,6 +93,7 @@ def play_chunk(t: Tournament, fixtures: Sequence[Fixture], server: str | None) -
         server,
         stopping=lambda: _STOP is not None and _STOP.is_set(),
         heard=lambda r: _DONE is not None and _DONE.put(r.index),
+        lane=lane,
     )
 
 
@@ -195,7 +202,7 @@ def _run_pool(
     concurrent.futures' own locking could leave it deadlocked at shutdown.
     """
     size = chunk_size(t, len(fixtures), workers, served=server is not None)
-    chunks = deque(fixtures[i : i + size] for i in range(0, len(fixtures), size))
+    chunks = deque(enumerate(fixtures[i : i + size] for i in range(0, len(fixtures), size)))
     pool, stop, ended = _pool(workers, served=server is not None)
     stops = [0]
 
@@ -204,28 +211,16 @@ def _run_pool(
 
     previous = _catch_sigint(on_sigint)
     running: set[Future[list[MatchResult]]] = set()
-
-    heard: set[int] = set()
-
-    def collect(done: set[Future[list[MatchResult]]]) -> bool:
-        """Keep the finished chunks' results; whether any match ended since last time."""
-        before = len(heard)
-        while not ended.empty():
-            heard.add(ended.get())
-        for future in done:
-            for r in future.result():
-                results[r.index] = r
-                heard.add(r.index)
-        return len(heard) > before
-
+    collect = _Collector(results, ended)
     try:
         try:
             while (chunks or running) and not stops[0]:
                 while chunks and len(running) < 2 * workers:
-                    running.add(pool.submit(play_chunk, t, chunks.popleft(), server))
+                    k, chunk = chunks.popleft()
+                    running.add(pool.submit(play_chunk, t, chunk, server, (k % workers, workers)))
                 done, running = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
                 if collect(done):
-                    report(len(heard))
+                    report(len(collect.heard))
         except KeyboardInterrupt:  # raised by on_progress, or where no handler could be set
             stops[0] += 1
         if stops[0]:
@@ -245,6 +240,27 @@ def _run_pool(
         _restore_sigint(previous)
         pool.shutdown(wait=not running, cancel_futures=True)
     return stops[0] > 0
+
+
+class _Collector:
+    """A pool run's results as its chunks finish, and the matches heard to end so far (a
+    served chunk tells each end on `ended` as it comes)."""
+
+    def __init__(self, results: dict[int, MatchResult], ended: Any) -> None:
+        self.results = results
+        self.ended = ended
+        self.heard: set[int] = set()
+
+    def __call__(self, done: set[Future[list[MatchResult]]]) -> bool:
+        """Keep the finished chunks' results; whether any match ended since last time."""
+        before = len(self.heard)
+        while not self.ended.empty():
+            self.heard.add(self.ended.get())
+        for future in done:
+            for r in future.result():
+                self.results[r.index] = r
+                self.heard.add(r.index)
+        return len(self.heard) > before
 
 
 def _run_served_here(
