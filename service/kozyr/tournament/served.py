@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+
+import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots import make_bot, parse_spec
@@ -38,7 +41,7 @@ from kozyr.games import get_game
 from kozyr.tournament.remote import EventReader, SeatMind, lane_connections, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr.tournament.spec import MatchResult, Tournament
-from kozyr_client import KozyrClient, KozyrError, PlaySession, match_request
+from kozyr_client import Created, KozyrClient, KozyrError, PlaySession, match_request
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
 AT_ONCE = 128  # matches in play on one session (128 used ~6 % less CPU a move than 64)
@@ -117,6 +120,30 @@ def play_served(
     with ThreadPoolExecutor(max(1, len(dealt))) as threads:
         by_index = {r.index: r for rs in threads.map(play, clients, dealt) for r in rs}
     return [by_index[f.index] for f in fixtures if f.index in by_index]
+
+
+def create_all(client: KozyrClient, requests: Sequence[pb.CreateMatchRequest]) -> list[Created]:
+    """Create every request in CreateMatches calls; one refused with UNAVAILABLE alone
+    (STORE_UNAVAILABLE under load: the call answered, that match's append did not) is sent
+    again after a pause (the client's backoff) with its own request id, which answers the
+    same match if it was made after all. Any other refusal is raised."""
+    made: list[Created | KozyrError] = list(client.create_matches(requests))
+    delays = client.backoff.delays()
+    while again := [k for k, m in enumerate(made) if _unavailable(m)]:
+        delay = next(delays, None)
+        if delay is None:
+            break
+        time.sleep(delay)  # backing off, in the thread that creates
+        for k, m in zip(again, client.create_matches([requests[k] for k in again]), strict=True):
+            made[k] = m
+    for m in made:
+        if isinstance(m, KozyrError):
+            raise m
+    return [m for m in made if not isinstance(m, KozyrError)]
+
+
+def _unavailable(made: Created | KozyrError) -> bool:
+    return isinstance(made, KozyrError) and made.code == grpc.StatusCode.UNAVAILABLE
 
 
 def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()) -> pb.CreateMatchRequest:
@@ -210,11 +237,9 @@ class _Window:
 
     def _create(self, batch: list[Fixture]) -> None:
         t, game = self.t, self.game
-        made = self.client.create_matches([request_of(t, f) for f in batch])
+        made = create_all(self.client, [request_of(t, f) for f in batch])
         seats = []
         for fixture, created in zip(batch, made, strict=True):
-            if isinstance(created, KozyrError):
-                raise created
             match_id = created.match_id
             self.fixtures[match_id] = fixture
             self.open[match_id] = len(fixture.lineup)

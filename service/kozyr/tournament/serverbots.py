@@ -29,7 +29,7 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.match.phases import ENDED
 from kozyr.tournament.remote import every_process
 from kozyr.tournament.schedule import Fixture, bot_seed
-from kozyr.tournament.served import request_of, seeded
+from kozyr.tournament.served import create_all, request_of, seeded
 from kozyr.tournament.spec import MatchResult, Tournament
 from kozyr_client import Backoff, Feed, KozyrClient, KozyrError
 
@@ -143,12 +143,10 @@ def create_with_bots(
         )
         for f in batch
     ]
-    made = {}
-    for fixture, created in zip(batch, client.create_matches(requests), strict=True):
-        if isinstance(created, KozyrError):
-            raise created
-        made[created.match_id] = fixture
-    return made
+    return {
+        created.match_id: fixture
+        for fixture, created in zip(batch, create_all(client, requests), strict=True)
+    }
 
 
 class ResultsFeed:
