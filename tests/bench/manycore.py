@@ -72,11 +72,11 @@ UP_TO = [n for n in (1, 2, 4, 8, 16) if n <= CORES] or [1]
 if SMALL or CORES <= 4:
     CFG: dict[str, Any] = dict(
         a_workers=UP_TO,
-        a_target_s=3.0 if SMALL else 6.0,
-        a_rate=150.0,
+        a_target_s=3.0 if SMALL else 8.0,
+        a_rate=350.0,
         a_cap_s=40,
         b_servers=UP_TO,
-        b_target_s=3.0 if SMALL else 6.0,
+        b_target_s=3.0 if SMALL else 12.0,
         b_client_rate=10.0,
         b_bots_rate=25.0,
         b_cap_s=40,
