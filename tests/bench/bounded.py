@@ -1,5 +1,5 @@
 """Bounded commands and servers for the many-core bench (tests/bench/manycore.py, from the kit
-in ../shared/manycore): every command runs under `timeout` in a process group of its own,
+in the many-core kit): every command runs under `timeout` in a process group of its own,
 every `kozyr serve` is stopped (SIGTERM, then its group killed), also when the bench is cut
 short; CPU seconds per process from /proc around each run. Each measurement is one JSON line,
 printed and appended to `JSONL`.

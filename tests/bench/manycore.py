@@ -1,6 +1,6 @@
 """`make bench-scale`: how Kozyr's throughput grows with processes, as far as the cores go.
 
-From the kit in ../shared/manycore (scale.py; tests/bench/scale.py's `scale` section measures
+From the project's many-core kit (its scale.py; tests/bench/scale.py's `scale` section measures
 unary moves/s through `kozyr serve --workers 1|2|4` within `make bench`; this one goes on to N
 = 16 and to tournaments). One bounded run, offline (this checkout's service/ and client on
 PYTHONPATH; the dependencies from .venv, or from the kit's wheels on PYTHONPATH):
