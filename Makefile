@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PROTOS  := $(wildcard protos/kozyr/v1/*.proto)
 
-.PHONY: venv proto proto-check run test test-fast test-cluster test-reliability lint bench bench-anchors clean \
+.PHONY: venv proto proto-check run test test-fast test-cluster test-reliability lint bench bench-scale bench-anchors clean \
         ts-client web chromium screenshots
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
@@ -105,6 +105,11 @@ ts-client:
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/bench.py
+
+## Throughput as processes grow, N = 1 2 4 8 16 as far as the cores go: in-process, served (client
+## bots, --server-bots), loadgen, CPU per server process (tests/bench/manycore.py; bounded, offline)
+bench-scale: $(STAMP)
+	timeout -k 30 600 $(BIN)/python -m tests.bench.manycore
 
 ## Kozyr's playouts beside OpenSpiel (pip, into .anchors/venv) and boardgame.io (npm, pinned by
 ## .anchors/bgio/package-lock.json), interleaved, printing ratios. Never part of `make test`.

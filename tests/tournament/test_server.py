@@ -3,8 +3,14 @@ match a real stored match that can be read back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import queue
+import signal
 import threading
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,11 +19,15 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.core.receipts import KeyRing, read_receipts
 from kozyr.replay import archive
 from kozyr.replay.verify import verify
-from kozyr.tournament import Tournament, run, served
+from kozyr.tournament import Tournament, run, served, serverbots
+from kozyr.tournament.remote import every_process, lane_connections
 from kozyr.tournament.scoreboard import to_json
 from kozyr.tournament.serverbots import play_server_bots
+from kozyr_client import Backoff, KozyrClient
 from tests.api.helpers import auth
 from tests.conftest import ARBITER, ServerThread
+from tests.reliability.harness import redis_servers_on
+from tests.server.test_workers import Workers
 
 pytestmark = pytest.mark.slow  # whole tournaments through a server, in worker processes
 
@@ -93,6 +103,32 @@ def test_a_served_window_refills_as_matches_end_and_creates_none_once_stopping(
     partial = served.play_served(t, t.fixtures(), server.address, stopping)
     assert len(partial) == 4
     assert all((r.winners, r.scores, r.moves) == local[r.index] for r in partial)
+
+
+def test_one_worker_keeps_its_windows_of_matches_in_play_to_the_last(
+    server: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 4 matches in play per session, created 2 at a time: 24 fixtures make each of the
+    # worker's two windows refill five times. One worker once played one match after another.
+    monkeypatch.setattr(served, "AT_ONCE", 4)
+    monkeypatch.setattr(served, "BATCH", 2)
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 24, 5)
+    served.GAUGE.reset()
+    result = run(t, workers=1, server=server.address)
+    assert not result.interrupted and len(result.results) == 24
+    # One window per session for the whole run, each filled to its 4 matches, and no window's
+    # decisions in flight dropped to none while it had fixtures left to create.
+    gauge = served.GAUGE
+    assert (gauge.windows, gauge.matches, gauge.peak, gauge.starved) == (served.SESSIONS, 24, 4, 0)
+    local = run(t, workers=1)
+    assert [(r.winners, r.scores, r.moves) for r in result.results] == [
+        (r.winners, r.scores, r.moves) for r in local.results
+    ]
+    # The count does see a window run dry: 2 in play refilled 2 at a time must wait for both.
+    monkeypatch.setattr(served, "AT_ONCE", 2)
+    served.GAUGE.reset()
+    assert len(served.play_served(t, t.fixtures()[:8], server.address)) == 8
+    assert served.GAUGE.starved > 0
 
 
 def test_a_served_tournament_with_seeded_deals_keeps_logs_and_receipts_that_verify(
@@ -252,3 +288,78 @@ def test_a_player_spec_longer_than_a_seat_name_still_plays_served(server: Server
     ]
     view = server.stub().GetMatch(pb.GetMatchRequest(match_id=served.results[0].match_id)).view
     assert {p.name for p in view.players} == set(t.seat_names)
+
+
+def test_the_results_feed_resumes_after_its_last_event_when_the_server_goes_away(
+    redis_url: str,
+) -> None:
+    t = Tournament(
+        "dix",
+        ("heuristic", "random"),
+        (("single_hand", "true"),),
+        "duplicate",
+        8,
+        3,
+        server_bots=True,
+    )
+    first = ServerThread(redis_url)
+    ended: queue.Queue[serverbots.Heard] = queue.Queue()
+    client = KozyrClient(first.address)
+    feed = serverbots.ResultsFeed(client, ended, Backoff(attempts=100, first=0.05, cap=0.2))
+    made = set(serverbots.create_with_bots(client, t, list(t.fixtures()[:4])))
+    heard = [_end(ended) for _ in range(4)]
+    # The server stops (its feed ends; new calls fail with UNAVAILABLE) and another takes its
+    # port: the feed is opened again after the last end it heard, and hears the next ones.
+    first.stop()
+    second = ServerThread(redis_url, address=first.address)
+    try:
+        made |= set(serverbots.create_with_bots(client, t, list(t.fixtures()[4:])))
+        heard += [_end(ended) for _ in range(4)]
+        assert feed.reopened >= 1
+        assert sorted(heard) == sorted(made)  # every end once: none lost, none twice
+    finally:
+        feed.close()
+        client.close()
+        second.stop()
+
+
+def _end(ended: queue.Queue[serverbots.Heard]) -> str:
+    item = ended.get(timeout=120)  # a bound, not a clock: a broken feed fails the test
+    assert isinstance(item, pb.TenantEvent), item
+    return item.match_id
+
+
+@pytest.fixture
+def two_workers(tmp_path: Path) -> Iterator[Workers]:
+    """A running `kozyr serve --workers 2` (tests/server/test_workers.py); nothing left."""
+    serving = Workers(tmp_path)
+    try:
+        yield serving
+    finally:
+        serving.process.kill()
+        serving.process.wait(10)
+        for pid in redis_servers_on(tmp_path / "data"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_both_processes_of_a_two_worker_server_play_served_and_server_bot_matches(
+    two_workers: Workers,
+) -> None:
+    address = two_workers.address
+    two = {c.server_process() for c in every_process(address)}
+    assert len(two) == 2
+    # Two client workers with a session each share the processes out, one each.
+    lanes = [lane_connections(address, k, 2, 1) for k in range(2)]
+    assert [len(lane) for lane in lanes] == [1, 1]
+    assert {c.server_process() for lane in lanes for c in lane} == two
+    t = Tournament("dix", ("heuristic", "random"), (("single_hand", "true"),), "duplicate", 24, 4)
+    served.GAUGE.reset()
+    result = run(t, workers=1, server=address)
+    assert len(result.results) == 24 and not result.interrupted
+    assert set(served.GAUGE.by_process) == two
+    assert sum(served.GAUGE.by_process.values()) == 24
+    bots = replace(t, server_bots=True)
+    serverbots.PLAYED_BY.clear()
+    assert len(play_server_bots(bots, bots.fixtures(), address)) == 24
+    assert set(serverbots.PLAYED_BY) == two

@@ -22,7 +22,6 @@ instead: fair random deals, which a duplicate format then no longer repeats.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import typing
 from collections.abc import Callable
@@ -44,7 +43,7 @@ from kozyr.games.contract import AnyGame, Dealt, FirstDealerChosen
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr.tournament.spec import MatchResult, Tournament
 from kozyr.wire import convert
-from kozyr_client import KozyrClient, SeatClient, Watch, spread_connections
+from kozyr_client import KozyrClient, SeatClient, Watch
 from kozyr_client.moves import GAME_FIELD
 
 MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from the server seed
@@ -52,13 +51,14 @@ MAX_PREARRANGED = 64  # hands/games whose decks are sent; later ones come from t
 # One client (channel) per address and seat position, per process, reused across matches.
 _CLIENTS: dict[tuple[str, int], KozyrClient] = {}
 _LOCK = threading.Lock()
-# Connections a worker spreads its chunks over (served.py), taken from every process behind
-# the address (kozyr_client.spread_connections: with `kozyr serve --workers N` the kernel hands
-# each new connection to one of the processes at random, and three or all four of a worker's
-# connections often reached the same one of 2).
-CONNECTIONS = 4
-_CONNECTIONS: dict[str, list[KozyrClient]] = {}
-_TURN = itertools.count()
+# One connection to each server process behind an address (`kozyr serve --workers N` has N on
+# one port, and the kernel hands each new connection to one of them at random): probes go on
+# until `QUIET` × the processes found (at least `QUIET_MIN`) in a row found no new one, at most
+# `PROBES`. With N processes the chance that one is still unseen is about N·e^(-QUIET): 16
+# processes and QUIET 5 miss one about one time in ten; the sessions then skip it.
+QUIET, QUIET_MIN, PROBES = 5, 16, 256
+OWN_CONNECTION = ("grpc.use_local_subchannel_pool", 1)  # a channel's own TCP connection
+_PROCESSES: dict[str, list[KozyrClient]] = {}
 
 
 def client_for(address: str, slot: int) -> KozyrClient:
@@ -70,15 +70,44 @@ def client_for(address: str, slot: int) -> KozyrClient:
         return client
 
 
-def next_connection(address: str) -> KozyrClient:
-    """The next of this process's `CONNECTIONS` connections to `address` (round robin, which
-    alternates the server's processes): one chunk of matches is created and played on one, so
-    the server process that made a match holds it in its cache for every move."""
+def every_process(address: str) -> list[KozyrClient]:
+    """This process's connections to `address`, one to each server process behind it found,
+    ordered by the process's tag (ListGamesResponse.process), which every client process sees
+    alike: lane k of W can then take its own share of them (served.py)."""
     with _LOCK:
-        pool = _CONNECTIONS.get(address)
-        if pool is None:
-            pool = _CONNECTIONS[address] = spread_connections(address, CONNECTIONS)
-        return pool[next(_TURN) % len(pool)]
+        found = _PROCESSES.get(address)
+        if found is None:
+            found = _PROCESSES[address] = _probe(address)
+        return found
+
+
+def _probe(address: str) -> list[KozyrClient]:
+    by_process: dict[str, KozyrClient] = {}
+    quiet = probes = 0
+    while probes < PROBES and quiet < max(QUIET_MIN, QUIET * len(by_process)):
+        client = KozyrClient(address, options=[OWN_CONNECTION])
+        probes += 1
+        try:
+            tag = client.server_process()
+        except BaseException:  # the server is away: close what was opened, say so
+            for c in [client, *by_process.values()]:
+                c.close()
+            raise
+        if tag in by_process:
+            client.close()
+            quiet += 1
+        else:
+            by_process[tag], quiet = client, 0
+    return [by_process[tag] for tag in sorted(by_process)]
+
+
+def lane_connections(address: str, lane: int, lanes: int, least: int) -> list[KozyrClient]:
+    """The connections lane `lane` of `lanes` (a client worker of a run) plays on: at least
+    `least`, and enough that the run's lanes together reach every server process, lane k
+    taking the processes after lane k-1's, so N processes are shared evenly by the lanes."""
+    processes = every_process(address)
+    count = max(least, -(-len(processes) // max(1, lanes)))
+    return [processes[(lane * count + j) % len(processes)] for j in range(count)]
 
 
 # ---------------------------------------------------------------------------- deals

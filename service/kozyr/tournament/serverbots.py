@@ -3,14 +3,14 @@
 No client plays: the matches are created in CreateMatches batches with a bot named for every
 seat (SeatRequest.bot; kozyr.actors.seatbots plays them inside the server, in runs appended as
 one), and each result is the match's match.ended event on the tenant's feed (WatchEvents): no
-call per match. A window of `at_once` matches is kept in play: as each one ends, the next
-batch is created, so the server never waits for the slowest match of a chunk.
+call per match. A window of `at_once` matches is kept in play: as each one ends, the next batch
+is created, so the server never waits for the slowest match of a chunk.
 
-The batches go round robin over this process's connections, which `kozyr serve --workers N`
-spreads over its processes, and each match is played by the process that created it. One feed
-is read per server process, opened before the first match: a process rings its own watchers
-the moment it commits an ending, so each end is heard at once on the feed of the process that
-played it (another process's commits reach a feed only at its next poll).
+The batches go round robin over one connection to each process of `kozyr serve --workers N`
+(remote.every_process), and each match is played by the process that created it, so every
+process plays. One feed is read per server process, opened before the first match: a process
+rings its own watchers the moment it commits an ending, so each end is heard at once on the feed
+of the process that played it (another process's commits reach a feed only at its next poll).
 """
 
 from __future__ import annotations
@@ -18,19 +18,20 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+import time
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.match.phases import ENDED
-from kozyr.tournament.remote import CONNECTIONS, next_connection
+from kozyr.tournament.remote import every_process
 from kozyr.tournament.schedule import Fixture, bot_seed
-from kozyr.tournament.served import request_of, seeded
+from kozyr.tournament.served import create_all, request_of, seeded
 from kozyr.tournament.spec import MatchResult, Tournament
-from kozyr_client import Feed, KozyrClient, KozyrError
+from kozyr_client import Backoff, Feed, KozyrClient, KozyrError
 
 BATCH = 16  # matches per CreateMatches call: the window refills in steps of this many
 AT_ONCE = 64  # matches in play per worker (`--workers N`: N times as many)
@@ -50,13 +51,9 @@ def play_server_bots(
     in play; each result goes to `heard` as it comes. Once `stops()` is 1 no match is
     created any more and those in play are waited for; at 2 the rest are left. The results
     heard, in the fixtures' order."""
-    clients = [next_connection(address) for _ in range(CONNECTIONS)]
-    by_process = {c.server_process(): c for c in clients}
+    clients = every_process(address)
     ended: queue.Queue[Heard] = queue.Queue()
-    feeds = [c.feed("$", [ENDED]) for c in by_process.values()]
-    readers = [threading.Thread(target=_read, args=(f, ended), daemon=True) for f in feeds]
-    for reader in readers:
-        reader.start()
+    feeds = [ResultsFeed(c, ended) for c in clients]
     results: dict[int, MatchResult] = {}
 
     def done(result: MatchResult) -> None:
@@ -72,6 +69,8 @@ def play_server_bots(
     return [results[f.index] for f in fixtures if f.index in results]
 
 
+# The matches this process had created on each server process (by its tag), which plays them.
+PLAYED_BY: Counter[str] = Counter()
 Heard = pb.TenantEvent | BaseException | dict[str, Fixture]  # an end, an error, a batch made
 EARLY = 100_000  # ends kept of matches not known yet (a batch's answer not read yet)
 
@@ -91,11 +90,13 @@ def _play(
     playing: dict[str, Fixture] = {}
     early: OrderedDict[str, pb.TenantEvent] = OrderedDict()
     making = 0  # matches of batches asked for and not answered yet
-    turn = itertools.cycle(clients)
+    turn = itertools.cycle([(c, c.server_process()) for c in clients])
 
-    def make(client: KozyrClient, batch: list[Fixture]) -> None:
+    def make(client: KozyrClient, process: str, batch: list[Fixture]) -> None:
         try:
-            heard.put(_create(client, t, batch))
+            made = create_with_bots(client, t, batch)
+            PLAYED_BY[process] += len(made)
+            heard.put(made)
         except BaseException as e:  # handed to the loop, which raises it there
             heard.put(e)
 
@@ -106,7 +107,7 @@ def _play(
                 batch = [pending.popleft() for _ in range(min(BATCH, room, len(pending)))]
                 making += len(batch)
                 room -= len(batch)
-                threads.submit(make, next(turn), batch)
+                threads.submit(make, *next(turn), batch)
             try:
                 item = heard.get(timeout=POLL_S)
             except queue.Empty:
@@ -130,7 +131,9 @@ def _play(
                     early.popitem(last=False)
 
 
-def _create(client: KozyrClient, t: Tournament, batch: list[Fixture]) -> dict[str, Fixture]:
+def create_with_bots(
+    client: KozyrClient, t: Tournament, batch: list[Fixture]
+) -> dict[str, Fixture]:
     """Create `batch` with the server's bots on every seat: its fixtures by match id."""
     requests = [
         request_of(
@@ -140,29 +143,81 @@ def _create(client: KozyrClient, t: Tournament, batch: list[Fixture]) -> dict[st
         )
         for f in batch
     ]
-    made = {}
-    for fixture, created in zip(batch, client.create_matches(requests), strict=True):
-        if isinstance(created, KozyrError):
-            raise created
-        made[created.match_id] = fixture
-    return made
+    return {
+        created.match_id: fixture
+        for fixture, created in zip(batch, create_all(client, requests), strict=True)
+    }
 
 
-def _read(feed: Feed, into: queue.Queue[Heard]) -> None:
-    """Every event of `feed` into `into`, then the error that ended it if any."""
-    try:
-        for event in feed:
-            into.put(event)
-    except BaseException as e:  # handed to the loop, which raises it there
-        into.put(e)
-    else:  # the server ended it (or we closed it, and nobody waits any more)
-        into.put(
-            KozyrError(
-                grpc.StatusCode.UNAVAILABLE,
-                "FEED_ENDED",
-                "the results feed ended before the tournament did",
-            )
-        )
+class ResultsFeed:
+    """One server process's feed of match endings, read in a thread of its own into `into`
+    (an error that ends it too). A feed that fails with UNAVAILABLE (STORE_UNAVAILABLE under
+    load, a server restarting) or that the server ends is opened again after the cursor of
+    its last event, after a pause (`backoff`, fresh after each event heard): no end is
+    missed or heard twice. Opened before the first match, so no end comes before it."""
+
+    def __init__(
+        self, client: KozyrClient, into: queue.Queue[Heard], backoff: Backoff | None = None
+    ) -> None:
+        self.client = client
+        self.into = into
+        self.backoff = backoff or client.backoff
+        self.feed: Feed | _Failed = client.feed("$", [ENDED])
+        self.cursor = self.feed.start if isinstance(self.feed, Feed) else ""
+        self.reopened = 0  # how often the feed was opened again
+        self._closed = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def close(self) -> None:
+        """Stop reading."""
+        self._closed = True
+        self.feed.close()
+
+    def _read(self) -> None:
+        delays = self.backoff.delays()
+        while not self._closed:
+            try:
+                for event in self.feed:
+                    self.cursor = event.cursor
+                    self.into.put(event)
+                    delays = self.backoff.delays()
+                error = KozyrError(
+                    grpc.StatusCode.UNAVAILABLE, "FEED_ENDED", "the server ended the feed"
+                )
+            except KozyrError as e:
+                error = e
+            except BaseException as e:  # handed to the loop, which raises it there
+                self.into.put(e)
+                return
+            if self._closed:
+                return
+            delay = next(delays, None)
+            if error.code != grpc.StatusCode.UNAVAILABLE or delay is None:
+                self.into.put(error)
+                return
+            time.sleep(delay)  # backing off, in the feed's own thread
+            self._reopen()
+
+    def _reopen(self) -> None:
+        """The feed again after the last event read (a failure is read like the feed's)."""
+        try:
+            self.feed = self.client.feed(self.cursor, [ENDED])
+        except KozyrError as e:
+            self.feed = _Failed(e)
+        self.reopened += 1
+
+
+class _Failed:
+    """A feed that could not be opened: iterating it raises why."""
+
+    def __init__(self, error: KozyrError) -> None:
+        self.error = error
+
+    def __iter__(self) -> Iterator[pb.TenantEvent]:
+        raise self.error
+
+    def close(self) -> None:
+        """Nothing to end."""
 
 
 def _result(fixture: Fixture, event: pb.TenantEvent) -> MatchResult:
