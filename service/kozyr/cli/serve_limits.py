@@ -8,6 +8,8 @@ LIMIT_HELP: dict[str, str] = {
     "watchers_per_match": "WatchMatch streams open on one match",
     "watchers_per_peer": "WatchMatch streams open from one connection (peer address and port)",
     "max_watchers": "WatchMatch streams open in all",
+    "max_pending_calls": "gRPC calls that may wait for a handler in a burst (past twice this "
+    "gRPC's core cancels them, with no reason)",
     "max_concurrent_streams": "HTTP/2 streams one gRPC connection may have open at once "
     "(more wait at the client)",
     "grpc_connections_per_peer": "gRPC connections one client host may have calls in flight "

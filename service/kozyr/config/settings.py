@@ -41,6 +41,12 @@ class ServerConfig:
     # stream costs ~17 KB before any handler sees it, so this bounds one connection's memory
     # (2048: ~35 MB); `kozyr loadgen` keeps ~100 matches, a few hundred streams, per channel.
     max_concurrent_streams: int = 2048
+    # Calls that reached gRPC's core but no handler yet, in a burst (its "pending requests"):
+    # past its own default (1,000, then at random up to 3,000) the core cancels them, CANCELLED
+    # with no ErrorInfo, before any check of ours runs (~10 % of 2,000 watchers opened at
+    # once, issue 31). Up to this many wait their turn (twice as many before the core refuses
+    # at all); every limit of ours (watchers, rates, connections) answers with a reason first.
+    max_pending_calls: int = 20_000
     # gRPC connections one client host may have calls in flight on at once (api/guard.py: a
     # call on one more connection is refused TOO_MANY_CONNECTIONS). grpc.aio accepts in C and
     # tells us of a connection only through its calls: see docs/security.md.
@@ -126,6 +132,8 @@ class ServerConfig:
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", self.max_message_bytes),
             ("grpc.max_concurrent_streams", self.max_concurrent_streams),
+            ("grpc.server.max_pending_requests", self.max_pending_calls),
+            ("grpc.server.max_pending_requests_hard_limit", 2 * self.max_pending_calls),
             ("grpc.keepalive_time_ms", int(self.keepalive_time_s * ms)),
             ("grpc.keepalive_timeout_ms", int(self.keepalive_timeout_s * ms)),
             ("grpc.keepalive_permit_without_calls", 1),
