@@ -101,6 +101,22 @@ def test_replacer_makes_what_dataclasses_replace_makes(name: str) -> None:
     assert seen > 10
 
 
+def test_a_replacer_of_named_fields_takes_those_and_only_those() -> None:
+    """`replacer(cls, *names)`: a handler that always changes the same fields; every one of
+    them must be given, no other may be, and it makes what dataclasses.replace makes."""
+    game = GAMES["durak-dice"]
+    state, _ = new_match(game, PLAYERS["durak-dice"], b"named")
+    turn = replacer(type(state), "phase", "actor", "k")
+    changed = {"phase": "throw", "actor": 1, "k": 2}
+    assert turn(state, **changed) == dataclasses.replace(state, **changed)
+    with pytest.raises(TypeError):
+        turn(state, phase="throw", actor=1)  # k missing
+    with pytest.raises(TypeError):
+        turn(state, phase="throw", actor=1, k=2, table=())  # not one of its fields
+    with pytest.raises(TypeError):
+        replacer(type(state), "no_such_field")
+
+
 def test_replacer_refuses_unknown_names_and_classes_it_could_not_make() -> None:
     @dataclasses.dataclass(frozen=True, slots=True)
     class Pair:

@@ -43,6 +43,23 @@ _game: Final = constructor(GameInfo)
 # A state with a few fields changed, every other one kept: a call with all 19 by keyword is
 # past CPython's limit for a direct call (its compiler builds a dict of them), a fifth slower.
 _changed: Final = replacer(State)
+# The handlers of a move's or a bout's events change the same fields every time, and say which
+# (core.fast: no test per field of whether it was given; a Durak playout ~4 % cheaper).
+_on_bout: Final = replacer(
+    State, "phase", "attacker", "defender", "actor", "k", "table", "ranks", "attacks", "bout"
+)
+_on_out: Final = replacer(State, "out")
+_on_discarded: Final = replacer(
+    State, "phase", "actor", "k", "table", "ranks", "discard", "last_bout", "last_taker"
+)
+_on_took: Final = replacer(
+    State, "hands", "phase", "actor", "k", "table", "ranks", "last_bout", "last_taker", "known"
+)
+_on_card: Final = replacer(State, "hands", "phase", "actor", "table", "ranks", "attacks", "known")
+_on_beaten: Final = replacer(
+    State, "hands", "phase", "attacker", "defender", "actor", "k", "table", "ranks", "known"
+)
+_on_turn: Final = replacer(State, "phase", "attacker", "defender", "actor", "k")
 
 # --------------------------------------------------------------------------------------------
 # evolve
@@ -173,7 +190,7 @@ def _ev_trump(s: State, e: TrumpTurned) -> State:
 
 
 def _ev_bout(s: State, e: BoutStarted) -> State:
-    return _changed(
+    return _on_bout(
         s,
         phase=PHASE_ATTACK,
         attacker=e.attacker,
@@ -202,7 +219,7 @@ def _ev_card(s: State, e: Attacked | ThrownIn) -> State:
     bit = 1 << i
     hands = list(s.hands)
     hands[seat] &= ~bit
-    return _changed(
+    return _on_card(
         s,
         hands=tuple(hands),
         phase=PHASE_DEFEND,
@@ -239,7 +256,7 @@ def _ev_beaten(s: State, e: Beaten) -> State:
         k = _first_thrower(hands, attacker, defender, n, 0)
         if k < n:
             phase, actor = PHASE_THROW, (attacker + k) % n
-    return _changed(
+    return _on_beaten(
         s,
         hands=tuple(hands),
         phase=phase,
@@ -262,15 +279,15 @@ def _ev_passed(s: State, e: Passed) -> State:
         phase, actor = PHASE_THROW, (attacker + k) % n
     else:
         phase, actor = PHASE_IDLE, None
-    return _changed(s, phase=phase, attacker=attacker, defender=defender, actor=actor, k=k)
+    return _on_turn(s, phase=phase, attacker=attacker, defender=defender, actor=actor, k=k)
 
 
 def _ev_out(s: State, e: PlayerOut) -> State:
-    return _changed(s, out=(*s.out, e.seat))
+    return _on_out(s, out=(*s.out, e.seat))
 
 
 def _ev_discarded(s: State, e: Discarded) -> State:
-    return _changed(
+    return _on_discarded(
         s,
         phase=PHASE_IDLE,
         actor=None,
@@ -289,7 +306,7 @@ def _ev_took(s: State, e: Took) -> State:
     hands[e.seat] |= taken
     known = list(s.known)
     known[e.seat] |= taken
-    return _changed(
+    return _on_took(
         s,
         hands=tuple(hands),
         phase=PHASE_IDLE,
@@ -315,7 +332,7 @@ def _ev_game_ended(s: State, e: GameEnded) -> State:
 
 
 def _ev_match_ended(s: State, e: MatchEnded) -> State:
-    return _changed(s, phase=PHASE_OVER, attacker=None, defender=None, actor=None, k=0)
+    return _on_turn(s, phase=PHASE_OVER, attacker=None, defender=None, actor=None, k=0)
 
 
 def _ev_started_again(s: State, e: MatchStarted[Config]) -> State:
