@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 from kozyr.core.cards import mask_of
-from kozyr.core.fast import constructor
+from kozyr.core.fast import constructor, replacer
 from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
@@ -31,6 +31,28 @@ from kozyr.games.dix.tables import BIT, NO_HAND, TABLES
 # A state or two a move: the fast constructor (kozyr.core.fast), called by keyword.
 _state: Final = constructor(State)
 _hand_info: Final = constructor(HandInfo)
+# The handlers that change the same few fields every time say which (core.fast.replacer): every
+# other field is the state's own, read in one place, not written out at every call.
+_on_card: Final = replacer(State, "hands", "trick", "turn")
+_on_trick: Final = replacer(
+    State, "won", "trick", "leader", "turn", "tricks", "tens", "last_trick", "last_winner"
+)
+_on_trick_drawn: Final = replacer(
+    State,
+    "hands",
+    "won",
+    "pos",
+    "trick",
+    "leader",
+    "turn",
+    "tricks",
+    "tens",
+    "last_trick",
+    "last_winner",
+)
+_on_hand_ended: Final = replacer(State, "turn", "tricks", "tens", "totals", "match_tens")
+_on_match_ended: Final = replacer(State, "turn", "totals", "result")
+_on_first_dealer: Final = replacer(State, "info", "turn")
 
 
 def evolve(state: State | None, event: Event) -> State:
@@ -68,23 +90,7 @@ def evolve(state: State | None, event: Event) -> State:
         hands = (h0 & keep, h1) if seat == 0 else (h0, h1 & keep)
         trick = (*s.trick, card)
         turn = 1 - seat if len(trick) == 1 else None
-        return _state(
-            match=s.match,
-            info=s.info,
-            hands=hands,
-            won=s.won,
-            pos=s.pos,
-            trick=trick,
-            leader=s.leader,
-            turn=turn,
-            tricks=s.tricks,
-            tens=s.tens,
-            last_trick=s.last_trick,
-            last_winner=s.last_winner,
-            totals=s.totals,
-            match_tens=s.match_tens,
-            result=None,
-        )
+        return _on_card(s, hands=hands, trick=trick, turn=turn)
     if t is TrickWon:
         return _trick_won(s, cast(TrickWon, event))
     between = _BETWEEN_TRICKS.get(t)
@@ -116,9 +122,8 @@ def _trick_won(s: State, e2: TrickWon) -> State:
             h0 |= BIT[d0.index]
         if d1 is not None:
             h1 |= BIT[d1.index]
-        return _state(
-            match=s.match,
-            info=s.info,
+        return _on_trick_drawn(
+            s,
             hands=(h0, h1),
             won=won,
             pos=s.pos + 2,
@@ -129,16 +134,10 @@ def _trick_won(s: State, e2: TrickWon) -> State:
             tens=tens,
             last_trick=cards,
             last_winner=w,
-            totals=s.totals,
-            match_tens=s.match_tens,
-            result=None,
         )
-    return _state(
-        match=s.match,
-        info=s.info,
-        hands=s.hands,
+    return _on_trick(
+        s,
         won=won,
-        pos=s.pos,
         trick=(),
         leader=w,
         turn=w,
@@ -146,9 +145,6 @@ def _trick_won(s: State, e2: TrickWon) -> State:
         tens=tens,
         last_trick=cards,
         last_winner=w,
-        totals=s.totals,
-        match_tens=s.match_tens,
-        result=None,
     )
 
 
@@ -220,22 +216,8 @@ def _turned_up(s: State, e7: TurnedUp) -> State:
 def _hand_ended(s: State, e4: HandEnded) -> State:
     """A hand scored: the totals and ten-tricks after it (DIX-8)."""
     match_tens = (s.match_tens[0] + e4.tens[0], s.match_tens[1] + e4.tens[1])
-    return _state(
-        match=s.match,
-        info=s.info,
-        hands=s.hands,
-        won=s.won,
-        pos=s.pos,
-        trick=s.trick,
-        leader=s.leader,
-        turn=None,
-        tricks=e4.tricks,
-        tens=e4.tens,
-        last_trick=s.last_trick,
-        last_winner=s.last_winner,
-        totals=e4.totals,
-        match_tens=match_tens,
-        result=None,
+    return _on_hand_ended(
+        s, turn=None, tricks=e4.tricks, tens=e4.tens, totals=e4.totals, match_tens=match_tens
     )
 
 
@@ -248,23 +230,7 @@ def _match_ended(s: State, e5: MatchEnded) -> State:
         ("last_trick_winner", str(s.last_winner)),
     )
     result = Outcome((e5.winner,), e5.totals, e5.reason, details)
-    return _state(
-        match=s.match,
-        info=s.info,
-        hands=s.hands,
-        won=s.won,
-        pos=s.pos,
-        trick=s.trick,
-        leader=s.leader,
-        turn=None,
-        tricks=s.tricks,
-        tens=s.tens,
-        last_trick=s.last_trick,
-        last_winner=s.last_winner,
-        totals=e5.totals,
-        match_tens=s.match_tens,
-        result=result,
-    )
+    return _on_match_ended(s, turn=None, totals=e5.totals, result=result)
 
 
 def _first_dealer(s: State, e6: FirstDealerChosen) -> State:
@@ -272,23 +238,7 @@ def _first_dealer(s: State, e6: FirstDealerChosen) -> State:
     info = _hand_info(
         number=0, dealer=e6.seat, deck=(), turn_up=None, trump=-1, esuit=(), erank=(), follow=()
     )
-    return _state(
-        match=s.match,
-        info=info,
-        hands=s.hands,
-        won=s.won,
-        pos=s.pos,
-        trick=s.trick,
-        leader=s.leader,
-        turn=None,
-        tricks=s.tricks,
-        tens=s.tens,
-        last_trick=s.last_trick,
-        last_winner=s.last_winner,
-        totals=s.totals,
-        match_tens=s.match_tens,
-        result=None,
-    )
+    return _on_first_dealer(s, info=info, turn=None)
 
 
 # The events around the play: deals, the turn-up, the end of a hand and of the match.
