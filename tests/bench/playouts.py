@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from kozyr.games import GAMES  # noqa: E402
-from tests.bench.bench import PLAYERS, playout  # noqa: E402
+from kozyr.games import GAMES
+from tests.bench.bench import PLAYERS, playout
 
 
 def main() -> None:
