@@ -41,6 +41,23 @@ class Receipt:
     key_id: str
     signature: str
 
+    @property
+    def seal(self) -> str:
+        """The signature as the store keeps it with its entry: ``<key id>:<signature hex>``."""
+        return f"{self.key_id}:{self.signature}"
+
+    @classmethod
+    def from_seal(
+        cls, match_id: str, version: int, entry_hash: str, commitment: str, seal: str
+    ) -> Receipt | None:
+        """The receipt a stored seal makes for an entry as read (None without a seal): every
+        field but the key id and signature is the entry's as it is now, so an entry changed
+        after it was sealed carries a receipt that does not verify."""
+        if not seal:
+            return None
+        kid, _, signature = seal.partition(":")
+        return cls(match_id, version, entry_hash, commitment, kid, signature)
+
     def to_json(self) -> dict[str, Any]:
         """The receipt as a JSON object (a line of a receipts file)."""
         return {"kind": "receipt", **asdict(self)}

@@ -1,4 +1,4 @@
-"""The server's signing key: Ed25519 receipts on every entry it appends or serves.
+"""The server's signing key: an Ed25519 receipt on every entry, made when it is appended.
 
 The key lives in a folder of its own (by default ``<data-dir>/signing``):
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from kozyr.core.receipts import Receipt, fingerprint, key_id, signed_bytes
 
 CURRENT = "current.key"
 LISTING = "keys.txt"
-RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,27 +69,19 @@ class Signer:
 
 
 class EntryReceipts:
-    """Receipts of recent entries, each signed once: the mover's answer and every watcher's
-    update carry the same receipt (Ed25519 is deterministic). None throughout without a
-    signer (tests, in-process tools)."""
+    """Signs each entry once, when the write path appends it (engine/writing.py): the signature
+    is stored with the entry and every reader serves it as stored, so a receipt vouches for
+    what was written then, never for what a store holds later. Nothing without a signer
+    (tests, in-process tools)."""
 
-    def __init__(self, signer: Signer | None, size: int = RECEIPT_CACHE) -> None:
+    def __init__(self, signer: Signer | None) -> None:
         self.signer = signer
-        self._size = size
-        self._recent: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
 
     def sign(self, match_id: str, version: int, digest: str, commitment: str) -> Receipt | None:
-        """The receipt of one entry by its match, version, hash and the match's commitment:
-        what any appender (a move, a join, a timeout) or reader of the log calls."""
+        """The receipt of an entry about to be appended (None without a signer)."""
         if self.signer is None:
             return None
-        key = (match_id, version, digest)
-        receipt = self._recent.get(key)
-        if receipt is None or receipt.commitment != commitment:
-            receipt = self._recent[key] = self.signer.receipt(match_id, version, digest, commitment)
-            if len(self._recent) > self._size:
-                self._recent.popitem(last=False)
-        return receipt
+        return self.signer.receipt(match_id, version, digest, commitment)
 
 
 def load_or_create(folder: Path) -> Signer:
