@@ -35,6 +35,8 @@ def signing_keys(signer: Signer | None) -> pb.GetSigningKeysResponse:
                 public_key=k.public_key,
                 current=k.current,
                 fingerprint=k.fingerprint,
+                valid_from_ms=k.valid_from,
+                valid_until_ms=k.valid_until or 0,
             )
             for k in keys
         ]
