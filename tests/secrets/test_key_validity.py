@@ -130,3 +130,16 @@ def test_a_key_is_valid_from_its_start_until_its_end_exclusive() -> None:
         True,
         False,
     ]
+
+
+def test_get_signing_keys_serves_each_keys_validity(tmp_path: Path) -> None:
+    from kozyr.secrets.signing import load_file
+    from kozyr.wire.receipt_messages import signing_keys
+
+    old = load_or_create(tmp_path / "signing", T0)
+    new = rotate(tmp_path / "signing", T1)
+    served = signing_keys(load_file(tmp_path / "signing" / "current.key")).keys
+    assert [(k.key_id, k.current, k.valid_from_ms, k.valid_until_ms) for k in served] == [
+        (new.key_id, True, T1, 0),
+        (old.key_id, False, T0, T1),
+    ]
