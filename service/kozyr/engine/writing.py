@@ -12,6 +12,9 @@ A match's first entry is the one exception (`append_first`): there is no record 
 or lock to hold (its id is fresh), and a CONFLICT there means the request id was used before,
 which only creation knows how to answer (engine/creation.py).
 
+Every entry is signed here, just before its append (`sealed`), and the signature goes into the
+store with it: receipts are made when an entry is written, never when it is read.
+
 Only this module calls the store's `append` / `append_many` (tests/engine/test_write_path.py).
 """
 
