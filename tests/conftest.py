@@ -77,7 +77,8 @@ class ServerThread:
         from kozyr.server.background import BackgroundServer
         from kozyr.server.bootstrap import Wiring, redis_store
 
-        self.signer = Signer.generate()  # every answer that appends carries a receipt
+        # Every append is signed (a given `signer`: a server restarted with the same key).
+        self.signer = wiring.pop("signer", None) or Signer.generate()
         self.background = BackgroundServer(
             Wiring(
                 store=(lambda: store(redis_url)) if store else redis_store(redis_url),

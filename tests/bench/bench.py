@@ -12,7 +12,8 @@ Sections (all by default, or pick with --only):
 - scale, replicas, ray: `kozyr serve --workers 1|2|4`, Redis Cluster against one Redis, the
            watch delay across replicas, tournaments on Ray (see tests/bench/scale.py);
 - receipts: the cost of signing: moves/s through the engine (on its in-memory store, each
-           answer's receipt made as the servicer makes it) with and without a signing key,
+           entry signed in the write path and its signature stored with it, as served) with
+           and without a signing key,
            interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
            second;
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
@@ -525,7 +526,7 @@ def bench_receipts(matches: int) -> dict[str, Any]:
         for match_id, moves in zip(ids, commands, strict=True):
             for n, (seat, command) in enumerate(moves):
                 step = await engine.submit(match_id, seat, command, f"c{n}")
-                engine.receipt(step)  # what every SubmitMove answer carries
+                assert signed == (engine.receipt(step) is not None)  # signed at the append
                 total += 1
         return total / (time.perf_counter() - start)
 

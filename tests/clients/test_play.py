@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import random
@@ -170,10 +171,14 @@ def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
     with KozyrClient(server.address) as client:
         view = client.spectate(match_id).view()
     assert view.status == pb.MATCH_STATUS_FINISHED
-    assert (
-        view.players[int(extra[extra.index("--seat") + 1]) if "--seat" in extra else 0].name
-        == "tester"
-    )
+    mine = int(extra[extra.index("--seat") + 1]) if "--seat" in extra else 0
+    assert view.players[mine].name == "tester"
+    # Your seat joins after the commitment is public, contributing 32 random bytes by default.
+    log = server.run(server.running.engine.log(match_id))
+    created = json.loads(log[0].text)["events"][0]
+    joined = json.loads(log[1].text)["events"][0]
+    assert created["seats"][mine] == "" and created["contributions"][mine] == ""
+    assert (joined["type"], joined["seat"], len(joined["contribution"])) == ("SeatJoined", mine, 64)
 
 
 def test_no_color_and_quitting_leave_the_match_unfinished(server: ServerThread) -> None:

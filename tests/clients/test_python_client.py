@@ -99,6 +99,25 @@ def test_create_join_watch_and_play_each_game_to_the_end(server: ServerThread, g
     assert watcher.watch.finished and watcher.watch.reconnects == 0
 
 
+def test_a_joining_seat_contributes_32_random_bytes_after_the_commitment_by_default(
+    server: ServerThread,
+) -> None:
+    with KozyrClient(server.address) as client:
+        contributed = []
+        for _ in range(2):
+            created = client.create_match("dix", ["host", ""])
+            joined = client.join(created.match_id, "guest")
+            assert joined.commitment == created.commitment  # public before the join
+            log = server.run(server.running.engine.log(created.match_id))
+            (event,) = [e for e in Entry.from_canonical(log[1].text).events if "contribution" in e]
+            contributed.append(event["contribution"])
+        none = client.create_match("dix", ["host", ""])
+        client.join(none.match_id, "guest", seed_contribution=b"")
+        log = server.run(server.running.engine.log(none.match_id))
+    assert [len(c) for c in contributed] == [64, 64] and contributed[0] != contributed[1]
+    assert '"contribution":""' in log[1].text
+
+
 def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> None:
     with KozyrClient(server.address) as client:
         match_id, seats = seats_of(client, "dix")

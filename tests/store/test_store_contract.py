@@ -70,6 +70,20 @@ class StoreContract:
 
         self.run(body)
 
+    def test_each_entry_keeps_the_seal_written_with_it_and_reads_it_back_as_written(
+        self,
+    ) -> None:
+        async def body(store: Store, m: str) -> None:
+            assert await store.append(m, 0, "", "e1", "h1", seal="k:s1") == ("OK", 1)
+            assert await store.append(m, 1, "0:a", "e2", "h2") == ("OK", 2)
+            run = [("0:b", "e3", "h3"), ("1:c", "e4", "h4")]
+            assert await store.append_many(m, 2, run, seals=["k:s3", "k:s4"]) == ("OK", 4)
+            rows = await store.read_after(m, 0)
+            assert [r.seal for r in rows] == ["k:s1", "", "k:s3", "k:s4"]
+            assert [r.seal for r in await store.read_watched(m, 2)] == ["k:s3", "k:s4"]
+
+        self.run(body)
+
     def test_a_stale_expected_version_is_a_conflict_that_names_the_current_one(self) -> None:
         async def body(store: Store, m: str) -> None:
             await store.append(m, 0, "", "e1", "h1")

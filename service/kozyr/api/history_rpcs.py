@@ -35,7 +35,7 @@ class HistoryRpcs:
         entries = await self.engine.log(request.match_id)
         return pb.GetMatchLogResponse(
             game=record.game.NAME,
-            entries=wire_receipts.log_entries(record, entries, self.engine.receipts.sign),
+            entries=wire_receipts.log_entries(record, entries),
         )
 
     @rpc

@@ -1,5 +1,8 @@
 """`kozyr keys show | rotate`: the public keys the server signs receipts with.
 
+`show` prints each key's validity as ``valid <from ms>..<until ms | ->`` (entries whose time
+is in it may carry its signature), the format `kozyr replay verify --key FILE` reads.
+
 The folder is the server's (``--signing-key-dir``, else $KOZYR_SIGNING_KEY_DIR, else
 ``<data-dir>/signing``); `show` makes no key, it only prints what is there, or with
 ``--server ADDR`` what a running server answers to GetSigningKeys.
@@ -30,7 +33,14 @@ def _show(args: argparse.Namespace) -> int:
         try:
             with KozyrClient(args.server, timeout=10) as client:
                 keys = tuple(
-                    PublicKey(k.key_id, k.public_key, k.current) for k in client.signing_keys()
+                    PublicKey(
+                        k.key_id,
+                        k.public_key,
+                        k.current,
+                        k.valid_from_ms,
+                        k.valid_until_ms or None,
+                    )
+                    for k in client.signing_keys()
                 )
         except KozyrError as e:
             print(f"kozyr keys: {e.reason}: {e.message}", file=sys.stderr)
@@ -44,9 +54,23 @@ def _show(args: argparse.Namespace) -> int:
         print(f"kozyr keys: no signing keys in {where}", file=sys.stderr)
         return 1
     for k in sorted(keys, key=lambda k: not k.current):
-        print(f"{k.public_key.hex()}  key {k.key_id}  {'current' if k.current else 'retired'}")
+        state = "current" if k.current else "retired"
+        until = "-" if k.valid_until is None else str(k.valid_until)
+        print(
+            f"{k.public_key.hex()}  key {k.key_id}  {state}  valid {k.valid_from}..{until}  "
+            f"({_when(k.valid_from)} .. {'now' if k.valid_until is None else _when(k.valid_until)})"
+        )
         print(f"    fingerprint SHA256:{k.fingerprint}  ({short_fingerprint(k.fingerprint)})")
     return 0
+
+
+def _when(ms: int) -> str:
+    """A time of the validity, for people (UTC); 0 is "always" (a key listed before validity)."""
+    from datetime import UTC, datetime
+
+    if ms == 0:
+        return "always"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _rotate(args: argparse.Namespace) -> int:

@@ -82,9 +82,10 @@ def _add_verify(sub: argparse._SubParsersAction[Any]) -> None:
         action="append",
         default=[],
         metavar="PUBKEY",
-        help="the operator's Ed25519 public key (64 hex digits, or a file "
-        "holding it, e.g. `kozyr keys show` output); repeat for retired "
-        "keys. Every entry must then carry the operator's signature",
+        help="the operator's Ed25519 public key (64 hex digits: valid always), or "
+        "a file of keys with their validity (`kozyr keys show` output, or the "
+        "server's keys.txt); repeatable. Every entry must then carry the "
+        "operator's signature, by the key valid at the entry's time",
     )
     verify.add_argument(
         "--receipts",
@@ -164,11 +165,11 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from kozyr.core.receipts import KeyRing, parse_public_key, read_receipts
+    from kozyr.core.receipts import KeyRing, parse_keys, read_receipts
     from kozyr.replay.verify import unreadable, verify
 
     try:
-        keys = KeyRing(parse_public_key(k) for k in args.key)
+        keys = KeyRing(key for given in args.key for key in parse_keys(given))
         if args.receipts and not keys:
             raise ValueError(
                 "--receipts needs the operator's key (--key): a receipt is only "

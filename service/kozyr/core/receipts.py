@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,6 +41,23 @@ class Receipt:
     commitment: str
     key_id: str
     signature: str
+
+    @property
+    def seal(self) -> str:
+        """The signature as the store keeps it with its entry: ``<key id>:<signature hex>``."""
+        return f"{self.key_id}:{self.signature}"
+
+    @classmethod
+    def from_seal(
+        cls, match_id: str, version: int, entry_hash: str, commitment: str, seal: str
+    ) -> Receipt | None:
+        """The receipt a stored seal makes for an entry as read (None without a seal): every
+        field but the key id and signature is the entry's as it is now, so an entry changed
+        after it was sealed carries a receipt that does not verify."""
+        if not seal:
+            return None
+        kid, _, signature = seal.partition(":")
+        return cls(match_id, version, entry_hash, commitment, kid, signature)
 
     def to_json(self) -> dict[str, Any]:
         """The receipt as a JSON object (a line of a receipts file)."""
@@ -98,27 +116,49 @@ def short_fingerprint(hex_digest: str) -> str:
     return " ".join(hex_digest[i : i + 4] for i in range(0, 16, 4))
 
 
-class KeyRing:
-    """Public keys by key id: what a verifier trusts."""
+@dataclass(frozen=True, slots=True)
+class GivenKey:
+    """A public key a verifier was given, with the interval it is valid in (ms since the
+    epoch, `valid_until` exclusive; 0 and None: no bound)."""
 
-    def __init__(self, keys: Iterable[bytes] = ()) -> None:
+    public_key: bytes
+    valid_from: int = 0
+    valid_until: int | None = None
+
+    def covers(self, at_ms: int) -> bool:
+        """Whether an entry of time `at_ms` may carry this key's signature."""
+        return self.valid_from <= at_ms and (self.valid_until is None or at_ms < self.valid_until)
+
+    def interval(self) -> str:
+        """The validity as `kozyr keys show` prints it: ``<from ms>..<until ms | ->``."""
+        return f"{self.valid_from}..{'-' if self.valid_until is None else self.valid_until}"
+
+
+class KeyRing:
+    """Public keys by key id, each with its validity: what a verifier trusts."""
+
+    def __init__(self, keys: Iterable[bytes | GivenKey] = ()) -> None:
         self.keys: dict[str, bytes] = {}
+        self.given: dict[str, GivenKey] = {}
         for key in keys:
             self.add(key)
 
-    def add(self, public_key: bytes) -> str:
-        """Trust one 32-byte Ed25519 public key; its key id."""
-        if len(public_key) != 32:
+    def add(self, key: bytes | GivenKey) -> str:
+        """Trust one 32-byte Ed25519 public key (always, or in its interval); its key id."""
+        given = key if isinstance(key, GivenKey) else GivenKey(key)
+        if len(given.public_key) != 32:
             raise ValueError("an Ed25519 public key is 32 bytes (64 hex digits)")
-        kid = key_id(public_key)
-        self.keys[kid] = public_key
+        kid = key_id(given.public_key)
+        self.keys[kid] = given.public_key
+        self.given[kid] = given
         return kid
 
     def __bool__(self) -> bool:
         return bool(self.keys)
 
-    def problem(self, receipt: Receipt) -> str | None:
-        """Why this receipt does not verify against these keys, or None when it does."""
+    def problem(self, receipt: Receipt, at_ms: int | None = None) -> str | None:
+        """Why this receipt does not verify against these keys (for an entry of time `at_ms`,
+        with the key valid then), or None when it does."""
         key = self.keys.get(receipt.key_id)
         if key is None:
             return (
@@ -140,28 +180,60 @@ class KeyRing:
             )
         except InvalidSignature:
             return f"its signature is not key {receipt.key_id}'s signature on these fields"
+        return None if at_ms is None else self.outside(receipt, at_ms)
+
+    def outside(self, receipt: Receipt, at_ms: int) -> str | None:
+        """Why the receipt's key (one of these) may not sign an entry of time `at_ms`, or
+        None when it is valid then."""
+        given = self.given[receipt.key_id]
+        if not given.covers(at_ms):
+            return (
+                f"key {receipt.key_id} is valid for entries of time {given.interval()} (ms), "
+                f"and this entry's time is {at_ms}: the key was used outside its validity "
+                "(a retired key's signature after its retirement, or before the key existed)"
+            )
         return None
 
 
-def parse_public_key(text: str) -> bytes:
-    """A public key as given on a command line: 64 hex digits, or a file holding them (the
-    first line of `kozyr keys show` output works: its first 64-hex word is taken)."""
+_VALIDITY = re.compile(r"\bvalid (\d+)\.\.(\d+|-)")
+
+
+def parse_keys(text: str) -> list[GivenKey]:
+    """The public keys given as one `--key`: 64 hex digits (valid always), or a file holding
+    one a line - the output of `kozyr keys show` (``valid <from>..<until>`` on a key's line sets
+    its validity) or the server's ``keys.txt`` (``<id> <hex> current|retired <from> <until>``).
+    A line's first word of 64 hex digits is its key."""
     candidate = text.strip()
-    if not (len(candidate) == 64 and _is_hex(candidate.lower())):
-        path = Path(candidate)
-        try:
-            content = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ValueError(
-                f"{text!r} is neither 64 hex digits nor a readable file ({e.strerror or e})"
-            ) from None
-        words = [
-            w for w in content.replace(",", " ").split() if len(w) == 64 and _is_hex(w.lower())
-        ]
-        if not words:
-            raise ValueError(f"{path} holds no public key (64 hex digits)")
-        candidate = words[0]
-    return bytes.fromhex(candidate.lower())
+    if len(candidate) == 64 and _is_hex(candidate.lower()):
+        return [GivenKey(bytes.fromhex(candidate.lower()))]
+    path = Path(candidate)
+    try:
+        content = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ValueError(
+            f"{text!r} is neither 64 hex digits nor a readable file ({e.strerror or e})"
+        ) from None
+    keys = [key for line in content.splitlines() if (key := _key_of_line(line)) is not None]
+    if not keys:
+        raise ValueError(f"{path} holds no public key (64 hex digits)")
+    return keys
+
+
+def _key_of_line(line: str) -> GivenKey | None:
+    words = line.replace(",", " ").split()
+    hexes = [i for i, w in enumerate(words) if len(w) == 64 and _is_hex(w.lower())]
+    if not hexes or line.lstrip().startswith("#"):
+        return None
+    at = hexes[0]
+    key = bytes.fromhex(words[at].lower())
+    shown = _VALIDITY.search(line)
+    if shown is not None:
+        until = shown.group(2)
+        return GivenKey(key, int(shown.group(1)), None if until == "-" else int(until))
+    listed = words[at + 1 : at + 4]
+    if len(listed) == 3 and listed[0] in ("current", "retired") and listed[1].isdigit():
+        return GivenKey(key, int(listed[1]), None if listed[2] == "-" else int(listed[2]))
+    return GivenKey(key)
 
 
 def read_receipts(path: str | Path) -> list[Receipt]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kozyr.core.receipts import Receipt
 from kozyr.engine.answers import Created
 from kozyr.engine.writer_state import WriterState
 from kozyr.games.codec import encode
@@ -81,5 +82,5 @@ async def created_earlier(
         unseal(request_id, match_id, record),
         1,
         promised,
-        engine.receipts.sign(match_id, 1, first.hash, promised),
+        Receipt.from_seal(match_id, 1, first.hash, promised, first.seal),
     )

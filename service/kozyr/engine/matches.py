@@ -148,7 +148,7 @@ class Engine:
             meta["request"] = seal(request_id, match_id, tokens, body, now)
         if self.lifecycle is not None:
             await self.lifecycle.creating(tenant, match_id)
-        status = await writing.append_first(self, step, meta)
+        status, step = await writing.append_first(self, step, meta)
         if status == "CONFLICT" and request_id:
             return await created_earlier(self, request_id, match_id, body, now)
         if status == "FULL":
@@ -374,7 +374,10 @@ class Engine:
                 entry = Entry.from_canonical(item.text)
                 record = apply_entry(record, entry, item.hash)
                 version = item.version
-                yield Step(entry, tuple(decode_events(record.game, entry)), record)
+                receipt = Receipt.from_seal(
+                    match_id, item.version, item.hash, record.created.commitment, item.seal
+                )
+                yield Step(entry, tuple(decode_events(record.game, entry)), record, receipt=receipt)
                 if record.finished:
                     return
             if sink is not None:
@@ -408,12 +411,10 @@ class Engine:
     # ------------------------------------------------------------------ receipts
 
     def receipt(self, step: Step) -> Receipt | None:
-        """The signed receipt of a step's entry (None without a signer): every answer that
-        appends, and every watched update, carries one (docs/fairness.md §6)."""
-        record = step.record
-        return self.receipts.sign(
-            record.match_id, step.entry.version, record.head, record.created.commitment
-        )
+        """The receipt signed when the step's entry was appended (None without a signer, or
+        for an entry stored without one): every answer that appends, and every watched update,
+        carries it as it was stored - nothing is signed on a read (docs/fairness.md §6)."""
+        return step.receipt
 
     # ------------------------------------------------------------------ helpers
 

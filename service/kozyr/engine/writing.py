@@ -12,6 +12,9 @@ A match's first entry is the one exception (`append_first`): there is no record 
 or lock to hold (its id is fresh), and a CONFLICT there means the request id was used before,
 which only creation knows how to answer (engine/creation.py).
 
+Every entry is signed here, just before its append (`sealed`), and the signature goes into the
+store with it: receipts are made when an entry is written, never when it is read.
+
 Only this module calls the store's `append` / `append_many` (tests/engine/test_write_path.py).
 """
 
@@ -22,6 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import structlog
 
+from kozyr.core.receipts import Receipt
 from kozyr.engine.folding import fold_stored
 from kozyr.engine.refusals import behind
 from kozyr.engine.writer_state import WriterState
@@ -85,6 +89,7 @@ async def write(
                 raise
             if not steps:
                 return []
+            steps = sealed(engine, steps)
             await deadline_before(engine, record, steps[-1])
             status, version = await _store(engine, record, key, steps, meta, run)
             if status == "OK":
@@ -117,21 +122,62 @@ async def _store(
     if not run:
         step = steps[0]
         return await engine.store.append(
-            match_id, before.version, key, step.text, step.digest, meta, prev=step.entry.prev
+            match_id,
+            before.version,
+            key,
+            step.text,
+            step.digest,
+            meta,
+            prev=step.entry.prev,
+            seal=seal_of(step),
         )
     entries = [(command_key(s.entry.seat, s.entry.command_id), s.text, s.digest) for s in steps]
     prev = steps[0].entry.prev
-    return await engine.store.append_many(match_id, before.version, entries, meta, prev=prev)
+    seals = [seal_of(s) for s in steps]
+    return await engine.store.append_many(
+        match_id, before.version, entries, meta, prev=prev, seals=seals
+    )
 
 
-async def append_first(engine: WriterState, step: Step, meta: dict[str, str]) -> AppendStatus:
-    """Append a match's entry 1 (at version 0); the caller commits it when the store took it."""
+async def append_first(
+    engine: WriterState, step: Step, meta: dict[str, str]
+) -> tuple[AppendStatus, Step]:
+    """Append a match's entry 1 (at version 0), signed; the caller commits the step answered
+    (the one with its receipt) when the store took it."""
+    (step,) = sealed(engine, [step])
     await deadline_before(engine, None, step)
     match_id = step.record.match_id
     status, _ = await engine.store.append(
-        match_id, 0, "", step.text, step.digest, meta, prev=step.entry.prev
+        match_id, 0, "", step.text, step.digest, meta, prev=step.entry.prev, seal=seal_of(step)
     )
-    return status
+    return status, step
+
+
+def sealed(engine: WriterState, steps: Sequence[Step]) -> Sequence[Step]:
+    """The steps, each with the server's receipt of its entry signed now, before its append:
+    the signature is stored with the entry and served as stored (docs/fairness.md §6)."""
+    receipts = engine.receipts
+    if receipts.signer is None:
+        return steps
+    # Built positionally (Step's quick constructor): dataclasses.replace costs more per move.
+    return [
+        Step(
+            s.entry,
+            s.events,
+            s.record,
+            s.text,
+            s.digest,
+            receipts.sign(
+                s.record.match_id, s.entry.version, s.digest, s.record.created.commitment
+            ),
+        )
+        for s in steps
+    ]
+
+
+def seal_of(step: Step) -> str:
+    """What the store keeps of a step's receipt ("" for none)."""
+    return "" if step.receipt is None else step.receipt.seal
 
 
 def same_phase(before: MatchRecord | None, after: MatchRecord) -> bool:
@@ -252,8 +298,11 @@ async def answer_at(engine: WriterState, match_id: str, version: int) -> Step:
     else:  # one read serves both the replay and the entry itself
         stored = await engine.store.read_after(match_id, 0, upto=version)
         record = fold_stored(None, stored)
-    entry = Entry.from_canonical(stored[-1].text)
-    return Step(entry, tuple(decode_events(record.game, entry)), record)
+    item = stored[-1]
+    entry = Entry.from_canonical(item.text)
+    commitment = record.created.commitment
+    receipt = Receipt.from_seal(match_id, item.version, item.hash, commitment, item.seal)
+    return Step(entry, tuple(decode_events(record.game, entry)), record, receipt=receipt)
 
 
 async def deadline_before(engine: WriterState, before: MatchRecord | None, step: Step) -> None:

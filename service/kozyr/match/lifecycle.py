@@ -16,6 +16,7 @@ from typing import Any
 
 from kozyr.core.fairness import commitment, match_seed
 from kozyr.core.fast import quick_init
+from kozyr.core.receipts import Receipt
 from kozyr.games import Game, IllegalMove, InvalidOptions
 from kozyr.games.codec import encode
 from kozyr.games.contract import MatchStarted, Setup
@@ -37,14 +38,16 @@ from kozyr.match.record import MatchRecord, advance, finish_entry, new_record
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One entry of a match: the entry, its decoded events, the record right after it, and (for
-    an entry about to be appended) its canonical text and hash."""
+    """One entry of a match: the entry, its decoded events, the record right after it, (for
+    an entry about to be appended) its canonical text and hash, and the server's receipt of it
+    (signed when it was appended; None without a signer or a seal)."""
 
     entry: Entry
     events: tuple[Any, ...]
     record: MatchRecord
     text: str = ""
     digest: str = ""
+    receipt: Receipt | None = None
 
 
 @quick_init

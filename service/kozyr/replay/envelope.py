@@ -82,9 +82,13 @@ def prescan_revealed(entries: Sequence[Any]) -> str:
     return ""
 
 
-def outcome_text(game: Game, state: Any, names: Sequence[str] = ()) -> str:
-    """The outcome in words: the winners and the scores by seat number and player name."""
-    outcome = game.outcome(state)
+def outcome_text(
+    game: Game, state: Any, names: Sequence[str] = (), ended: Outcome | None = None
+) -> str:
+    """The outcome in words: the winners and the scores by seat number and player name, and
+    how it ended when not by the rules. `ended` is the match's own outcome (the record's: an
+    early ending's - a resignation, a timeout, an abort - or the game's), else the game's."""
+    outcome = ended or game.outcome(state)
     if outcome is None:
         return "not finished"
 
@@ -95,7 +99,8 @@ def outcome_text(game: Game, state: Any, names: Sequence[str] = ()) -> str:
 
     winners = ", ".join(who(w) for w in outcome.winners) or "nobody"
     scores = ", ".join(f"{who(s)} {v}" for s, v in enumerate(outcome.scores))
-    return f"{winners} won; scores {scores}; {outcome.reason}"
+    how = "" if outcome.termination == "NORMAL" else f" (ended: {outcome.termination})"
+    return f"{winners} won; scores {scores}; {outcome.reason}{how}"
 
 
 def command_text(raw: dict[str, Any]) -> str:

@@ -38,27 +38,15 @@ class Signatures:
             first = line["events"][0] if line["events"] else {}
             self.match_id = str(first.get("match_id", ""))
             self.commitment = str(first.get("commitment", ""))
+        receipt = _receipt_of(i, line)
+        self._check_claims(i, line, receipt)
+        self._check_key(i, line, receipt)
+        self.checked += 1
+        self.key_ids.add(receipt.key_id)
+
+    def _check_claims(self, i: int, line: dict[str, Any], receipt: Receipt) -> None:
+        """The receipt must name this very entry (match, version, hash, commitment)."""
         where = f"entry {i}"
-        raw = line.get(RECEIPT_KEY)
-        if not isinstance(raw, dict):
-            raise Bad(
-                Problem(
-                    where,
-                    "the entry carries no signature of the operator's, so "
-                    "nothing shows the operator wrote it",
-                    expected="a receipt signed with the key given",
-                    found="no receipt",
-                    entry=i,
-                )
-            )
-        try:
-            receipt = Receipt.from_json(raw)
-        except ValueError as e:
-            raise Bad(
-                Problem(
-                    where, f"the entry's receipt cannot be read: {e}", found=short(raw), entry=i
-                )
-            ) from None
         claims = (
             ("match id", receipt.match_id, self.match_id),
             ("version", receipt.version, i),
@@ -77,6 +65,10 @@ class Signatures:
                         entry=i,
                     )
                 )
+
+    def _check_key(self, i: int, line: dict[str, Any], receipt: Receipt) -> None:
+        """The signature must verify with a key given, valid at the entry's time."""
+        where = f"entry {i}"
         problem = self.keys.problem(receipt)
         if problem is not None:
             raise Bad(
@@ -88,8 +80,40 @@ class Signatures:
                     entry=i,
                 )
             )
-        self.checked += 1
-        self.key_ids.add(receipt.key_id)
+        at = line.get("time_ms")
+        outside = self.keys.outside(receipt, at) if type(at) is int else None
+        if outside is not None:
+            raise Bad(
+                Problem(
+                    where,
+                    f"the entry is signed with a key outside its validity: {outside}",
+                    entry=i,
+                )
+            )
+
+
+def _receipt_of(i: int, line: dict[str, Any]) -> Receipt:
+    """The entry's receipt; Bad when it carries none or an unreadable one."""
+    where = f"entry {i}"
+    raw = line.get(RECEIPT_KEY)
+    if not isinstance(raw, dict):
+        raise Bad(
+            Problem(
+                where,
+                "the entry carries no signature of the operator's, so "
+                "nothing shows the operator wrote it",
+                expected="a receipt signed with the key given",
+                found="no receipt",
+                entry=i,
+            )
+        )
+    try:
+        receipt = Receipt.from_json(raw)
+    except ValueError as e:
+        raise Bad(
+            Problem(where, f"the entry's receipt cannot be read: {e}", found=short(raw), entry=i)
+        ) from None
+    return receipt
 
 
 @dataclass(frozen=True, slots=True)

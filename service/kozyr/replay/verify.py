@@ -142,7 +142,7 @@ def verify(
     except Bad as bad:
         problem = bad.problem
     held = check_receipts(replay.entries, receipts, keys) if receipts is not None else None
-    game, created, draws = walk.game, walk.created, walk.draws
+    game, created, draws, record = walk.game, walk.created, walk.draws, walk.record
     problems = (
         *(held.proofs if held else ()),
         *((problem,) if problem else tuple(walk.divergences)),
@@ -165,8 +165,8 @@ def verify(
         lots=draws.lots if draws else 0,
         prearranged=bool(created and created.prearranged),
         finished=bool(walk.finished_at),
-        outcome=outcome_text(game, walk.state, walk.record.names if walk.record else ())
-        if game and walk.state is not None
+        outcome=outcome_text(game, walk.state, record.names, record.outcome)
+        if game and record is not None and (walk.state is not None or record.finished)
         else "",
         head=walk.prev,
         divergences=tuple(walk.divergences),

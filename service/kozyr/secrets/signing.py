@@ -1,12 +1,15 @@
-"""The server's signing key: Ed25519 receipts on every entry it appends or serves.
+"""The server's signing key: an Ed25519 receipt on every entry, made when it is appended.
 
 The key lives in a folder of its own (by default ``<data-dir>/signing``):
 
 - ``current.key`` — the private key, 32 raw bytes, owner-only (0600), made on first start
   (or given as a file of its own, ``--signing-key-file``, e.g. a mounted secret);
 - ``keys.txt`` — every public key this server has signed with, one line each
-  (``<key id> <public key hex> current|retired``). Rotation writes a new ``current.key`` and
-  keeps the old public key listed as retired, so receipts and logs signed before still verify.
+  (``<key id> <public key hex> current|retired <valid from, ms> <valid until, ms or ->``).
+  Rotation writes a new ``current.key`` valid from the rotation and keeps the old public key
+  listed as retired, valid until then, so entries signed before still verify and its
+  signatures on later entries do not (docs/fairness.md §6). A listing of older servers (three
+  words a line) reads as valid always.
 
 Replicas serving the same Redis should share the folder (as they share the seed key), so a
 player's receipts name a key the operator publishes. The message format and the verification
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections import OrderedDict
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +31,6 @@ from kozyr.core.receipts import Receipt, fingerprint, key_id, signed_bytes
 
 CURRENT = "current.key"
 LISTING = "keys.txt"
-RECEIPT_CACHE = 4096  # recent entries' receipts, shared by the mover and the watchers
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,8 @@ class PublicKey:
     key_id: str
     public_key: bytes
     current: bool
+    valid_from: int = 0  # ms since the epoch: entries from then on may carry it
+    valid_until: int | None = None  # ms, exclusive; None: no end (the current key)
 
     @property
     def fingerprint(self) -> str:
@@ -48,13 +52,16 @@ class PublicKey:
 class Signer:
     """Signs receipts with one private key (and knows the public keys listed beside it)."""
 
-    def __init__(self, private: bytes, listed: tuple[PublicKey, ...] = ()) -> None:
+    def __init__(
+        self, private: bytes, listed: tuple[PublicKey, ...] = (), valid_from: int = 0
+    ) -> None:
         if len(private) != 32:
             raise ValueError("an Ed25519 private key is 32 bytes")
         self._key = Ed25519PrivateKey.from_private_bytes(private)
         self.public_key = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         self.key_id = key_id(self.public_key)
-        me = PublicKey(self.key_id, self.public_key, True)
+        since = next((k.valid_from for k in listed if k.key_id == self.key_id), valid_from)
+        me = PublicKey(self.key_id, self.public_key, True, since)
         self.keys = (me, *(k for k in listed if k.key_id != self.key_id))
 
     @classmethod
@@ -71,60 +78,67 @@ class Signer:
 
 
 class EntryReceipts:
-    """Receipts of recent entries, each signed once: the mover's answer and every watcher's
-    update carry the same receipt (Ed25519 is deterministic). None throughout without a
-    signer (tests, in-process tools)."""
+    """Signs each entry once, when the write path appends it (engine/writing.py): the signature
+    is stored with the entry and every reader serves it as stored, so a receipt vouches for
+    what was written then, never for what a store holds later. Nothing without a signer
+    (tests, in-process tools)."""
 
-    def __init__(self, signer: Signer | None, size: int = RECEIPT_CACHE) -> None:
+    def __init__(self, signer: Signer | None) -> None:
         self.signer = signer
-        self._size = size
-        self._recent: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
 
     def sign(self, match_id: str, version: int, digest: str, commitment: str) -> Receipt | None:
-        """The receipt of one entry by its match, version, hash and the match's commitment:
-        what any appender (a move, a join, a timeout) or reader of the log calls."""
+        """The receipt of an entry about to be appended (None without a signer)."""
         if self.signer is None:
             return None
-        key = (match_id, version, digest)
-        receipt = self._recent.get(key)
-        if receipt is None or receipt.commitment != commitment:
-            receipt = self._recent[key] = self.signer.receipt(match_id, version, digest, commitment)
-            if len(self._recent) > self._size:
-                self._recent.popitem(last=False)
-        return receipt
+        return self.signer.receipt(match_id, version, digest, commitment)
 
 
-def load_or_create(folder: Path) -> Signer:
-    """The signer whose key is in `folder` (made owner-only, and listed, on first use)."""
+def load_or_create(folder: Path, now_ms: int | None = None) -> Signer:
+    """The signer whose key is in `folder` (made owner-only, and listed as valid from `now_ms`,
+    default the clock, on first use)."""
     private = folder / CURRENT
     if not private.exists():
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_private(private, os.urandom(32))
+        return load_file(private, _now(now_ms))
     return load_file(private)
 
 
-def load_file(private: Path) -> Signer:
+def load_file(private: Path, valid_from: int = 0) -> Signer:
     """The signer of a given private-key file (32 raw bytes, e.g. a mounted secret); the public
-    keys listed beside it in ``keys.txt``, if any, stay listed. The listing is brought up to
-    date where the folder is writable; a read-only one (a secret volume) is left as it is."""
+    keys listed beside it in ``keys.txt``, if any, stay listed. A key not listed yet is listed
+    as valid from `valid_from`. The listing is brought up to date where the folder is
+    writable; a read-only one (a secret volume) is left as it is."""
     listed = read_listing(private.parent)
-    signer = Signer(_read_private(private), listed)
-    if {(k.key_id, k.current) for k in listed} != {(k.key_id, k.current) for k in signer.keys}:
+    signer = Signer(_read_private(private), listed, valid_from)
+    if set(listed) != set(signer.keys):
         with contextlib.suppress(OSError):  # read-only: GetSigningKeys still lists them
             _write_listing(private.parent, signer.keys)
     return signer
 
 
-def rotate(folder: Path) -> Signer:
-    """A new current key; the old public key stays listed (retired) so old receipts verify."""
-    old = load_or_create(folder)
+def rotate(folder: Path, now_ms: int | None = None) -> Signer:
+    """A new current key valid from `now_ms` (default the clock); the old public keys stay
+    listed (retired), the one that was current valid until then, so old receipts verify and
+    its signatures on later entries do not."""
+    now = _now(now_ms)
+    old = load_or_create(folder, now)
     fresh = os.urandom(32)
     tmp = folder / (CURRENT + ".new")
     tmp.unlink(missing_ok=True)
     _write_private(tmp, fresh)
-    retired = tuple(PublicKey(k.key_id, k.public_key, False) for k in old.keys)
+    retired = tuple(
+        PublicKey(
+            k.key_id,
+            k.public_key,
+            False,
+            k.valid_from,
+            now if k.valid_until is None else k.valid_until,
+        )
+        for k in old.keys
+    )
     # The listing first: a crash between the two writes leaves the old key current and listed.
-    signer = Signer(fresh, retired)
+    signer = Signer(fresh, retired, now)
     _write_listing(folder, signer.keys)
     os.replace(tmp, folder / CURRENT)
     return signer
@@ -139,14 +153,26 @@ def read_listing(folder: Path) -> tuple[PublicKey, ...]:
     for line in path.read_text(encoding="utf-8").splitlines():
         words = line.split()
         if len(words) >= 3 and not line.startswith("#"):
-            keys.append(PublicKey(words[0], bytes.fromhex(words[1]), words[2] == "current"))
+            since = int(words[3]) if len(words) > 3 else 0
+            until = int(words[4]) if len(words) > 4 and words[4] != "-" else None
+            current = words[2] == "current"
+            keys.append(PublicKey(words[0], bytes.fromhex(words[1]), current, since, until))
     return tuple(keys)
 
 
+def _now(now_ms: int | None) -> int:
+    return int(time.time() * 1000) if now_ms is None else now_ms
+
+
 def _write_listing(folder: Path, keys: tuple[PublicKey, ...]) -> None:
-    lines = ["# kozyr signing keys: <key id> <Ed25519 public key, hex> current|retired"]
+    lines = [
+        "# kozyr signing keys: <key id> <Ed25519 public key, hex> current|retired "
+        "<valid from, ms since the epoch> <valid until, ms, exclusive | ->"
+    ]
     lines += [
-        f"{k.key_id} {k.public_key.hex()} {'current' if k.current else 'retired'}" for k in keys
+        f"{k.key_id} {k.public_key.hex()} {'current' if k.current else 'retired'} "
+        f"{k.valid_from} {'-' if k.valid_until is None else k.valid_until}"
+        for k in keys
     ]
     tmp = folder / (LISTING + ".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -45,10 +45,12 @@ class MemoryStore:
         meta: Mapping[str, str] | None = None,
         *,
         prev: str | None = None,
+        seal: str = "",
     ) -> tuple[AppendStatus, int]:
         """See Store.append."""
+        entries = [(command_key, text, digest)]
         return await self.append_many(
-            match_id, expected_version, [(command_key, text, digest)], meta, prev=prev
+            match_id, expected_version, entries, meta, prev=prev, seals=(seal,)
         )
 
     async def append_many(
@@ -59,6 +61,7 @@ class MemoryStore:
         meta: Mapping[str, str] | None = None,
         *,
         prev: str | None = None,
+        seals: Sequence[str] = (),
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many."""
         log = self._log(match_id)
@@ -78,9 +81,10 @@ class MemoryStore:
                 return "DUPLICATE", log.commands[key]
         if current != expected_version:
             return "CONFLICT", current
-        for key, text, digest in entries:
+        for i, (key, text, digest) in enumerate(entries):
             version = log.entries[-1].version + 1 if log.entries else 1
-            log.entries.append(StoredEntry(version, text, digest))
+            seal = seals[i] if i < len(seals) else ""
+            log.entries.append(StoredEntry(version, text, digest, seal))
             if key:
                 log.commands[key] = version
         log.fence = version

@@ -24,11 +24,14 @@ PHASE = "phase"
 
 @dataclass(frozen=True, slots=True)
 class StoredEntry:
-    """An entry as read from the store: its version, canonical text and recorded hash."""
+    """An entry as read from the store: its version, canonical text, recorded hash and the seal
+    written with it (the server's signature made at the append, `kozyr.core.receipts.seal`;
+    "" for none: no signer, or an entry older than sealing)."""
 
     version: int
     text: str
     hash: str
+    seal: str = ""
 
 
 def store_full() -> MatchError:
@@ -51,6 +54,7 @@ class Store(Protocol):
         meta: Mapping[str, str] | None = None,
         *,
         prev: str | None = None,
+        seal: str = "",
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the log is at `expected_version` and the command is new.
 
@@ -64,7 +68,8 @@ class Store(Protocol):
         ("GAP", current version) when the log refuses the next version for another reason |
         ("FULL", current version) when the store has no room. Nothing is written unless OK;
         BEHIND and GAP stay until an operator runs `repair`. Meta fields are written with it, and
-        every subscribed Ticks hears the new version.
+        every subscribed Ticks hears the new version. `seal` is stored with the entry and read
+        back as it was written (StoredEntry.seal): the store never makes one.
         """
         ...
 
@@ -76,11 +81,12 @@ class Store(Protocol):
         meta: Mapping[str, str] | None = None,
         *,
         prev: str | None = None,
+        seals: Sequence[str] = (),
     ) -> tuple[AppendStatus, int]:
         """Append a run of entries (command key, text, hash) as one, all or none: the checks of
         `append` are made for the first at `expected_version` (`prev`: the first's), and any key
         already seen answers DUPLICATE with its version. The version answered on OK is the last
-        entry's; Ticks hear only that one."""
+        entry's; Ticks hear only that one. `seals[i]` is stored with entry i ("" past its end)."""
         ...
 
     async def repair(self, match_id: str) -> tuple[int, int]:

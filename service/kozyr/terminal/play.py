@@ -205,24 +205,24 @@ def play_match(
     options: dict[str, str] | None = None,
     seed: int | None = None,
     stop: StopSignals | None = None,
-    contribution: bytes = b"",
+    contribution: bytes | None = None,
     keeper: Keeper | None = None,
 ) -> pb.MatchView | None:
     """Create the match, start the bots, play your seat; the final view (None if you quit).
 
-    `contribution` is your seat's part of the match seed (docs/fairness.md §1); `keeper`
+    Your seat is left open at creation and joined once the match's commitment is public, with
+    `contribution` (default: 32 random bytes) as your seat's part of the match seed, so the
+    server could not know it when it committed (docs/fairness.md §1); `keeper`
     collects your seat's receipts. With `stop`, a stop request (SIGTERM, SIGHUP, Ctrl-C) closes
     the watch and raises Stopped here, whatever the main thread was waiting for.
     """
     lineup, names = _seating(vs, name, seat)
     base = random.Random(seed).randrange(2**32) if seed is not None else random.randrange(2**32)
     created = client.create_match(
-        game,
-        names,
-        options=options or {},
-        seed_contributions=[contribution if s == seat else b"" for s in range(len(names))],
+        game, [n if s != seat else "" for s, n in enumerate(names)], options=options or {}
     )
-    me = client.seat(created.match_id, created.tokens[seat], [created.receipt])
+    joined = client.join(created.match_id, names[seat], seat=seat, seed_contribution=contribution)
+    me = client.seat(created.match_id, joined.token, [created.receipt, joined.receipt])
     signed = keeper.started(client, created.match_id, me) if keeper is not None else ""
     watch = me.watch()
     failures: list[BaseException] = []
@@ -399,7 +399,7 @@ def _say(text: str, stream: TextIO) -> None:
         print(text, file=stream, flush=True)
 
 
-def _choices(args: argparse.Namespace) -> tuple[dict[str, str], list[str], bytes]:
+def _choices(args: argparse.Namespace) -> tuple[dict[str, str], list[str], bytes | None]:
     """The match's options, the opponents' bot specs and your seed contribution the flags ask
     for (ValueError saying what is wrong)."""
     from kozyr.bots import BadBotSpec, check_spec, parse_players, parse_spec
@@ -417,7 +417,8 @@ def _choices(args: argparse.Namespace) -> tuple[dict[str, str], list[str], bytes
             check_spec(parse_spec(spec))
     except BadBotSpec as e:
         raise ValueError(str(e)) from None
-    return options, vs, parse_contribution(args.contribution)
+    given = args.contribution
+    return options, vs, None if given is None else parse_contribution(given)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -526,9 +527,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the bots' random choices")
     p.add_argument(
         "--contribution",
-        default="",
+        default=None,
         help="your seat's part of the match seed (text, or 0x… hex; at most 64 "
-        "bytes): neither the server nor you alone steers a deal",
+        "bytes; default 32 random bytes), sent after the server's commitment: "
+        "neither the server nor you alone steers a deal",
     )
     p.add_argument(
         "--save-dir",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.core.receipts import Receipt
@@ -35,25 +35,24 @@ def signing_keys(signer: Signer | None) -> pb.GetSigningKeysResponse:
                 public_key=k.public_key,
                 current=k.current,
                 fingerprint=k.fingerprint,
+                valid_from_ms=k.valid_from,
+                valid_until_ms=k.valid_until or 0,
             )
             for k in keys
         ]
     )
 
 
-def log_entries(
-    record: MatchRecord,
-    entries: Sequence[StoredEntry],
-    sign: Callable[[str, int, str, str], Receipt | None],
-) -> list[pb.LogEntry]:
-    """The log as GetMatchLog sends it: every entry with the server's receipt of it."""
-    commitment = record.created.commitment
+def log_entries(record: MatchRecord, entries: Sequence[StoredEntry]) -> list[pb.LogEntry]:
+    """The log as GetMatchLog sends it: every entry with the receipt stored with it (signed
+    when it was appended; nothing is signed here)."""
+    match_id, commitment = record.match_id, record.created.commitment
     return [
         pb.LogEntry(
             version=e.version,
             canonical_json=e.text,
             hash=e.hash,
-            receipt=to_pb(sign(record.match_id, e.version, e.hash, commitment)),
+            receipt=to_pb(Receipt.from_seal(match_id, e.version, e.hash, commitment, e.seal)),
         )
         for e in entries
     ]

@@ -18,6 +18,7 @@ version it delivered, so its updates have consecutive versions with no gap and n
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -312,9 +313,18 @@ class KozyrClient:
         return Feed(call, str(start))
 
     def join(
-        self, match_id: str, name: str, seat: int | None = None, seed_contribution: bytes = b""
+        self,
+        match_id: str,
+        name: str,
+        seat: int | None = None,
+        seed_contribution: bytes | None = None,
     ) -> Joined:
-        """Claim an open seat (the first open one unless `seat`); never retried."""
+        """Claim an open seat (the first open one unless `seat`); never retried. The seat's
+        seed contribution is 32 fresh random bytes unless given (b"" for none): the match's
+        commitment is public since its entry 1, so a contribution chosen now is one the server
+        could not know when it committed (docs/fairness.md §1)."""
+        if seed_contribution is None:
+            seed_contribution = os.urandom(32)
         request = pb.JoinMatchRequest(
             match_id=match_id, name=name, seed_contribution=seed_contribution
         )

@@ -186,6 +186,7 @@ class RedisStore:
         meta: Mapping[str, str] | None = None,
         *,
         prev: str | None = None,
+        seal: str = "",
     ) -> tuple[AppendStatus, int]:
         """Append one entry if the stream is at `expected_version` and the command is new.
 
@@ -193,7 +194,12 @@ class RedisStore:
         stream that lost acknowledged entries answers BEHIND instead of being written over.
         """
         return await self.append_many(
-            match_id, expected_version, [(command_key, text, digest)], meta, prev=prev
+            match_id,
+            expected_version,
+            [(command_key, text, digest)],
+            meta,
+            prev=prev,
+            seals=(seal,),
         )
 
     async def append_many(
@@ -204,6 +210,7 @@ class RedisStore:
         meta: Mapping[str, str] | None = None,
         *,
         prev: str | None = None,
+        seals: Sequence[str] = (),
     ) -> tuple[AppendStatus, int]:
         """See Store.append_many: one script call for the whole run."""
         args: list[str | int] = [
@@ -212,8 +219,8 @@ class RedisStore:
             len(entries),
             prev or "",  # "": the script reads it from the entry
         ]
-        for key, text, digest in entries:
-            args += [key, text, digest]
+        for i, (key, text, digest) in enumerate(entries):
+            args += [key, text, digest, seals[i] if i < len(seals) else ""]
         for k, v in (meta or {}).items():
             args += [k, v]
         keys = [log_key(match_id), cmds_key(match_id), meta_key(match_id), fence_key(match_id)]
@@ -362,4 +369,6 @@ class RedisStore:
 
 
 def _stored(entry_id: str, fields: Mapping[str, str]) -> StoredEntry:
-    return StoredEntry(int(entry_id.split("-", 1)[0]), fields["e"], fields["h"])
+    return StoredEntry(
+        int(entry_id.split("-", 1)[0]), fields["e"], fields["h"], fields.get("s", "")
+    )

@@ -4208,6 +4208,8 @@ class SigningKey(_message.Message):
     PUBLIC_KEY_FIELD_NUMBER: _builtins.int
     CURRENT_FIELD_NUMBER: _builtins.int
     FINGERPRINT_FIELD_NUMBER: _builtins.int
+    VALID_FROM_MS_FIELD_NUMBER: _builtins.int
+    VALID_UNTIL_MS_FIELD_NUMBER: _builtins.int
     key_id: _builtins.str
     """The key id receipts name."""
     public_key: _builtins.bytes
@@ -4216,6 +4218,14 @@ class SigningKey(_message.Message):
     """True for the key new receipts are signed with."""
     fingerprint: _builtins.str
     """SHA-256 of public_key, hex: what people compare with `kozyr keys show`."""
+    valid_from_ms: _builtins.int
+    """Entries whose time_ms is at or after this (ms since the epoch) may carry its signature;
+    0: since always (a key listed before validity was recorded).
+    """
+    valid_until_ms: _builtins.int
+    """Entries whose time_ms is before this may carry its signature (exclusive); 0: no end
+    (the current key). A retired key's signature on a later entry does not verify.
+    """
     def __init__(
         self,
         *,
@@ -4223,10 +4233,12 @@ class SigningKey(_message.Message):
         public_key: _builtins.bytes = ...,
         current: _builtins.bool = ...,
         fingerprint: _builtins.str = ...,
+        valid_from_ms: _builtins.int = ...,
+        valid_until_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["current", b"current", "fingerprint", b"fingerprint", "key_id", b"key_id", "public_key", b"public_key"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["current", b"current", "fingerprint", b"fingerprint", "key_id", b"key_id", "public_key", b"public_key", "valid_from_ms", b"valid_from_ms", "valid_until_ms", b"valid_until_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
