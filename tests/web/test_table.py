@@ -87,10 +87,10 @@ def _shot(page: Any, game: str, lang: str, when: str) -> None:
     page.screenshot(path=str(shots() / f"web-{game}-{width}-{when}.png"))
 
 
-def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False) -> int:
+def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False, mid: int = 8) -> int:
     """Click a playable card (or take / pass) on whichever page offers one, every other move
     from the keyboard, until every page shows the match finished; a screenshot of the first
-    page after eight moves; with `refuse`, one click on a card the rules refuse first."""
+    page after `mid` moves; with `refuse`, one click on a card the rules refuse first."""
     moves = 0
     for _ in range(600):
         if all(_state(p) == "finished" for p in pages):
@@ -103,7 +103,7 @@ def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False) -> i
         if refuse and idle:
             _refused_click(idle[0], lang)
             refuse = False
-        if moves == 8:
+        if moves == mid:
             _shot(pages[0], game, lang, "mid")
         before = _version(mover)
         target = mover.locator(PLAYABLE).first
@@ -206,7 +206,7 @@ def test_six_dozens_with_three_seats(web: Web, chromium: Any, lang: str) -> None
     page.wait_for_selector("section.board")
     match_id = page.url.rsplit("/", 1)[1]
     assert page.locator(".seats li.seat").count() == 2  # the two others, around the table
-    _play_out([page], "six-dozens", lang)
+    _play_out([page], "six-dozens", lang, mid=2)
     _banner(page, seats=3)
     _shot(page, "six-dozens", lang, "end")
     _check_traffic(web, match_id, [(0, traffic)])

@@ -23,6 +23,11 @@ export function shortName(code: string, russian: boolean): string {
   return (russian ? RU_FACES[rank] ?? rank : rank) + SUITS[code.slice(-1)];
 }
 
+/** A text with its card codes ("KH") as faces ("K♥", "К♥"). */
+export function faces(text: string, russian: boolean): string {
+  return text.replace(/\b(10|[2-9JQKA])([SHDC])\b/g, (c) => shortName(c, russian));
+}
+
 /** The card's spoken name ("10 of hearts", "десятка червей"). */
 export function spoken(code: string): string {
   return cardName(code);

@@ -5,9 +5,7 @@
 import { shortName } from "./cards";
 import type { Event, MatchView } from "./gen/kozyr/v1/kozyr_pb";
 import { lang, t } from "./i18n";
-import { nameOf } from "./panels";
-
-const CARD = /\b(10|[2-9JQKA])([SHDC])\b/g;
+import { inWords, nameOf } from "./panels";
 
 function cardText(code: string): string {
   return shortName(code, lang() === "ru");
@@ -42,6 +40,6 @@ export function eventText(view: MatchView, e: Event): string {
     case "durakDiceTook": return t("move.took", { name: who(ev.value.seat), n: ev.value.cards.length });
     case "durakDiceDiscarded": return t("move.discarded");
     default:
-      return e.text.replace(/\bseat (\d+)/g, (_, s: string) => who(Number(s))).replace(CARD, (c) => cardText(c));
+      return inWords(view, e.text);
   }
 }

@@ -3,7 +3,7 @@
 // Only what the viewer's MatchView holds is drawn: the server has already removed every hidden
 // card.
 
-import { colour, faceParts, suitSymbol } from "./cards";
+import { colour, faceParts, faces, suitSymbol } from "./cards";
 import { h } from "./dom";
 import type { DixView, DurakDiceView, MatchView, SixDozensView, TablePair } from "./gen/kozyr/v1/kozyr_pb";
 import { cardName, gameTitle, lang, t } from "./i18n";
@@ -35,12 +35,18 @@ export function nameOf(view: MatchView, seat: number | undefined): string {
 }
 
 /** The stock as a pile of backs with its count, the trump card turned under it. */
-function pile(count: number | undefined, trump: string, trumpSuit: string): HTMLElement {
+function pile(count: number | undefined, trump: string, trumpSuit: string | undefined): HTMLElement {
   const stock = count === undefined ? "" : `${t("board.stock")}: ${count}. `;
-  return h("div", { class: "pile", role: "group", "aria-label": `${stock}${t("board.trump")}: ${trump ? cardName(trump) : trumpSuit || t("board.noTrump")}` },
+  const shown = trumpSuit === undefined ? "" : `${t("board.trump")}: ${trump ? cardName(trump) : trumpSuit || t("board.noTrump")}`;
+  return h("div", { class: "pile", role: "group", "aria-label": `${stock}${shown}` },
     trump ? card(trump, "trump-card") : trumpSuit ? h("span", { class: "trump-suit", "aria-hidden": "true" }, trumpSuit) : null,
     count ? back("stock") : null,
     count === undefined ? null : h("span", { class: "count", "data-testid": "stock", "aria-hidden": "true" }, String(count)));
+}
+
+/** A line of the server's in the table's terms: names for seats, faces for card codes. */
+export function inWords(view: MatchView, text: string): string {
+  return faces(text.replace(/\bseat (\d+)/g, (_, n: string) => nameOf(view, Number(n))), lang() === "ru");
 }
 
 /** The last trick or bout: shown on hover, or on a tap / Enter on its button. */
@@ -72,7 +78,7 @@ function dix(view: MatchView, d: DixView): HTMLElement[] {
 
 function six(view: MatchView, s: SixDozensView): HTMLElement[] {
   return [
-    h("div", { class: "centre" }, pile(s.stockCount, "", s.trumpSuits.map(suitSymbol).join(" ")),
+    h("div", { class: "centre" }, pile(s.stockCount, "", undefined),
       h("div", { class: "play", "aria-label": t("board.bank") }, h("span", { "data-testid": "bank" }, s.bank ? card(s.bank) : "—")),
       h("div", { class: "kitty", "aria-label": t("board.kitty") }, h("span", { class: "label" }, t("board.kitty")),
         h("span", { "data-testid": "kitty" }, String(s.kitty)))),
@@ -82,7 +88,7 @@ function six(view: MatchView, s: SixDozensView): HTMLElement[] {
       fact(t("board.trumps"), `${s.trumpMode} `, s.trumpSuits.map(suitSymbol).join(" ") || t("board.none")),
       fact(t("board.out"), s.outOrder.map((x) => nameOf(view, x)).join(", ") || "—"),
       s.skipNext ? fact(t("board.skip"), t("board.skipText")) : null,
-      fact(t("board.last"), s.lastPlay ? card(s.lastPlay) : "—")),
+      fact(t("board.last"), s.lastPlay ? inWords(view, s.lastPlay) : "—")),
   ];
 }
 

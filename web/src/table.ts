@@ -5,13 +5,13 @@
 
 import { create } from "@bufbuild/protobuf";
 import { auth, commandId, kozyr, refusal, remember, seatIn, type Refusal, type Seat } from "./api";
-import { colour, faceParts } from "./cards";
+import { colour, faceParts, faces } from "./cards";
 import { deadlineLine, seatClock, terminationText, tick } from "./clock";
 import { h, mount } from "./dom";
 import { EndReason, MatchStatus, MoveSchema, type Event as MatchEvent, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
 import { cardName, gameTitle, lang, ruleName, t } from "./i18n";
 import { eventText } from "./moves";
-import { back, board, handOf, nameOf, seatFacts } from "./panels";
+import { back, board, handOf, inWords, nameOf, seatFacts } from "./panels";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MAX_BACKS = 8;  // an opponent's hand drawn as at most this many backs, with its count
@@ -47,7 +47,7 @@ function tryCard(view: MatchView, seat: number, code: string): Move {
 /** A refusal in words: the rule by ID and name, the reason code, and the server's message. */
 export function explain(r: Refusal): string {
   const head = r.rule ? `${ruleName(r.rule)} (${r.reason || r.code})` : `(${r.reason || r.code})`;
-  return `${t("table.refused", { why: head })}${r.message ? `: ${r.message}` : ""}`;
+  return `${t("table.refused", { why: head })}${r.message ? `: ${faces(r.message, lang() === "ru")}` : ""}`;
 }
 
 export class Table {
@@ -247,7 +247,7 @@ export class Table {
       const o = view.outcome;
       const who = o?.winners.map((w) => nameOf(view, w)).join(", ");
       const early = terminationText(view);
-      return `${t("table.finished")}${early ? ` (${early})` : ""}: ${who ? t("table.won", { who }) : ""}${o?.reason ?? ""}`;
+      return `${t("table.finished")}${early ? ` (${early})` : ""}: ${who ? t("table.won", { who }) : ""}${inWords(view, o?.reason ?? "")}`;
     }
     if (this.seat && view.toAct === this.seat.seat) return t("table.yourTurn");
     return t("table.toPlay", { name: nameOf(view, view.toAct) });
@@ -300,10 +300,10 @@ export class Table {
     const winners = new Set(o?.winners ?? []);
     return h("section", { class: "banner", "data-testid": "banner", "aria-labelledby": "banner-title" },
       h("h2", { id: "banner-title" }, t("table.banner")),
-      h("p", { "data-testid": "how" }, t("table.how", { how: terminationText(view, true) }), o?.reason ? ` · ${o.reason}` : ""),
+      h("p", { "data-testid": "how" }, t("table.how", { how: terminationText(view, true) }), o?.reason ? ` · ${inWords(view, o.reason)}` : ""),
       o?.scores.length ? h("table", { class: "scores" }, h("caption", {}, t("table.scores")),
         h("tbody", {}, view.players.map((p) => h("tr", { class: winners.has(p.seat) ? "winner" : "" },
-          h("th", { scope: "row" }, `${winners.has(p.seat) ? "🏆 " : ""}${p.name || nameOf(view, p.seat)}`),
+          h("th", { scope: "row" }, `${winners.has(p.seat) ? "★ " : ""}${p.name || nameOf(view, p.seat)}`),
           h("td", {}, String(o.scores[p.seat] ?? "")))))) : null,
       h("p", { class: "banner-actions" },
         this.seat ? h("button", { type: "button", "data-testid": "rematch", title: t("table.rematchHint"),
