@@ -317,3 +317,22 @@ def test_the_catalogue_is_complete_in_both_languages() -> None:
     ru = text[text.index("const RU: Record<Key, string> = {") : text.index("// Number ranks")]
     keys = re.compile(r'"([a-z]+\.[A-Za-z0-9.-]+)":')
     assert set(keys.findall(en)) == set(keys.findall(ru)) and len(keys.findall(en)) > 150
+
+
+def test_a_correspondence_clock_shows_the_time_left(web: Web, chromium: Any) -> None:
+    """A day a decision: the running clock and the deadline line count what is left, never
+    a time of day."""
+    context, page, _ = _context(chromium, "en")
+    page.goto(web.url + "/")
+    form = page.locator("form[data-game=dix]")
+    form.locator("[data-clock-preset]").select_option("correspondence-1")
+    form.locator("button[type=submit]").click()
+    page.locator(".clock.running").wait_for()
+    running = page.inner_text(".clock.running")
+    line = page.inner_text("[data-testid=deadline]")
+    left = r"(1 d 0 h|23:59:\d\d)"  # rounded up to the second: a full day at first
+    assert re.fullmatch(left, running), running
+    assert "1 day a decision" in line and re.search(left + " left", line), line
+    assert not re.search(r"[AP]M", line), line
+    assert "low" not in (page.get_attribute(".clock.running", "class") or "")
+    context.close()
