@@ -19,6 +19,7 @@ const BOTS: [string, () => string][] = [
 // The spectator delays offered (CreateMatchRequest.spectator_delay_ms): a broadcast table
 // shown that far behind cannot be used to ghost.
 const DELAYS = [0, 10, 60, 300];
+const OPEN_SEAT_WAIT_MS = 3_600_000n;
 
 function optionInput(game: string, o: OptionSpec): HTMLElement {
   const id = `opt-${game}-${o.name}`;
@@ -208,8 +209,11 @@ export class Lobby {
       const preset = form.querySelector<HTMLSelectElement>("[data-clock-preset]")?.value ?? "none";
       const timeControl = TIME_CONTROLS.find(([key]) => key === preset && key !== "none")?.[2];
       const delaySeconds = Number(form.querySelector<HTMLSelectElement>("[data-delay]")?.value ?? "0");
+      // An open seat waits an hour (a day with a correspondence clock), not the server's default
+      // day: a match its creator left leaves the open list (ListMatches hides expired ones).
+      const expireMs = preset === "correspondence-1" ? undefined : OPEN_SEAT_WAIT_MS;
       const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, timeControl,
-        spectatorDelayMs: BigInt(delaySeconds * 1000), requestId: crypto.randomUUID() });
+        spectatorDelayMs: BigInt(delaySeconds * 1000), expireMs, requestId: crypto.randomUUID() });
       for (const x of made.tokens) {
         if (x.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: x.token });
       }
