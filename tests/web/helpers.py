@@ -245,8 +245,9 @@ def play_page_to_end(
             return played
         if played == 8 and shot is not None:
             page.screenshot(path=str(shot))
-        # Only the legal cards can be played: every other card of the hand is disabled.
-        assert page.locator("button.card:not(.legal):not([disabled])").count() == 0
+        # Only the legal cards are offered: every other card of the hand is dimmed and marked
+        # aria-disabled (a click on it asks the server, which refuses it by its rule).
+        assert page.locator("button.card:not(.legal):not([aria-disabled=true])").count() == 0
         before = page.get_attribute(STATUS, "data-version")
         target = page.locator("button.card.legal, button.action").first
         if played % 2:

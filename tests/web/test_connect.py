@@ -107,6 +107,10 @@ def test_refusals_carry_the_same_error_info(web: Web) -> None:
         if d["type"] == "google.rpc.ErrorInfo"
     ]
     assert len(infos) == 1 and infos[0].reason
+    # The JSON also carries it decoded (Connect's `debug`): readable without base64.
+    (readable,) = [d["debug"] for d in details if d["type"] == "google.rpc.ErrorInfo"]
+    assert readable["reason"] == infos[0].reason == "BAD_MATCH_ID"
+    assert readable["metadata"] == dict(infos[0].metadata)
     shown = [str(body["message"]), infos[0].reason, infos[0].domain, *infos[0].metadata.values()]
     assert not [text for text in shown if card in text]
 

@@ -7,6 +7,7 @@ card its seat may not see."""
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from collections.abc import Iterator
@@ -216,7 +217,8 @@ def test_a_page_resigns_and_the_other_sees_the_end(web: Web, chromium: Any) -> N
         )
         page.locator("[data-clock='0']").wait_for()
         line = page.inner_text("[data-testid=deadline]")
-        assert "5:00 + 3 s a decision" in line and "due at" in line, line
+        assert "5:00 + 3 s a decision" in line and " left" in line, line
+        assert not re.search(r"\d:\d\d:\d\d [AP]M", line), line  # a time left, not a time of day
         # Nobody has decided yet: abort is offered (a joining page draws its seat's controls
         # once it knows its seat, a moment after the table itself).
         page.locator("[data-testid=abort]").wait_for()

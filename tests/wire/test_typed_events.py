@@ -69,8 +69,9 @@ def assert_typed_is_data_json(event: pb.Event) -> None:
     typed = as_data(getattr(event, which))
     data = _plain(json.loads(event.data_json))
     assert {k: typed[k] for k in data} == data, event.type
-    # Fields the JSON leaves out while default (SeatJoined.user, MatchCreated.users).
-    assert all(typed[k] in ("", [], None) for k in set(typed) - set(data)), event.type
+    # Fields the JSON leaves out while default (SeatJoined.user, MatchCreated.users,
+    # MatchTerms.spectator_delay_ms).
+    assert all(typed[k] in ("", [], None, 0) for k in set(typed) - set(data)), event.type
 
 
 @pytest.mark.parametrize("name", sorted(PLAYERS))

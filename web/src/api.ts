@@ -74,12 +74,6 @@ export function refusal(error: unknown): Refusal {
   };
 }
 
-/** One line for a refusal: "NOT_YOUR_TURN (DIX-4): it is seat 1's turn". */
-export function refusalText(r: Refusal): string {
-  const head = r.reason || r.code;
-  return `${head}${r.rule ? ` (${r.rule})` : ""}: ${r.message}`;
-}
-
 /** A fresh command id. */
 export function commandId(): string {
   return crypto.randomUUID();

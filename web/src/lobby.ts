@@ -2,18 +2,24 @@
 // (ListMatches, paged), a match id or join link to open, and the form that creates a match
 // (game, seats, options) and takes its first seat.
 
-import { auth, kozyr, refusal, refusalText, remember, seatIn, seats } from "./api";
+import { auth, kozyr, refusal, remember, seatIn, seats } from "./api";
 import { TIME_CONTROLS } from "./clock";
 import { h, mount } from "./dom";
 import { MatchStatus, type GameInfo, type MatchSummary, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
+import { gameTitle, t } from "./i18n";
+import { explain } from "./table";
 
 // Open matches per page of the lobby's list: a phone screen shows about this many rows.
 const PAGE = 10;
 
 // The server's seat bots (SeatRequest.bot): the server plays such a seat as an ordinary one.
-const BOTS: [string, string][] = [
-  ["heuristic", "bot: heuristic"], ["random", "bot: random"], ["ismcts:iters=200", "bot: ISMCTS (200 iterations)"],
+const BOTS: [string, () => string][] = [
+  ["heuristic", () => t("bot.heuristic")], ["random", () => t("bot.random")], ["ismcts:iters=200", () => t("bot.ismcts")],
 ];
+// The spectator delays offered (CreateMatchRequest.spectator_delay_ms): a broadcast table
+// shown that far behind cannot be used to ghost.
+const DELAYS = [0, 10, 60, 300];
+const OPEN_SEAT_WAIT_MS = 3_600_000n;
 
 function optionInput(game: string, o: OptionSpec): HTMLElement {
   const id = `opt-${game}-${o.name}`;
@@ -22,11 +28,11 @@ function optionInput(game: string, o: OptionSpec): HTMLElement {
   if (o.kind === "bool") {
     input = h("input", { ...common, type: "checkbox", checked: o.defaultValue === "true" });
   } else if (o.choices.length) {
-    input = h("select", common, (o.defaultValue ? [] : [h("option", { value: "" }, "(default)")]).concat(
+    input = h("select", common, (o.defaultValue ? [] : [h("option", { value: "" }, t("lobby.default"))]).concat(
       o.choices.map((c) => h("option", { value: c, selected: c === o.defaultValue }, c))));
   } else {
     input = h("input", { ...common, type: o.kind === "int" ? "number" : "text", value: o.defaultValue,
-      min: o.minimum, placeholder: o.defaultValue ? undefined : "(derived)" });
+      min: o.minimum, placeholder: o.defaultValue ? undefined : t("lobby.derived") });
   }
   return h("div", { class: "field" }, h("label", { for: id, title: o.help }, o.name), input,
     h("small", {}, o.help));
@@ -54,7 +60,7 @@ export class Lobby {
     try {
       this.games = (await kozyr.listGames({})).games;
     } catch (e) {
-      this.message = refusalText(refusal(e));
+      this.message = explain(refusal(e));
     }
     await this.openMatches(this.pages[this.pages.length - 1]);
     void this.statuses();
@@ -67,7 +73,7 @@ export class Lobby {
       this.open = got.matches;
       this.nextPage = got.nextPageToken;
     } catch (e) {
-      this.message = refusalText(refusal(e));
+      this.message = explain(refusal(e));
     }
     this.render();
   }
@@ -82,7 +88,7 @@ export class Lobby {
   private async join(m: MatchSummary): Promise<void> {
     const name = this.joinName.trim();
     if (!name) {
-      this.message = "Type your name before joining.";
+      this.message = t("lobby.nameFirst");
       this.render();
       return;
     }
@@ -91,30 +97,30 @@ export class Lobby {
       remember({ matchId: m.matchId, game: m.game, seat: joined.seat, name, token: joined.token });
       location.hash = `#/m/${m.matchId}`;
     } catch (e) {
-      this.message = refusalText(refusal(e));
+      this.message = explain(refusal(e));
       await this.openMatches(this.pages[this.pages.length - 1]);
     }
   }
 
   private openList(): HTMLElement {
-    const name = h("input", { name: "join-name", maxlength: 32, value: this.joinName, placeholder: "your name",
-      "aria-label": "your name to join", oninput: () => { this.joinName = name.value; } });
-    const title = (g: string) => this.games.find((x) => x.name === g)?.title ?? g;
+    const name = h("input", { id: "join-name", name: "join-name", maxlength: 32, value: this.joinName, placeholder: t("lobby.yourName"),
+      oninput: () => { this.joinName = name.value; } });
+    const title = gameTitle;
     const row = (m: MatchSummary) => h("li", { "data-open-match": m.matchId },
-      `${title(m.game)} · ${m.names.filter((n) => n).join(", ") || "nobody yet"} · `,
-      `${m.openSeats.length} open seat${m.openSeats.length === 1 ? "" : "s"} `,
+      `${title(m.game)} · ${m.names.filter((n) => n).join(", ") || t("lobby.nobody")} · `,
+      `${t("lobby.openSeats", { n: m.openSeats.length })} `,
       seatIn(m.matchId)
-        ? h("a", { href: `#/m/${m.matchId}` }, "your table")
-        : h("button", { type: "button", onclick: () => void this.join(m) }, "Join"),
-      " ", h("a", { href: `#/m/${m.matchId}`, class: "small" }, "watch"));
-    return h("section", { class: "open-matches", "aria-label": "open matches" }, h("h2", {}, "Open matches"),
-      h("div", { class: "field" }, h("label", {}, "your name"), name),
-      this.open.length ? h("ul", {}, this.open.map(row)) : h("p", {}, "No match is waiting for players."),
+        ? h("a", { href: `#/m/${m.matchId}` }, t("lobby.yourTable"))
+        : h("button", { type: "button", onclick: () => void this.join(m) }, t("lobby.join")),
+      " ", h("a", { href: `#/watch/${m.matchId}`, class: "small" }, t("lobby.watch")));
+    return h("section", { class: "open-matches", "aria-labelledby": "open-title" }, h("h2", { id: "open-title" }, t("lobby.open")),
+      h("div", { class: "field" }, h("label", { for: "join-name" }, t("lobby.yourNameToJoin")), name),
+      this.open.length ? h("ul", {}, this.open.map(row)) : h("p", {}, t("lobby.noOpen")),
       h("p", { class: "paging" },
-        h("button", { type: "button", disabled: this.pages.length <= 1, onclick: () => void this.page(-1) }, "Newer"),
-        ` page ${this.pages.length} `,
-        h("button", { type: "button", disabled: !this.nextPage, onclick: () => void this.page(1) }, "Older"),
-        " ", h("button", { type: "button", onclick: () => void this.openMatches(this.pages[this.pages.length - 1]) }, "Refresh")));
+        h("button", { type: "button", disabled: this.pages.length <= 1, onclick: () => void this.page(-1) }, t("lobby.newer")),
+        t("lobby.page", { n: this.pages.length }),
+        h("button", { type: "button", disabled: !this.nextPage, onclick: () => void this.page(1) }, t("lobby.older")),
+        " ", h("button", { type: "button", onclick: () => void this.openMatches(this.pages[this.pages.length - 1]) }, t("lobby.refresh"))));
   }
 
   stop(): void {}
@@ -124,7 +130,7 @@ export class Lobby {
       try {
         const v = (await kozyr.getMatch({ matchId: s.matchId }, auth(s.token))).view;
         const el = this.root.querySelector(`[data-match="${s.matchId}"] .state`);
-        if (el && v) el.textContent = MatchStatus[v.status].toLowerCase() + (v.toAct === s.seat ? " · your turn" : "");
+        if (el && v) el.textContent = t(`status.${MatchStatus[v.status].toLowerCase()}` as "status.waiting") + (v.toAct === s.seat ? t("lobby.yourTurn") : "");
       } catch {
         // a match this browser remembers may be gone from a test server: leave it as it is
       }
@@ -132,52 +138,58 @@ export class Lobby {
   }
 
   private render(): void {
-    const open = h("input", { name: "match", "aria-label": "match id or join link", placeholder: "match id or join link" });
+    const open = h("input", { id: "open-id", name: "match", placeholder: t("lobby.matchOrLink") });
     mount(this.root,
-      h("section", { class: "mine" }, h("h2", {}, "Your matches"),
+      h("h1", { class: "visually-hidden" }, "Kozyr"),
+      h("section", { class: "mine", "aria-labelledby": "mine-title" }, h("h2", { id: "mine-title" }, t("lobby.mine")),
         seats().length ? h("ul", {}, seats().map((s) => h("li", { "data-match": s.matchId },
-          h("a", { href: `#/m/${s.matchId}` }, `${s.game} · ${s.name} (seat ${s.seat})`), " ",
+          h("a", { href: `#/m/${s.matchId}` }, t("lobby.seat", { game: gameTitle(s.game), name: s.name, seat: s.seat })), " ",
           h("span", { class: "state" }, ""), " ",
-          h("a", { href: `#/replay/${s.matchId}`, class: "small" }, "replay")))) : h("p", {}, "None yet.")),
+          h("a", { href: `#/replay/${s.matchId}`, class: "small" }, t("lobby.replay"))))) : h("p", {}, t("lobby.none"))),
       this.openList(),
       h("form", { class: "open-match", onsubmit: (e: Event) => {
         e.preventDefault();
         const id = open.value.trim().split("/").pop() ?? "";
         if (id) location.hash = `#/m/${id}`;
-      } }, h("h2", {}, "Join or watch"), open, h("button", { type: "submit" }, "Open")),
-      h("section", { class: "create" }, h("h2", {}, "New match"), this.games.map((g) => this.form(g))),
-      h("p", {}, h("a", { href: "#/replay" }, "Open an exported replay file")),
+      } }, h("h2", {}, h("label", { for: "open-id" }, t("lobby.joinOrWatch"))), open, " ", h("button", { type: "submit" }, t("lobby.openButton"))),
+      h("section", { class: "create", "aria-labelledby": "new-title" }, h("h2", { id: "new-title" }, t("lobby.new")), this.games.map((g) => this.form(g))),
+      h("p", {}, h("a", { href: "#/replay" }, t("lobby.replayFile"))),
       h("p", { class: "message", role: "alert", "data-testid": "message" }, this.message),
     );
   }
 
   private form(g: GameInfo): HTMLElement {
-    const count = h("input", { type: "number", name: "players", min: g.minPlayers, max: g.maxPlayers,
-      value: g.minPlayers, "aria-label": `${g.title} players` });
-    const name = h("input", { name: "name", value: "me", maxlength: 32, "aria-label": "your name" });
+    const id = (what: string) => `${g.name}-${what}`;
+    const title = gameTitle(g.name);
+    const count = h("input", { id: id("players"), type: "number", name: "players", min: g.minPlayers, max: g.maxPlayers,
+      value: g.minPlayers });
+    const name = h("input", { id: id("name"), name: "name", value: "me", maxlength: 32 });
     const seatsBox = h("div", { class: "seats" });
     const drawSeats = () => mount(seatsBox, Array.from({ length: Math.max(0, Number(count.value) - 1) }, (_, i) =>
-      h("div", { class: "field" }, h("label", {}, `seat ${i + 1}`),
-        h("select", { "data-seat": i + 1, "aria-label": `seat ${i + 1}` },
-          BOTS.map(([spec, label]) => h("option", { value: spec }, label)),
-          h("option", { value: "open" }, "open seat (join link)")))));
+      h("div", { class: "field" }, h("label", { for: id(`seat-${i + 1}`) }, t("lobby.seatN", { n: i + 1 })),
+        h("select", { id: id(`seat-${i + 1}`), "data-seat": i + 1 },
+          BOTS.map(([spec, label]) => h("option", { value: spec }, label())),
+          h("option", { value: "open" }, t("lobby.openSeat"))))));
     // Only the presets whose kind the game offers (GameInfo.time_controls, R-8).
-    const clock = h("select", { name: "clock", "data-clock-preset": "", "aria-label": `${g.title} clock` },
-      TIME_CONTROLS.filter(([key, , t]) => key === "none" || g.timeControls.includes(t.kind))
-        .map(([key, label]) => h("option", { value: key }, label)));
+    const clock = h("select", { id: id("clock"), name: "clock", "data-clock-preset": "" },
+      TIME_CONTROLS.filter(([key, , tc]) => key === "none" || g.timeControls.includes(tc.kind))
+        .map(([key, label]) => h("option", { value: key }, label())));
+    const delay = h("select", { id: id("delay"), name: "delay", "data-delay": "" },
+      DELAYS.map((sec) => h("option", { value: sec }, sec ? t("lobby.delayS", { n: sec }) : t("lobby.delayNone"))));
     count.addEventListener("input", drawSeats);
     drawSeats();
-    const form: HTMLFormElement = h("form", { class: "game", "data-game": g.name, onsubmit: (e: Event) => {
+    const form: HTMLFormElement = h("form", { class: "game", "data-game": g.name, "aria-labelledby": id("title"), onsubmit: (e: Event) => {
       e.preventDefault();
       void this.create(g, form, name.value.trim() || "me", Number(count.value));
     } },
-    h("h3", {}, g.title, h("small", {}, ` ${g.minPlayers}–${g.maxPlayers} players · rules ${g.rulesVersion}`)),
-    h("div", { class: "field" }, h("label", {}, "your name"), name),
-    h("div", { class: "field" }, h("label", {}, "players"), count),
+    h("h3", { id: id("title") }, title, h("small", {}, t("lobby.range", { min: g.minPlayers, max: g.maxPlayers, rules: g.rulesVersion }))),
+    h("div", { class: "field" }, h("label", { for: id("name") }, t("lobby.yourName")), name),
+    h("div", { class: "field" }, h("label", { for: id("players") }, t("lobby.players")), count),
     seatsBox,
-    h("div", { class: "field" }, h("label", {}, "clock"), clock),
-    h("details", {}, h("summary", {}, "Options"), g.options.map((o) => optionInput(g.name, o))),
-    h("button", { type: "submit" }, `Create a ${g.title} match`));
+    h("div", { class: "field" }, h("label", { for: id("clock") }, t("lobby.clock")), clock),
+    h("div", { class: "field" }, h("label", { for: id("delay") }, t("lobby.delay")), delay),
+    h("details", {}, h("summary", {}, t("lobby.options")), g.options.map((o) => optionInput(g.name, o))),
+    h("button", { type: "submit" }, t("lobby.create", { game: title })));
     return form;
   }
 
@@ -196,14 +208,18 @@ export class Lobby {
     try {
       const preset = form.querySelector<HTMLSelectElement>("[data-clock-preset]")?.value ?? "none";
       const timeControl = TIME_CONTROLS.find(([key]) => key === preset && key !== "none")?.[2];
+      const delaySeconds = Number(form.querySelector<HTMLSelectElement>("[data-delay]")?.value ?? "0");
+      // An open seat waits an hour (a day with a correspondence clock), not the server's default
+      // day: a match its creator left leaves the open list (ListMatches hides expired ones).
+      const expireMs = preset === "correspondence-1" ? undefined : OPEN_SEAT_WAIT_MS;
       const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, timeControl,
-        requestId: crypto.randomUUID() });
-      for (const t of made.tokens) {
-        if (t.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: t.token });
+        spectatorDelayMs: BigInt(delaySeconds * 1000), expireMs, requestId: crypto.randomUUID() });
+      for (const x of made.tokens) {
+        if (x.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: x.token });
       }
       location.hash = `#/m/${made.matchId}`;
     } catch (e) {
-      this.message = refusalText(refusal(e));
+      this.message = explain(refusal(e));
       this.render();
     }
   }

@@ -1,18 +1,26 @@
-// The game-specific part of a table: what lies on it, for each of the three games. Only what
-// the viewer's MatchView holds is drawn: the server has already removed every hidden card.
+// The game-specific part of a table: the centre (trick, bank or bout; trump and stock as a
+// pile; the last trick or bout on hover or tap) and each seat's numbers, for the three games.
+// Only what the viewer's MatchView holds is drawn: the server has already removed every hidden
+// card.
 
-import { colour, face, spoken, suitSymbol } from "./cards";
+import { colour, faceParts, faces, suitSymbol } from "./cards";
 import { h } from "./dom";
 import type { DixView, DurakDiceView, MatchView, SixDozensView, TablePair } from "./gen/kozyr/v1/kozyr_pb";
+import { cardName, gameTitle, lang, t } from "./i18n";
 
-/** A face-up card (not playable). */
+/** A face-up card drawn in CSS (not playable), named for screen readers. */
 export function card(code: string, extra = ""): HTMLElement {
-  return h("span", { class: `card ${colour(code)} ${extra}`, title: spoken(code), "aria-label": spoken(code) },
-    face(code));
+  return h("span", { class: `card ${colour(code)} ${extra}`, role: "img", title: cardName(code),
+    "aria-label": cardName(code), "data-code": code }, faceParts(code, lang() === "ru"));
 }
 
-function cards(codes: readonly string[], empty = "—"): HTMLElement {
-  return h("span", { class: "cards" }, codes.length ? codes.map((c) => card(c)) : empty);
+/** A card face down. */
+export function back(extra = ""): HTMLElement {
+  return h("span", { class: `card back ${extra}`, "aria-hidden": "true" });
+}
+
+function cards(codes: readonly string[], testid?: string): HTMLElement {
+  return h("span", { class: "cards", "data-testid": testid }, codes.length ? codes.map((c) => card(c)) : "—");
 }
 
 function fact(label: string, ...value: (Node | string)[]): HTMLElement {
@@ -23,62 +31,109 @@ function fact(label: string, ...value: (Node | string)[]): HTMLElement {
 export function nameOf(view: MatchView, seat: number | undefined): string {
   if (seat === undefined) return "—";
   const p = view.players.find((x) => x.seat === seat);
-  return p?.name || `seat ${seat}`;
+  return p?.name || t("board.seat", { n: seat });
 }
 
-function dix(view: MatchView, d: DixView): HTMLElement {
-  return h("section", { class: "board", "data-game": "dix", "data-hand": d.handNumber },
-    fact("Hand", String(d.handNumber), ` · dealer ${nameOf(view, d.dealer)}`),
-    fact("Trump", d.turnUp ? card(d.turnUp) : "—", ` ${suitSymbol(d.trump) || "no trump"}`),
-    fact("Stock", h("span", { "data-testid": "stock" }, String(d.stockCount))),
-    fact("Trick", h("span", { "data-testid": "trick" }, cards(d.trick)), ` · lead ${nameOf(view, d.leader)}`),
-    fact("Last trick", cards(d.lastTrick),
-      d.lastTrickWinner !== undefined ? ` · won by ${nameOf(view, d.lastTrickWinner)}` : ""),
-    fact("Target", String(d.target)),
-  );
+/** The stock as a pile of backs with its count, the trump card turned under it. */
+function pile(count: number | undefined, trump: string, trumpSuit: string | undefined): HTMLElement {
+  const stock = count === undefined ? "" : `${t("board.stock")}: ${count}. `;
+  const shown = trumpSuit === undefined ? "" : `${t("board.trump")}: ${trump ? cardName(trump) : trumpSuit || t("board.noTrump")}`;
+  return h("div", { class: "pile", role: "group", "aria-label": `${stock}${shown}` },
+    trump ? card(trump, "trump-card") : trumpSuit ? h("span", { class: "trump-suit", "aria-hidden": "true" }, trumpSuit) : null,
+    count ? back("stock") : null,
+    count === undefined ? null : h("span", { class: "count", "data-testid": "stock", "aria-hidden": "true" }, String(count)));
 }
 
-function six(view: MatchView, s: SixDozensView): HTMLElement {
-  return h("section", { class: "board", "data-game": "six-dozens", "data-hand": s.handNumber },
-    fact("Hand", String(s.handNumber), ` · dealer ${nameOf(view, s.dealer)} · first ${nameOf(view, s.firstMover)}`),
-    fact("Bank", h("span", { "data-testid": "bank" }, s.bank ? card(s.bank) : "—")),
-    fact("Trumps", `${s.trumpMode} `, s.trumpSuits.map(suitSymbol).join(" ") || "none"),
-    fact("Stock", String(s.stockCount)),
-    fact("Kitty", h("span", { "data-testid": "kitty" }, String(s.kitty))),
-    fact("Out", s.outOrder.map((x) => nameOf(view, x)).join(", ") || "—"),
-    s.skipNext ? fact("Skip", "the next seat is skipped (SIX-8)") : null,
-    fact("Last", s.lastPlay || "—"),
-  );
+/** A line of the server's in the table's terms: names for seats, faces for card codes. */
+export function inWords(view: MatchView, text: string): string {
+  return faces(text.replace(/\bseat (\d+)/g, (_, n: string) => nameOf(view, Number(n))), lang() === "ru");
 }
 
-function pairs(list: readonly TablePair[]): HTMLElement {
-  if (!list.length) return h("span", { class: "cards" }, "—");
-  return h("span", { class: "pairs" }, list.map((p) =>
+/** The last trick or bout: shown on hover, or on a tap / Enter on its button. */
+function lastOne(label: string, content: HTMLElement, note: string): HTMLElement | null {
+  const panel = h("div", { class: "last-panel", id: `last-${label.length}` }, content, note ? h("small", {}, note) : null);
+  const button = h("button", { type: "button", class: "last-toggle", "aria-expanded": "false", "aria-controls": panel.id,
+    "data-testid": "last", onclick: () => {
+      const open = button.getAttribute("aria-expanded") !== "true";
+      button.setAttribute("aria-expanded", String(open));
+    } }, label);
+  return h("div", { class: "last" }, button, panel);
+}
+
+function dix(view: MatchView, d: DixView): HTMLElement[] {
+  const last = d.lastTrick.length
+    ? lastOne(t("table.lastTrick"), cards(d.lastTrick),
+      d.lastTrickWinner !== undefined ? t("board.wonBy", { name: nameOf(view, d.lastTrickWinner) }).replace(/^ · /, "") : "")
+    : null;
+  return [
+    h("div", { class: "centre" }, pile(d.stockCount, d.turnUp, suitSymbol(d.trump)),
+      h("div", { class: "play", "aria-label": t("board.trick") }, cards(d.trick, "trick")), last),
+    h("div", { class: "facts" },
+      fact(t("board.hand"), String(d.handNumber), t("board.dealer", { name: nameOf(view, d.dealer) }),
+        t("board.lead", { name: nameOf(view, d.leader) })),
+      fact(t("board.trump"), suitSymbol(d.trump) || t("board.noTrump")),
+      fact(t("board.target"), String(d.target))),
+  ];
+}
+
+function six(view: MatchView, s: SixDozensView): HTMLElement[] {
+  return [
+    h("div", { class: "centre" }, pile(s.stockCount, "", undefined),
+      h("div", { class: "play", "aria-label": t("board.bank") }, h("span", { "data-testid": "bank" }, s.bank ? card(s.bank) : "—")),
+      h("div", { class: "kitty", "aria-label": t("board.kitty") }, h("span", { class: "label" }, t("board.kitty")),
+        h("span", { "data-testid": "kitty" }, String(s.kitty)))),
+    h("div", { class: "facts" },
+      fact(t("board.hand"), String(s.handNumber), t("board.dealer", { name: nameOf(view, s.dealer) }),
+        t("board.first", { name: nameOf(view, s.firstMover) })),
+      fact(t("board.trumps"), `${s.trumpMode} `, s.trumpSuits.map(suitSymbol).join(" ") || t("board.none")),
+      fact(t("board.out"), s.outOrder.map((x) => nameOf(view, x)).join(", ") || "—"),
+      s.skipNext ? fact(t("board.skip"), t("board.skipText")) : null,
+      fact(t("board.last"), s.lastPlay ? inWords(view, s.lastPlay) : "—")),
+  ];
+}
+
+function pairs(list: readonly TablePair[], testid?: string): HTMLElement {
+  if (!list.length) return h("span", { class: "cards", "data-testid": testid }, t("board.noBout"));
+  return h("span", { class: "pairs", "data-testid": testid }, list.map((p) =>
     h("span", { class: "pair" }, card(p.attack), p.defence ? card(p.defence, "beat") : h("span", { class: "open" }, "?"))));
 }
 
-function durak(view: MatchView, d: DurakDiceView): HTMLElement {
-  return h("section", { class: "board", "data-game": "durak-dice", "data-hand": d.gameNumber },
-    fact("Game", `${d.gameNumber} of ${d.games} · bout ${d.boutNumber} · dealer ${nameOf(view, d.dealer)}`),
-    fact("Trump", d.trumpCard ? card(d.trumpCard) : "—", ` ${suitSymbol(d.trump)}`),
-    fact("Bout", h("span", { "data-testid": "bout" }, pairs(d.table)),
-      ` · ${nameOf(view, d.attacker)} attacks ${nameOf(view, d.defender)}`),
-    fact("Last bout", pairs(d.lastBout),
-      d.lastBoutTakenBy !== undefined ? ` · taken by ${nameOf(view, d.lastBoutTakenBy)}` : d.lastBout.length ? " · beaten off" : ""),
-    fact("Discards", String(d.discardCount)),
-    fact("Dice", d.rolls.map((r) => `${nameOf(view, r.seat)} ${r.value}`).join(", ") || "—"),
-    fact("Out", d.out.map((x) => nameOf(view, x)).join(", ") || "—"),
-  );
+/** The dice as each seat's rolls: "Bea rolled 5, 6 · Ann rolled 1". */
+function dice(view: MatchView, d: DurakDiceView): string {
+  const bySeat = new Map<number, number[]>();
+  for (const r of d.rolls) bySeat.set(r.seat, [...(bySeat.get(r.seat) ?? []), r.value]);
+  return [...bySeat].map(([seat, values]) => t("board.roll", { name: nameOf(view, seat), n: values.join(", ") })).join(" · ") || "—";
 }
 
-/** The board of any game, or nothing while the match waits for players. */
+function durak(view: MatchView, d: DurakDiceView): HTMLElement[] {
+  const last = d.lastBout.length
+    ? lastOne(t("table.lastBout"), pairs(d.lastBout),
+      (d.lastBoutTakenBy !== undefined ? t("board.takenBy", { name: nameOf(view, d.lastBoutTakenBy) }) : t("board.beatenOff")).replace(/^ · /, ""))
+    : null;
+  const fighting = d.attacker !== undefined && d.defender !== undefined;
+  return [
+    h("div", { class: "centre" }, pile(undefined, d.trumpCard, suitSymbol(d.trump)),
+      h("div", { class: "play", "aria-label": t("board.bout") }, pairs(d.table, "bout")), last),
+    h("div", { class: "facts" },
+      fact(t("board.game"), t("board.gameOf", { n: d.gameNumber, games: d.games, bout: d.boutNumber, name: nameOf(view, d.dealer) })),
+      fighting ? fact(t("board.bout"), t("board.attacks", { a: nameOf(view, d.attacker), d: nameOf(view, d.defender) }).replace(/^ · /, "")) : null,
+      fact(t("board.discards"), String(d.discardCount)),
+      fact(t("board.dice"), dice(view, d)),
+      fact(t("board.out"), d.out.map((x) => nameOf(view, x)).join(", ") || "—")),
+  ];
+}
+
+/** The centre of the table and its facts, or nothing while the match waits for players. */
 export function board(view: MatchView): HTMLElement | null {
+  let parts: HTMLElement[];
+  let hand = 0;
   switch (view.table.case) {
-    case "dix": return dix(view, view.table.value);
-    case "sixDozens": return six(view, view.table.value);
-    case "durakDice": return durak(view, view.table.value);
+    case "dix": parts = dix(view, view.table.value); hand = view.table.value.handNumber; break;
+    case "sixDozens": parts = six(view, view.table.value); hand = view.table.value.handNumber; break;
+    case "durakDice": parts = durak(view, view.table.value); hand = view.table.value.gameNumber; break;
     default: return null;
   }
+  return h("section", { class: "board", "data-game": view.game, "data-hand": hand, "aria-label": gameTitle(view.game) }, parts);
 }
 
 /** The viewer's own cards (empty for a spectator). */
@@ -88,12 +143,12 @@ export function handOf(view: MatchView): string[] {
 
 /** Per-seat numbers: cards held, and the score in the game's unit. */
 export function seatFacts(view: MatchView, seat: number): { held: number; score: string } {
-  const t = view.table;
-  switch (t.case) {
-    case "dix": return { held: t.value.handSizes[seat] ?? 0,
-      score: `${t.value.totals[seat] ?? 0} pts · ${t.value.tricks[seat] ?? 0} tricks · ${t.value.tens[seat] ?? 0} tens` };
-    case "sixDozens": return { held: t.value.handSizes[seat] ?? 0, score: `capital ${t.value.capitals[seat] ?? 0}` };
-    case "durakDice": return { held: t.value.handSizes[seat] ?? 0, score: `fool ×${t.value.fools[seat] ?? 0}` };
+  const v = view.table;
+  switch (v.case) {
+    case "dix": return { held: v.value.handSizes[seat] ?? 0,
+      score: t("score.dix", { pts: v.value.totals[seat] ?? 0, tricks: v.value.tricks[seat] ?? 0, tens: v.value.tens[seat] ?? 0 }) };
+    case "sixDozens": return { held: v.value.handSizes[seat] ?? 0, score: t("score.six", { n: v.value.capitals[seat] ?? 0 }) };
+    case "durakDice": return { held: v.value.handSizes[seat] ?? 0, score: t("score.durak", { n: v.value.fools[seat] ?? 0 }) };
     default: return { held: 0, score: "" };
   }
 }

@@ -2,10 +2,13 @@
 // seat's view, the spectator's or the full table, with the verifier's verdict. The server runs
 // the same verifier as `kozyr replay verify` (InspectReplay); nothing is re-implemented here.
 
-import { auth, kozyr, refusal, refusalText, seatIn } from "./api";
+import { auth, kozyr, refusal, seatIn } from "./api";
 import { h, mount } from "./dom";
 import type { InspectReplayRequest, InspectReplayResponse } from "./gen/kozyr/v1/kozyr_pb";
+import { gameTitle, t } from "./i18n";
+import { eventText } from "./moves";
 import { board, card, handOf, nameOf } from "./panels";
+import { explain } from "./table";
 
 type Source = InspectReplayRequest["source"];
 
@@ -48,7 +51,7 @@ export class Replay {
       this.version = this.shown.version;
       this.message = "";
     } catch (e) {
-      this.message = refusalText(refusal(e));
+      this.message = explain(refusal(e));
     }
     this.render();
   }
@@ -61,12 +64,12 @@ export class Replay {
   }
 
   private render(): void {
-    const picker = h("input", { type: "file", accept: ".jsonl,application/json,text/plain", "aria-label": "replay file",
+    const picker = h("input", { id: "replay-file", type: "file", accept: ".jsonl,application/json,text/plain",
       onchange: (e: Event) => { const f = (e.target as HTMLInputElement).files?.[0]; if (f) void this.open(f); } });
     const s = this.shown;
     mount(this.root,
-      h("h2", {}, "Replay viewer"),
-      h("p", {}, "Open an exported replay file (kozyr replay export): ", picker),
+      h("h1", {}, t("replay.title")),
+      h("p", {}, h("label", { for: "replay-file" }, t("replay.open")), picker),
       h("p", { class: "message", role: "alert", "data-testid": "message" }, this.message),
       s ? this.step(s) : null);
   }
@@ -74,29 +77,29 @@ export class Replay {
   private step(s: InspectReplayResponse): HTMLElement {
     const view = s.view;
     const ok = s.status === "VERIFIED";
-    const viewers = h("select", { "aria-label": "whose view", "data-testid": "viewer",
+    const viewers = h("select", { "aria-label": t("replay.whose"), "data-testid": "viewer",
       onchange: (e: Event) => { this.viewer = (e.target as HTMLSelectElement).value; void this.load(this.version); } },
-    h("option", { value: "full", selected: this.viewer === "full" }, "full table"),
-    h("option", { value: "spectator", selected: this.viewer === "spectator" }, "spectator"),
+    h("option", { value: "full", selected: this.viewer === "full" }, t("replay.full")),
+    h("option", { value: "spectator", selected: this.viewer === "spectator" }, t("replay.spectator")),
     (view?.players ?? []).map((p) => h("option", { value: String(p.seat), selected: this.viewer === String(p.seat) },
-      `seat ${p.seat}: ${p.name}`)));
+      t("replay.seat", { n: p.seat, name: p.name }))));
     const slider = h("input", { type: "range", min: 1, max: Number(s.versions), value: Number(s.version),
-      "aria-label": "step", onchange: (e: Event) => void this.load(BigInt((e.target as HTMLInputElement).value)) });
+      "aria-label": t("replay.step"), onchange: (e: Event) => void this.load(BigInt((e.target as HTMLInputElement).value)) });
     return h("section", { class: "replay" },
       h("div", { class: `verdict ${ok ? "ok" : "bad"}`, "data-testid": "verdict" }, s.status),
-      h("details", {}, h("summary", {}, "Verifier report"), h("pre", { class: "text" }, s.report)),
-      view ? h("h3", {}, `${view.game} · `, h("code", {}, view.matchId)) : null,
+      h("details", {}, h("summary", {}, t("replay.report")), h("pre", { class: "text", tabindex: 0 }, s.report)),
+      view ? h("h2", {}, `${gameTitle(view.game)} · `, h("code", {}, view.matchId)) : null,
       h("div", { class: "replay-controls" },
-        h("button", { onclick: () => void this.load(1n), "aria-label": "first step" }, "|◀"),
-        h("button", { onclick: () => void this.load(this.version - 1n), "aria-label": "previous step" }, "◀"),
+        h("button", { type: "button", onclick: () => void this.load(1n), "aria-label": t("replay.first") }, "|◀"),
+        h("button", { type: "button", onclick: () => void this.load(this.version - 1n), "aria-label": t("replay.prev") }, "◀"),
         slider,
-        h("button", { onclick: () => void this.load(this.version + 1n), "aria-label": "next step", "data-testid": "next" }, "▶"),
-        h("button", { onclick: () => void this.load(s.versions), "aria-label": "last step" }, "▶|"),
-        h("span", { "data-testid": "step" }, `step ${s.version} of ${s.versions}`), viewers),
-      h("ol", { class: "log" }, s.events.map((e) => h("li", {}, e.text || e.type))),
+        h("button", { type: "button", onclick: () => void this.load(this.version + 1n), "aria-label": t("replay.next"), "data-testid": "next" }, "▶"),
+        h("button", { type: "button", onclick: () => void this.load(s.versions), "aria-label": t("replay.lastStep") }, "▶|"),
+        h("span", { "data-testid": "step" }, t("replay.stepOf", { v: s.version, n: s.versions })), viewers),
+      h("ol", { class: "log" }, s.events.map((e) => h("li", {}, (view ? eventText(view, e) : e.text) || e.type))),
       view ? board(view) : null,
-      view && handOf(view).length ? h("p", {}, `${nameOf(view, view.seat)}'s hand: `, handOf(view).map((c) => card(c))) : null,
-      h("pre", { class: "text", "data-testid": "table-text" }, s.text),
-      h("p", { class: "keys" }, "Keys: ← and → step through."));
+      view && handOf(view).length ? h("p", {}, t("replay.handOf", { name: nameOf(view, view.seat) }), handOf(view).map((c) => card(c))) : null,
+      h("pre", { class: "text", tabindex: 0, "data-testid": "table-text" }, s.text),
+      h("p", { class: "keys" }, t("replay.keys")));
   }
 }

@@ -64,7 +64,20 @@ def _position(name: str, token: str) -> int | None:
     return position
 
 
-def _filter(request: pb.ListMatchesRequest) -> tuple[str, Callable[[dict[str, Any]], bool]]:
+def joinable(entry: dict[str, Any], now_ms: int) -> bool:
+    """Someone can still take a seat: the match waits, has an open seat and has not expired
+    (an entry written before `expires_ms` existed has none)."""
+    expires = int(entry.get("expires_ms", 0))
+    return (
+        entry["status"] == "waiting"
+        and bool(entry["open_seats"])
+        and (not expires or now_ms < expires)
+    )
+
+
+def _filter(
+    request: pb.ListMatchesRequest, now_ms: int
+) -> tuple[str, Callable[[dict[str, Any]], bool]]:
     """The lobby list to scan and the test each entry on it must pass."""
     if request.game and request.game not in GAMES:
         raise bad_request("UNKNOWN_GAME", f"no game {request.game[:32]!r}: " + ", ".join(GAMES))
@@ -77,7 +90,7 @@ def _filter(request: pb.ListMatchesRequest) -> tuple[str, Callable[[dict[str, An
         return (
             (not request.game or entry["game"] == request.game)
             and (not status or entry["status"] == status)
-            and (not request.open_seats or bool(entry["open_seats"]))
+            and (not request.open_seats or joinable(entry, now_ms))
             and (not request.user or request.user in entry["users"])
         )
 
@@ -96,13 +109,17 @@ def _filter(request: pb.ListMatchesRequest) -> tuple[str, Callable[[dict[str, An
 
 
 async def list_matches(
-    platform: Platform, tenancy: Tenancy, tenant: str, request: pb.ListMatchesRequest
+    platform: Platform,
+    tenancy: Tenancy,
+    tenant: str,
+    request: pb.ListMatchesRequest,
+    now_ms: int,
 ) -> pb.ListMatchesResponse:
     """One page of the tenant's lobby, newest first; every entry checked against its log."""
     size = request.page_size or DEFAULT_PAGE
     if not 1 <= size <= MAX_PAGE:
         raise bad_request("BAD_PAGE_SIZE", f"page_size must be 1..{MAX_PAGE}")
-    name, wanted = _filter(request)
+    name, wanted = _filter(request, now_ms)
     below = _position(name, request.page_token)
     config = tenancy.get(tenant)
     template = config.join_link if config is not None else DEFAULT_JOIN_LINK

@@ -13,6 +13,7 @@ from kozyr.api.auth import tenants
 from kozyr.api.lobby import FEED_CURSOR_HEADER
 from kozyr.api.rpc_calls import Context, next_update, rpc, stream_rpc
 from kozyr.config.settings import Tenancy
+from kozyr.engine import Engine
 from kozyr.match.errors import Kind, MatchError
 from kozyr.platform.publisher import Platform
 
@@ -22,6 +23,7 @@ class PlatformRpcs:
 
     platform: Platform | None
     tenancy: Tenancy
+    engine: Engine
     closing: asyncio.Event
 
     def _platform(self) -> Platform:
@@ -39,7 +41,7 @@ class PlatformRpcs:
     ) -> pb.ListMatchesResponse:
         """One page of the caller's tenant's lobby."""
         return await lobby.list_matches(
-            self._platform(), self.tenancy, tenants.current().tenant, request
+            self._platform(), self.tenancy, tenants.current().tenant, request, self.engine.now_ms()
         )
 
     @stream_rpc

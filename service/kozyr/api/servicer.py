@@ -18,7 +18,7 @@ import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.api import lobby, terms
+from kozyr.api import lobby, spectators, terms
 from kozyr.api.auth import tenants
 from kozyr.api.auth.arbiter import Arbiter, viewer_of
 from kozyr.api.guard import bearer_values, check_request
@@ -311,6 +311,7 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServic
         """The caller's view."""
         viewer = await self._viewer(request.match_id, context)
         record = await self.engine.record(request.match_id)
+        record = await spectators.delayed_record(self.engine, record, viewer)
         return pb.GetMatchResponse(view=self._view(record, viewer))
 
     @rpc
@@ -399,9 +400,14 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServic
         seat = viewer.seat
         if seat is not None:
             await self.presence.opened(request.match_id, seat)
+        delay = 0 if seat is not None or viewer.arbiter else await self._delay(request.match_id)
         try:
             async with contextlib.aclosing(
-                self.engine.updates(request.match_id, request.from_version)
+                spectators.delayed(
+                    self.engine.updates(request.match_id, request.from_version),
+                    delay,
+                    self.engine.now_ms,
+                )
             ) as updates:
                 while (applied := await next_update(updates, self.closing)) is not None:
                     events, view = self._update(applied, viewer)
@@ -415,6 +421,10 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServic
             METRICS.watchers.dec()
             if seat is not None:
                 self.presence.closed(request.match_id, seat)
+
+    async def _delay(self, match_id: str) -> int:
+        """The match's spectator delay, ms."""
+        return (await self.engine.record(match_id)).terms.spectator_delay_ms
 
     @stream_rpc
     async def PlaySession(

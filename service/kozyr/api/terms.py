@@ -82,6 +82,7 @@ def terms_of(
         policy_bot=policy_bot,
         grace_ms=grace,
         expire_ms=expire,
+        spectator_delay_ms=request.spectator_delay_ms,
     )
     return terms, seat_names(request, bots)
 

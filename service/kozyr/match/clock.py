@@ -87,6 +87,7 @@ def make_terms(
     policy_bot: str = "",
     grace_ms: int = 0,
     expire_ms: int = 0,
+    spectator_delay_ms: int = 0,
 ) -> MatchTerms:
     """Checked terms (BAD_REQUEST with a precise code, rule R-8/R-9); CORRESPONDENCE takes
     `days`, the others milliseconds."""
@@ -102,15 +103,14 @@ def make_terms(
                 "BAD_TIME_CONTROL", "correspondence takes 1 to 366 days per decision", rule="R-8"
             )
         limit_ms = days * DAY_MS
-    for name, value in (
-        ("limit_ms", limit_ms),
-        ("bank_ms", bank_ms),
-        ("increment_ms", increment_ms),
-        ("grace_ms", grace_ms),
-        ("expire_ms", expire_ms),
-    ):
-        if not 0 <= value <= MAX_LIMIT_MS:
-            raise _bad("BAD_TIME_CONTROL", f"{name} must be 0 to {MAX_LIMIT_MS}", rule="R-8")
+    _check_spans(
+        limit_ms=limit_ms,
+        bank_ms=bank_ms,
+        increment_ms=increment_ms,
+        grace_ms=grace_ms,
+        expire_ms=expire_ms,
+        spectator_delay_ms=spectator_delay_ms,
+    )
     if clock == "DECISION" and limit_ms <= 0:
         raise _bad("BAD_TIME_CONTROL", "a limit per decision must be above 0", rule="R-8")
     if clock == "FISCHER" and bank_ms <= 0:
@@ -133,7 +133,15 @@ def make_terms(
         policy_bot=policy_bot,
         grace_ms=grace_ms,
         expire_ms=expire_ms,
+        spectator_delay_ms=spectator_delay_ms,
     )
+
+
+def _check_spans(**spans: int) -> None:
+    """Every span of the terms is 0 to MAX_LIMIT_MS."""
+    for name, value in spans.items():
+        if not 0 <= value <= MAX_LIMIT_MS:
+            raise _bad("BAD_TIME_CONTROL", f"{name} must be 0 to {MAX_LIMIT_MS}", rule="R-8")
 
 
 def _bad(code: str, message: str, rule: str) -> MatchError:

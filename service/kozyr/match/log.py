@@ -85,7 +85,8 @@ class MatchTerms:
     `bank_ms` per seat, `increment_ms` added after each of its decisions) or CORRESPONDENCE
     (`limit_ms` is a number of days in ms). `policy` (FORFEIT, AUTO_MOVE, BOT) says what a
     timeout does; `policy_bot` is the bot of BOT. `grace_ms` is the abandonment grace,
-    `expire_ms` how long an open match waits for its seats.
+    `expire_ms` how long an open match waits for its seats. `spectator_delay_ms` is how far
+    behind the live table a spectator is served (left out of the log when 0).
     """
 
     bots: tuple[str, ...] = ()
@@ -97,6 +98,7 @@ class MatchTerms:
     policy_bot: str = ""
     grace_ms: int = 0
     expire_ms: int = 0
+    spectator_delay_ms: int = field(default=0, metadata=OMIT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)

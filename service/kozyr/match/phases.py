@@ -112,6 +112,13 @@ def summary(record: MatchRecord) -> dict[str, Any]:
         "users": list(record.users),
         "open_seats": list(record.open_seats),
         "phase": phase(record),
+        # When a waiting match gives up on its open seats (0: never): the lobby hides it then,
+        # even before the server's timer records the expiry.
+        "expires_ms": (
+            record.clock.created_ms + record.terms.expire_ms
+            if record.terms.expire_ms and not record.started and not record.finished
+            else 0
+        ),
     }
 
 

@@ -28,10 +28,11 @@ import uvicorn
 from connectrpc.code import Code
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_codecs
-from connectrpc.errors import ConnectError
+from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.request import RequestContext
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2, status_pb2
 from protobuf.wkt import Any as AnyDetail
+from protobuf.wkt import Struct
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1.kozyr_connect import KozyrService, KozyrServiceASGIApplication
@@ -102,13 +103,36 @@ class _Context:
         raise _Aborted(status)
 
 
+class ReadableDetail(ErrorDetail):
+    """An error detail whose Connect JSON form also carries it decoded (the protocol's `debug`
+    field) when it is an ErrorInfo, so a reader of the JSON sees the reason and rule, not only
+    base64. Clients still decode `value`, the detail itself."""
+
+    def __init__(self, detail: AnyDetail) -> None:
+        super().__init__(detail)
+        self._readable: Struct | None = None
+        if detail.type_url.endswith("/google.rpc.ErrorInfo"):
+            info = error_details_pb2.ErrorInfo.FromString(detail.value)
+            self._readable = Struct.from_python(
+                {"reason": info.reason, "domain": info.domain, "metadata": dict(info.metadata)}
+            )
+
+    def value(self, *args: Any) -> Any:
+        """The decoded ErrorInfo (as a JSON object) for the `debug` field; else ErrorDetail's."""
+        if not args and self._readable is not None:
+            return self._readable
+        return super().value(*args)
+
+
 def connect_error(status: grpc.Status) -> ConnectError:
     """The Connect error of a gRPC status: same code, message and details (ErrorInfo...)."""
-    details: list[AnyDetail] = []
+    details: list[ErrorDetail] = []
     for key, value in status.trailing_metadata or ():
         if key == DETAILS_KEY and isinstance(value, bytes):
             rich = status_pb2.Status.FromString(value)
-            details = [AnyDetail(type_url=d.type_url, value=d.value) for d in rich.details]
+            details = [
+                ReadableDetail(AnyDetail(type_url=d.type_url, value=d.value)) for d in rich.details
+            ]
     return ConnectError(Code[status.code.name], status.details or "", details)
 
 

@@ -476,6 +476,7 @@ class CreateMatchRequest(_message.Message):
     POLICY_BOT_FIELD_NUMBER: _builtins.int
     ABANDON_GRACE_MS_FIELD_NUMBER: _builtins.int
     EXPIRE_MS_FIELD_NUMBER: _builtins.int
+    SPECTATOR_DELAY_MS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name (see ListGames)."""
     request_id: _builtins.str
@@ -490,6 +491,10 @@ class CreateMatchRequest(_message.Message):
     """The abandonment grace (R-7); unset: the server's default."""
     expire_ms: _builtins.int
     """How long the match waits for its open seats (R-7); unset: the server's default."""
+    spectator_delay_ms: _builtins.int
+    """How far behind the live table a spectator's GetMatch and WatchMatch run, ms (0: none; at
+    most 366 days). Seats and the arbiter are never delayed; a broadcast table cannot ghost.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name, values as text ("50", "true", "DEALER", "SD")."""
@@ -529,10 +534,11 @@ class CreateMatchRequest(_message.Message):
         policy_bot: _builtins.str = ...,
         abandon_grace_ms: _builtins.int | None = ...,
         expire_ms: _builtins.int | None = ...,
+        spectator_delay_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "policy_bot", b"policy_bot", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats", "time_control", b"time_control", "timeout_policy", b"timeout_policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "policy_bot", b"policy_bot", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats", "spectator_delay_ms", b"spectator_delay_ms", "time_control", b"time_control", "timeout_policy", b"timeout_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__abandon_grace_ms: _TypeAlias = _typing.Literal["abandon_grace_ms"]  # noqa: Y015
     _WhichOneofArgType__abandon_grace_ms: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms"]  # noqa: Y015
@@ -2113,6 +2119,7 @@ class MatchTerms(_message.Message):
     POLICY_BOT_FIELD_NUMBER: _builtins.int
     GRACE_MS_FIELD_NUMBER: _builtins.int
     EXPIRE_MS_FIELD_NUMBER: _builtins.int
+    SPECTATOR_DELAY_MS_FIELD_NUMBER: _builtins.int
     clock: _builtins.str
     """NONE, DECISION, FISCHER or CORRESPONDENCE."""
     limit_ms: _builtins.int
@@ -2129,6 +2136,8 @@ class MatchTerms(_message.Message):
     """The abandonment grace, ms."""
     expire_ms: _builtins.int
     """How long open seats are waited for, ms."""
+    spectator_delay_ms: _builtins.int
+    """How far behind the live table spectators are served, ms."""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The server-side bot of each seat ("" for a person)."""
@@ -2145,10 +2154,11 @@ class MatchTerms(_message.Message):
         policy_bot: _builtins.str = ...,
         grace_ms: _builtins.int = ...,
         expire_ms: _builtins.int = ...,
+        spectator_delay_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "bots", b"bots", "clock", b"clock", "expire_ms", b"expire_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "limit_ms", b"limit_ms", "policy", b"policy", "policy_bot", b"policy_bot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "bots", b"bots", "clock", b"clock", "expire_ms", b"expire_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "limit_ms", b"limit_ms", "policy", b"policy", "policy_bot", b"policy_bot", "spectator_delay_ms", b"spectator_delay_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
