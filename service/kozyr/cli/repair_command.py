@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-from pathlib import Path
 from typing import Any
+
+from kozyr.cli.store_flags import add_store_flags, store_url
 
 
 def _repair(args: argparse.Namespace) -> int:
@@ -26,11 +26,7 @@ def _repair(args: argparse.Namespace) -> int:
     except MatchError as e:
         print(f"kozyr repair: {e.message}")
         return 2
-    url = (
-        args.redis_url
-        or os.environ.get("REDIS_URL")
-        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
-    )
+    url = store_url(args)
 
     async def run() -> tuple[int, int]:
         store = RedisStore.from_url(url)
@@ -63,16 +59,7 @@ def register(sub: Any) -> None:
     """Add `kozyr repair` to the command line."""
     parser = sub.add_parser("repair", help="accept a match's log after the store lost entries")
     parser.add_argument("match_id")
-    parser.add_argument(
-        "--redis-url",
-        default=None,
-        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        default="data",
-        help="the data folder of a running `kozyr serve` with its embedded Redis",
-    )
+    add_store_flags(parser)
     parser.add_argument(
         "--force",
         action="store_true",

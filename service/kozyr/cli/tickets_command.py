@@ -10,10 +10,10 @@ TICKET_REVOKED), a server started later as well.
 from __future__ import annotations
 
 import argparse
-import os
 import time
-from pathlib import Path
 from typing import Any
+
+from kozyr.cli.store_flags import add_store_flags, store_url
 
 
 def _revoke(args: argparse.Namespace) -> int:
@@ -30,11 +30,7 @@ def _revoke(args: argparse.Namespace) -> int:
     if not name or not name.isascii() or not name.isprintable() or " " in name:
         print(f"kozyr tickets revoke: the {kind} is printable ASCII without spaces")
         return 2
-    url = (
-        args.redis_url
-        or os.environ.get("REDIS_URL")
-        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
-    )
+    url = store_url(args)
     client = connect_sync(url, socket_timeout=5, socket_connect_timeout=5)
     try:
         revoke_tickets(client, args.tenant, kind, name, int(time.time()))
@@ -57,14 +53,5 @@ def register(sub: Any) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--jti", help="revoke the ticket with this id (its jti claim)")
     which.add_argument("--user", help="revoke every ticket of this user issued before now")
-    parser.add_argument(
-        "--redis-url",
-        default=None,
-        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        default="data",
-        help="the data folder of a running `kozyr serve` with its embedded Redis",
-    )
+    add_store_flags(parser)
     parser.set_defaults(func=_revoke)

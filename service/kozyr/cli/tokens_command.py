@@ -10,9 +10,10 @@ and sending SIGHUP to each server (or restarting it).
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
+
+from kozyr.cli.store_flags import add_store_flags, store_url
 
 
 def _revoke(args: argparse.Namespace) -> int:
@@ -21,11 +22,7 @@ def _revoke(args: argparse.Namespace) -> int:
     from kozyr.api.auth.arbiter import revoke
     from kozyr.match.errors import MatchError
 
-    url = (
-        args.redis_url
-        or os.environ.get("REDIS_URL")
-        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
-    )
+    url = store_url(args)
     token = None
     if args.token_file is not None:
         try:
@@ -66,14 +63,5 @@ def register(sub: Any) -> None:
         help="revoke the token in this file (never on the "
         "command line, where the process list shows it)",
     )
-    parser.add_argument(
-        "--redis-url",
-        default=None,
-        help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        default="data",
-        help="the data folder of a running `kozyr serve` with its embedded Redis",
-    )
+    add_store_flags(parser)
     parser.set_defaults(func=_revoke)

@@ -6,25 +6,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import time
-from pathlib import Path
 from typing import Any
 
-
-def _url(args: argparse.Namespace) -> str:
-    return str(
-        args.redis_url
-        or os.environ.get("REDIS_URL")
-        or f"unix://{Path(args.data_dir).resolve() / 'redis.sock'}"
-    )
+from kozyr.cli.store_flags import add_store_flags, store_url
 
 
 async def _run(args: argparse.Namespace) -> int:
     from kozyr.platform.webhooks.deliveries import Deliveries
     from kozyr.store.redis.connect import connect
 
-    client = connect(_url(args), socket_timeout=5, socket_connect_timeout=5)
+    client = connect(store_url(args), socket_timeout=5, socket_connect_timeout=5)
     deliveries = Deliveries(client)
     try:
         if args.action == "dead":
@@ -44,7 +36,9 @@ def _main(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(args))
     except redis.exceptions.RedisError as e:
-        print(f"kozyr webhooks: the store at {_url(args)} does not answer ({type(e).__name__})")
+        print(
+            f"kozyr webhooks: the store at {store_url(args)} does not answer ({type(e).__name__})"
+        )
         return 1
 
 
@@ -65,12 +59,5 @@ def register(sub: Any) -> None:
                 default=[],
                 help="one dead letter (as `dead` lists it); repeatable; none: all of them",
             )
-        parser.add_argument(
-            "--redis-url",
-            default=None,
-            help="the Redis (default: $REDIS_URL, else the embedded one of --data-dir)",
-        )
-        parser.add_argument(
-            "--data-dir", default="data", help="the data folder of a running `kozyr serve`"
-        )
+        add_store_flags(parser)
         parser.set_defaults(func=_main)
