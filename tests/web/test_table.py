@@ -132,6 +132,9 @@ def _refused_click(page: Any, lang: str) -> None:
     assert rule and re.fullmatch(r"(R|DIX|SIX|DUR)-\d+", rule), rule
     assert f"{rule} — " in text and re.search(r"\([A-Z_]+\)", text), text
     assert text.startswith("Нельзя" if lang == "ru" else "Not now"), text
+    if lang == "ru":  # worded from the catalogue: no English sentence of the server's
+        latin = re.sub(r"\([A-Z_]+\)|\b(R|DIX|SIX|DUR)-\d+", "", text)
+        assert not re.search(r"[A-Za-z]{2,}", latin), text
 
 
 def _banner(page: Any, seats: int) -> None:
@@ -335,4 +338,37 @@ def test_a_correspondence_clock_shows_the_time_left(web: Web, chromium: Any) -> 
     assert "1 day a decision" in line and re.search(left + " left", line), line
     assert not re.search(r"[AP]M", line), line
     assert "low" not in (page.get_attribute(".clock.running", "class") or "")
+    context.close()
+
+
+@pytest.mark.parametrize("ending", ["normal", "resigned"])
+def test_the_russian_page_words_the_ending_itself(web: Web, chromium: Any, ending: str) -> None:
+    """The end banner and the status line of a Russian page are worded from the outcome's
+    termination, winners and scores: no word of the server's English `outcome.reason`."""
+    context, page, _ = _context(chromium, "ru")
+    page.goto(web.url + "/")
+    form = page.locator("form[data-game=dix]")
+    form.locator("summary").click()
+    form.locator("[data-option=single_hand]").check()
+    form.locator("button[type=submit]").click()
+    page.locator(PLAYABLE).first.wait_for()
+    match_id = page.url.rsplit("/", 1)[1]
+    if ending == "resigned":
+        page.click("[data-testid=resign]")
+        page.click("[data-testid=resign-confirm]")
+    else:
+        _play_out([page], "dix", "ru")
+    page.locator("[data-testid=banner]").wait_for()
+    view = web.server.stub().GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+    expected = pb.TERMINATION_RESIGNED if ending == "resigned" else pb.TERMINATION_NORMAL
+    assert view.outcome.termination == expected and view.outcome.reason
+    names = " ".join(p.name for p in view.players).lower()
+    english = {w for w in re.findall(r"[a-z]{3,}", view.outcome.reason.lower()) if w not in names}
+    assert english, view.outcome.reason
+    for where in ("[data-testid=banner]", STATUS):
+        text = page.inner_text(where).lower()
+        assert not [w for w in english if re.search(rf"\b{w}\b", text)], (text, english)
+    how = page.inner_text("[data-testid=how]")
+    assert ("сдался" if ending == "resigned" else "сыграна до конца") in how, how
+    assert "очки: " in page.inner_text(STATUS)
     context.close()
