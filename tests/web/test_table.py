@@ -372,3 +372,28 @@ def test_the_russian_page_words_the_ending_itself(web: Web, chromium: Any, endin
     assert ("сдался" if ending == "resigned" else "сыграна до конца") in how, how
     assert "очки: " in page.inner_text(STATUS)
     context.close()
+
+
+def test_the_language_switch_redraws_the_page_and_is_kept_across_a_reload(
+    web: Web, chromium: Any
+) -> None:
+    """An English browser: the header's button switches the table to Russian and back, and the
+    choice outlives a reload (localStorage), over the browser's own language."""
+    context, page, _ = _context(chromium, "en")
+    page.goto(web.url + "/")
+    form = page.locator("form[data-game=dix]")
+    form.locator("button[type=submit]").click()
+    page.locator(PLAYABLE).first.wait_for()
+    _in_language(page, "en")
+    assert page.inner_text("nav").startswith("Lobby")
+    for lang, lobby in (("ru", "Лобби"), ("en", "Lobby")):
+        page.click("[data-testid=lang]")  # the header and the table are drawn afresh
+        page.locator(PLAYABLE).first.wait_for()
+        _in_language(page, lang)
+        assert page.inner_text("nav").startswith(lobby)
+        page.reload()
+        page.locator(PLAYABLE).first.wait_for()
+        _in_language(page, lang)
+        assert page.inner_text("nav").startswith(lobby)
+        assert page.evaluate("localStorage.getItem('kozyr.lang')") == lang
+    context.close()
