@@ -397,3 +397,29 @@ def test_the_language_switch_redraws_the_page_and_is_kept_across_a_reload(
         assert page.inner_text("nav").startswith(lobby)
         assert page.evaluate("localStorage.getItem('kozyr.lang')") == lang
     context.close()
+
+
+def test_the_low_time_cue_marks_the_seat_whose_time_runs_low(web: Web, chromium: Any) -> None:
+    """A decision clock of 5 s (low under 1 s): the running clock of the seat to act turns
+    `low`, and only that seat's; the bot's seat, answering at once, never shows it."""
+    made = web.server.stub().CreateMatch(
+        pb.CreateMatchRequest(
+            game="dix",
+            seats=[pb.SeatRequest(name="slow"), pb.SeatRequest(bot="heuristic")],
+            time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=5_000),
+            timeout_policy=pb.TIMEOUT_POLICY_AUTO_MOVE,
+        )
+    )
+    context, page, _ = _context(chromium, "en")
+    page.goto(f"{web.url}/#/watch/{made.match_id}")
+    # One snapshot of every seat's clock, taken as soon as one is low (bounded: the 5 s run
+    # out within it; the table moves on by itself after the timeout).
+    clocks = page.wait_for_function(
+        "() => document.querySelector('.clock.running.low') && [...document"
+        ".querySelectorAll('[data-clock]')].map(e => [e.dataset.clock, e.className, e.role])",
+        timeout=30_000,
+    ).json_value()
+    low = [seat for seat, cls, _ in clocks if "low" in cls.split()]
+    assert low == ["0"] and {role for _, _, role in clocks} == {"timer"}, clocks
+    assert len(clocks) == 2, clocks
+    context.close()
