@@ -169,6 +169,11 @@ def test_dix_against_a_bot_then_a_rematch(web: Web, chromium: Any, lang: str) ->
     _axe(page, f"table ({lang})")
     assert _play_out([page], "dix", lang) > 5
     _banner(page, seats=2)
+    # The hand is played out: the empty stock is said in words beside the trump card, with no
+    # count badge over it.
+    stock = page.locator("[data-testid=stock]")
+    assert stock.get_attribute("data-count") == "0"
+    assert stock.inner_text() == ("Колода: 0" if lang == "ru" else "Stock: 0")
     _shot(page, "dix", lang, "end")
     _axe(page, f"table at the end ({lang})")
     _check_traffic(web, match_id, [(0, traffic)])
@@ -370,7 +375,7 @@ def test_the_russian_page_words_the_ending_itself(web: Web, chromium: Any, endin
         assert not [w for w in english if re.search(rf"\b{w}\b", text)], (text, english)
     how = page.inner_text("[data-testid=how]")
     assert ("сдался" if ending == "resigned" else "сыграна до конца") in how, how
-    assert "очки: " in page.inner_text(STATUS)
+    assert "Очки: " in page.inner_text(STATUS)
     context.close()
 
 
