@@ -132,6 +132,9 @@ def _refused_click(page: Any, lang: str) -> None:
     assert rule and re.fullmatch(r"(R|DIX|SIX|DUR)-\d+", rule), rule
     assert f"{rule} — " in text and re.search(r"\([A-Z_]+\)", text), text
     assert text.startswith("Нельзя" if lang == "ru" else "Not now"), text
+    if lang == "ru":  # worded from the catalogue: no English sentence of the server's
+        latin = re.sub(r"\([A-Z_]+\)|\b(R|DIX|SIX|DUR)-\d+", "", text)
+        assert not re.search(r"[A-Za-z]{2,}", latin), text
 
 
 def _banner(page: Any, seats: int) -> None:
@@ -166,6 +169,11 @@ def test_dix_against_a_bot_then_a_rematch(web: Web, chromium: Any, lang: str) ->
     _axe(page, f"table ({lang})")
     assert _play_out([page], "dix", lang) > 5
     _banner(page, seats=2)
+    # The hand is played out: the empty stock is said in words beside the trump card, with no
+    # count badge over it.
+    stock = page.locator("[data-testid=stock]")
+    assert stock.get_attribute("data-count") == "0"
+    assert stock.inner_text() == ("Колода: 0" if lang == "ru" else "Stock: 0")
     _shot(page, "dix", lang, "end")
     _axe(page, f"table at the end ({lang})")
     _check_traffic(web, match_id, [(0, traffic)])
@@ -335,4 +343,88 @@ def test_a_correspondence_clock_shows_the_time_left(web: Web, chromium: Any) -> 
     assert "1 day a decision" in line and re.search(left + " left", line), line
     assert not re.search(r"[AP]M", line), line
     assert "low" not in (page.get_attribute(".clock.running", "class") or "")
+    context.close()
+
+
+@pytest.mark.parametrize("ending", ["normal", "resigned"])
+def test_the_russian_page_words_the_ending_itself(web: Web, chromium: Any, ending: str) -> None:
+    """The end banner and the status line of a Russian page are worded from the outcome's
+    termination, winners and scores: no word of the server's English `outcome.reason`."""
+    context, page, _ = _context(chromium, "ru")
+    page.goto(web.url + "/")
+    form = page.locator("form[data-game=dix]")
+    form.locator("summary").click()
+    form.locator("[data-option=single_hand]").check()
+    form.locator("button[type=submit]").click()
+    page.locator(PLAYABLE).first.wait_for()
+    match_id = page.url.rsplit("/", 1)[1]
+    if ending == "resigned":
+        page.click("[data-testid=resign]")
+        page.click("[data-testid=resign-confirm]")
+    else:
+        _play_out([page], "dix", "ru")
+    page.locator("[data-testid=banner]").wait_for()
+    view = web.server.stub().GetMatch(pb.GetMatchRequest(match_id=match_id)).view
+    expected = pb.TERMINATION_RESIGNED if ending == "resigned" else pb.TERMINATION_NORMAL
+    assert view.outcome.termination == expected and view.outcome.reason
+    names = " ".join(p.name for p in view.players).lower()
+    english = {w for w in re.findall(r"[a-z]{3,}", view.outcome.reason.lower()) if w not in names}
+    assert english, view.outcome.reason
+    for where in ("[data-testid=banner]", STATUS):
+        text = page.inner_text(where).lower()
+        assert not [w for w in english if re.search(rf"\b{w}\b", text)], (text, english)
+    how = page.inner_text("[data-testid=how]")
+    assert ("сдался" if ending == "resigned" else "сыграна до конца") in how, how
+    assert "Очки: " in page.inner_text(STATUS)
+    context.close()
+
+
+def test_the_language_switch_redraws_the_page_and_is_kept_across_a_reload(
+    web: Web, chromium: Any
+) -> None:
+    """An English browser: the header's button switches the table to Russian and back, and the
+    choice outlives a reload (localStorage), over the browser's own language."""
+    context, page, _ = _context(chromium, "en")
+    page.goto(web.url + "/")
+    form = page.locator("form[data-game=dix]")
+    form.locator("button[type=submit]").click()
+    page.locator(PLAYABLE).first.wait_for()
+    _in_language(page, "en")
+    assert page.inner_text("nav").startswith("Lobby")
+    for lang, lobby in (("ru", "Лобби"), ("en", "Lobby")):
+        page.click("[data-testid=lang]")  # the header and the table are drawn afresh
+        page.locator(PLAYABLE).first.wait_for()
+        _in_language(page, lang)
+        assert page.inner_text("nav").startswith(lobby)
+        page.reload()
+        page.locator(PLAYABLE).first.wait_for()
+        _in_language(page, lang)
+        assert page.inner_text("nav").startswith(lobby)
+        assert page.evaluate("localStorage.getItem('kozyr.lang')") == lang
+    context.close()
+
+
+def test_the_low_time_cue_marks_the_seat_whose_time_runs_low(web: Web, chromium: Any) -> None:
+    """A decision clock of 5 s (low under 1 s): the running clock of the seat to act turns
+    `low`, and only that seat's; the bot's seat, answering at once, never shows it."""
+    made = web.server.stub().CreateMatch(
+        pb.CreateMatchRequest(
+            game="dix",
+            seats=[pb.SeatRequest(name="slow"), pb.SeatRequest(bot="heuristic")],
+            time_control=pb.TimeControl(kind=pb.TIME_CONTROL_KIND_DECISION, limit_ms=5_000),
+            timeout_policy=pb.TIMEOUT_POLICY_AUTO_MOVE,
+        )
+    )
+    context, page, _ = _context(chromium, "en")
+    page.goto(f"{web.url}/#/watch/{made.match_id}")
+    # One snapshot of every seat's clock, taken as soon as one is low (bounded: the 5 s run
+    # out within it; the table moves on by itself after the timeout).
+    clocks = page.wait_for_function(
+        "() => document.querySelector('.clock.running.low') && [...document"
+        ".querySelectorAll('[data-clock]')].map(e => [e.dataset.clock, e.className, e.role])",
+        timeout=30_000,
+    ).json_value()
+    low = [seat for seat, cls, _ in clocks if "low" in cls.split()]
+    assert low == ["0"] and {role for _, _, role in clocks} == {"timer"}, clocks
+    assert len(clocks) == 2, clocks
     context.close()

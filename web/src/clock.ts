@@ -119,7 +119,20 @@ export function terminationText(view: MatchView, always = false): string {
     [Termination.EXPIRED]: t("end.expired"),
   };
   const what = endings[o.termination];
-  if (!what) return always ? t("end.normal") : "";
+  if (!what) return always && o.termination === Termination.NORMAL ? t("end.normal") : "";
   const who = o.termination === Termination.EXPIRED ? [] : o.seats.map((s) => nameOf(view, s));
   return who.length ? `${what}: ${who.join(", ")}` : what;
+}
+
+/** Whether the page words this ending itself (else it falls back to the server's sentence). */
+export function knownEnding(view: MatchView): boolean {
+  const k = view.outcome?.termination ?? Termination.UNSPECIFIED;
+  return k !== Termination.UNSPECIFIED && k in Termination;
+}
+
+/** The scores in the page's language, from the outcome's numbers: "Ann 11 · bot 3". */
+export function scoresText(view: MatchView): string {
+  const o = view.outcome;
+  if (!o?.scores.length) return "";
+  return t("end.scores", { scores: view.players.map((p) => `${nameOf(view, p.seat)} ${o.scores[p.seat] ?? 0}`).join(" · ") });
 }

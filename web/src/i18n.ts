@@ -77,6 +77,13 @@ const EN = {
   "end.abandoned": "abandoned",
   "end.expired": "expired: the open seats were never filled (no result)",
   "end.normal": "played to the end",
+  "end.scores": "Scores: {scores}",
+  "why.NOT_YOUR_TURN": "not your turn",
+  "why.CARD_NOT_IN_HAND": "that card is not in your hand",
+  "why.MUST_FOLLOW_SUIT": "follow suit",
+  "why.MUST_BEAT_OR_TAKE": "beat the card or take the table",
+  "why.MATCH_OVER": "the match is over",
+  "why.TOO_LATE_TO_ABORT": "too late to abort: every seat has decided",
   // table
   "table.loading": "Loading…",
   "table.waiting": "Waiting for players to join",
@@ -263,6 +270,13 @@ const RU: Record<Key, string> = {
   "end.abandoned": "брошена",
   "end.expired": "истекла: свободные места так и не заняли (без результата)",
   "end.normal": "сыграна до конца",
+  "end.scores": "Очки: {scores}",
+  "why.NOT_YOUR_TURN": "сейчас не ваш ход",
+  "why.CARD_NOT_IN_HAND": "этой карты нет у вас на руках",
+  "why.MUST_FOLLOW_SUIT": "надо ходить в масть",
+  "why.MUST_BEAT_OR_TAKE": "надо побить карту или взять со стола",
+  "why.MATCH_OVER": "партия окончена",
+  "why.TOO_LATE_TO_ABORT": "отменять поздно: все уже сделали ход",
   "table.loading": "Загрузка…",
   "table.waiting": "Ждём игроков",
   "table.finished": "Окончена",
@@ -476,6 +490,12 @@ export function cardName(code: string): string {
   const face = `rank.${rank}` as Key;
   const rankName = face in EN ? t(face) : current === "ru" ? RU_RANKS[rank] ?? rank : rank;
   return t("card.of", { rank: rankName, suit: t(`suit.${suit}` as Key) });
+}
+
+/** A refusal's ErrorInfo reason in words, or "" when the catalogue has none for it. */
+export function reasonText(code: string): string {
+  const key = `why.${code}` as Key;
+  return key in EN ? t(key) : "";
 }
 
 /** A rule in words: "DIX-5 — Following suit". */

@@ -34,14 +34,17 @@ export function nameOf(view: MatchView, seat: number | undefined): string {
   return p?.name || t("board.seat", { n: seat });
 }
 
-/** The stock as a pile of backs with its count, the trump card turned under it. */
+/** The stock as a pile of backs with its count, the trump card turned under it; an empty
+ * stock as words beside the trump card ("Stock: 0"). */
 function pile(count: number | undefined, trump: string, trumpSuit: string | undefined): HTMLElement {
   const stock = count === undefined ? "" : `${t("board.stock")}: ${count}. `;
   const shown = trumpSuit === undefined ? "" : `${t("board.trump")}: ${trump ? cardName(trump) : trumpSuit || t("board.noTrump")}`;
   return h("div", { class: "pile", role: "group", "aria-label": `${stock}${shown}` },
     trump ? card(trump, "trump-card") : trumpSuit ? h("span", { class: "trump-suit", "aria-hidden": "true" }, trumpSuit) : null,
     count ? back("stock") : null,
-    count === undefined ? null : h("span", { class: "count", "data-testid": "stock", "aria-hidden": "true" }, String(count)));
+    // An empty stock says so beside the trump card: a bare "0" badge over it read as a card.
+    count === undefined ? null : h("span", { class: count ? "count" : "count empty", "data-testid": "stock", "data-count": count,
+      "aria-hidden": "true" }, count ? String(count) : `${t("board.stock")}: 0`));
 }
 
 /** A line of the server's in the table's terms: names for seats, faces for card codes. */

@@ -6,10 +6,10 @@
 import { create } from "@bufbuild/protobuf";
 import { auth, commandId, kozyr, refusal, remember, seatIn, type Refusal, type Seat } from "./api";
 import { colour, faceParts, faces } from "./cards";
-import { deadlineLine, seatClock, terminationText, tick } from "./clock";
+import { deadlineLine, knownEnding, scoresText, seatClock, terminationText, tick } from "./clock";
 import { h, mount } from "./dom";
 import { EndReason, MatchStatus, MoveSchema, type Event as MatchEvent, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
-import { cardName, gameTitle, lang, ruleName, t } from "./i18n";
+import { cardName, gameTitle, lang, reasonText, ruleName, t } from "./i18n";
 import { eventText } from "./moves";
 import { back, board, handOf, inWords, nameOf, seatFacts } from "./panels";
 
@@ -44,10 +44,13 @@ function tryCard(view: MatchView, seat: number, code: string): Move {
   }
 }
 
-/** A refusal in words: the rule by ID and name, the reason code, and the server's message. */
+/** A refusal in words, in the page's language: the rule by ID and name and the reason from the
+ * catalogue, with the ErrorInfo code; the server's (English) message only when neither is known. */
 export function explain(r: Refusal): string {
-  const head = r.rule ? `${ruleName(r.rule)} (${r.reason || r.code})` : `(${r.reason || r.code})`;
-  return `${t("table.refused", { why: head })}${r.message ? `: ${faces(r.message, lang() === "ru")}` : ""}`;
+  const words = [r.rule ? ruleName(r.rule) : "", reasonText(r.reason)].filter(Boolean).join(": ");
+  const head = `${words}${words ? " " : ""}(${r.reason || r.code})`;
+  const fallback = !r.rule && !reasonText(r.reason) && r.message ? `: ${faces(r.message, lang() === "ru")}` : "";
+  return `${t("table.refused", { why: head })}${fallback}`;
 }
 
 export class Table {
@@ -247,7 +250,8 @@ export class Table {
       const o = view.outcome;
       const who = o?.winners.map((w) => nameOf(view, w)).join(", ");
       const early = terminationText(view);
-      return `${t("table.finished")}${early ? ` (${early})` : ""}: ${who ? t("table.won", { who }) : ""}${inWords(view, o?.reason ?? "")}`;
+      const how = knownEnding(view) ? scoresText(view) : inWords(view, o?.reason ?? "");
+      return `${t("table.finished")}${early ? ` (${early})` : ""}: ${who ? t("table.won", { who }) : ""}${how}`;
     }
     if (this.seat && view.toAct === this.seat.seat) return t("table.yourTurn");
     return t("table.toPlay", { name: nameOf(view, view.toAct) });
@@ -300,7 +304,9 @@ export class Table {
     const winners = new Set(o?.winners ?? []);
     return h("section", { class: "banner", "data-testid": "banner", "aria-labelledby": "banner-title" },
       h("h2", { id: "banner-title" }, t("table.banner")),
-      h("p", { "data-testid": "how" }, t("table.how", { how: terminationText(view, true) }), o?.reason ? ` · ${inWords(view, o.reason)}` : ""),
+      // The server's sentence is English: shown only for an ending this page cannot word.
+      h("p", { "data-testid": "how" }, t("table.how", { how: terminationText(view, true) || "—" }),
+        o?.reason && !knownEnding(view) ? ` · ${inWords(view, o.reason)}` : ""),
       o?.scores.length ? h("table", { class: "scores" }, h("caption", {}, t("table.scores")),
         h("tbody", {}, view.players.map((p) => h("tr", { class: winners.has(p.seat) ? "winner" : "" },
           h("th", { scope: "row" }, `${winners.has(p.seat) ? "★ " : ""}${p.name || nameOf(view, p.seat)}`),
