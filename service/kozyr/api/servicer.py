@@ -423,8 +423,10 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServic
                 self.presence.closed(request.match_id, seat)
 
     async def _delay(self, match_id: str) -> int:
-        """The match's spectator delay, ms."""
-        return (await self.engine.record(match_id)).terms.spectator_delay_ms
+        """The match's spectator delay, ms: its terms never change after entry 1, so any
+        cached record says it, and only a match this process holds none of is read."""
+        record = self.engine.cached(match_id) or await self.engine.record(match_id)
+        return record.terms.spectator_delay_ms
 
     @stream_rpc
     async def PlaySession(
