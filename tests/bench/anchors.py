@@ -18,7 +18,6 @@ fairness, not the rules' speed). tests/bench/test_anchors.py checks both sides d
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import random
@@ -32,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from kozyr.envs.table import full_deck as table_deck  # noqa: E402
 from kozyr.games import GAMES, Game, fold  # noqa: E402
 from kozyr.games.contract import Setup  # noqa: E402
 from tests.bench.bench import PLAYERS  # noqa: E402
@@ -46,16 +46,10 @@ BGIO_OF = {"dix": "trick", "six-dozens": "shed", "durak-dice": "trick"}
 ONE_HAND = {"dix": {"single_hand": "true"}, "six-dozens": {"max_hands": "1"}, "durak-dice": {}}
 
 
-@functools.cache
 def full_deck(name: str) -> tuple[Any, ...]:
-    """Every card of the game's one-hand deck, in a fixed order (read once from a started
-    match: the harness's work, not the playout's)."""
-    game, players = GAMES[name], PLAYERS[name]
-    config = game.make_config(ONE_HAND[name], players)
-    events = game.start(config, [f"p{i}" for i in range(players)], b"deck")
-    return tuple(
-        sorted((c for zone in game.zones(fold(game, events)).values() for c in zone), key=str)
-    )
+    """Every card of the game's one-hand deck, in a fixed order (kozyr.envs.table's, which
+    OpenSpiel's chance nodes deal from too)."""
+    return table_deck(name, PLAYERS[name], ONE_HAND[name])
 
 
 def anchor_start(name: str, rng: random.Random) -> tuple[Game, list[Any], int]:
