@@ -25,6 +25,14 @@ proto: $(STAMP)
 proto-check: $(STAMP)
 	$(BIN)/python -m kozyr.tools.protogen --check
 
+## web/'s pinned npm toolchain (buf, protoc-gen-es, esbuild, axe-core), installed once per lock
+## file: tests read it (tests/wire/test_buf.py, tests/web) and never run `npm ci` themselves, since
+## `npm ci` deletes node_modules under whichever test reads it beside it.
+WEB_DEPS := web/node_modules/.kozyr-installed
+$(WEB_DEPS): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $(WEB_DEPS)
+
 ## Start the service on 127.0.0.1:$(PORT) (50051) with an embedded Redis under ./data, and the
 ## web table (Connect + gRPC-Web + the page) on http://127.0.0.1:$(WEB_PORT)/ (8080); set PORT or
 ## WEB_PORT in the environment (or on the make line) to move them.
@@ -35,15 +43,14 @@ run: $(STAMP)
 
 ## The Python checks, then the contract's: `buf lint` (STANDARD) and `buf breaking` (FILE)
 ## against the last released contract, protos/released/kozyr-v1.binpb (protos/buf.yaml says
-## how to renew it). buf is the one pinned in web/package.json, installed when missing.
+## how to renew it). buf is the one pinned in web/package.json.
 BUF := web/node_modules/.bin/buf
 RELEASED := protos/released/kozyr-v1.binpb
-lint: $(STAMP)
+lint: $(STAMP) $(WEB_DEPS)
 	$(BIN)/ruff check service tests clients/python
 	$(BIN)/ruff format --check service tests clients/python
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	test -x $(BUF) || (cd web && npm ci --no-audit --no-fund)
 	$(BUF) lint protos
 	$(BUF) breaking protos --against $(RELEASED)
 
@@ -91,12 +98,12 @@ chromium:
 
 ## Rebuild the web page (web/ -> service/kozyr/web/static, committed) with the pinned npm
 ## toolchain: stubs from protos/ by protoc-gen-es, a strict type check, the esbuild bundle.
-web:
-	cd web && npm ci --no-audit --no-fund && npm run build
+web: $(WEB_DEPS)
+	cd web && npm run build
 
 ## Retake the web page's screenshots in docs/ (the browser tests write there only then, so
 ## `make test` leaves the working tree as it was).
-screenshots: $(STAMP) chromium
+screenshots: $(STAMP) $(WEB_DEPS) chromium
 	KOZYR_WEB_SHOTS=docs $(PYTEST) tests/web -p no:randomly
 
 ## Install the pinned TypeScript toolchain and build clients/typescript (node and npm needed).

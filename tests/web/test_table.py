@@ -72,7 +72,7 @@ def _in_language(page: Any, lang: str) -> None:
 def _axe(page: Any, where: str) -> None:
     """No serious or critical axe-core violation on this page as it is now."""
     if not AXE.exists():
-        pytest.fail("axe-core is missing: `make web` installs web/node_modules (npm ci)")
+        pytest.fail("axe-core is missing: `make lint` installs web/'s toolchain")
     page.add_script_tag(path=str(AXE))
     found = page.evaluate(
         "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"

@@ -16,7 +16,9 @@ ROOT = repo_root()
 BUF = ROOT / "web" / "node_modules" / ".bin" / "buf"
 RELEASED = "protos/released/kozyr-v1.binpb"
 
-pytestmark = pytest.mark.skipif(not BUF.exists(), reason="buf is not installed (npm ci in web/)")
+pytestmark = pytest.mark.skipif(
+    not BUF.exists(), reason="buf is not installed (`make lint` installs it)"
+)
 
 
 def _buf(*args: str) -> subprocess.CompletedProcess[str]:
