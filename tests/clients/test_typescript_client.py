@@ -162,6 +162,15 @@ def test_the_typescript_bot_joins_and_plays_each_game_to_the_end(
     assert summary["version"] == final.version
     assert summary["winners"] == list(final.outcome.winners)
     assert int(str(summary["moves"])) > 0
+    log = server.stub().GetMatchLog(pb.GetMatchLogRequest(match_id=created.match_id)).entries
+    joined = [
+        event
+        for entry in log
+        for event in json.loads(entry.canonical_json)["events"]
+        if event["type"] == "SeatJoined"
+    ]
+    # joinMatch's default: 32 random bytes (the bot's --seed only seeds its choices)
+    assert [len(bytes.fromhex(e["contribution"])) for e in joined] == [32]
 
 
 def test_typescript_bots_in_every_seat_finish_a_durak_match(
@@ -243,5 +252,5 @@ def test_the_typescript_unit_tests_pass(ts_bot: Path) -> None:
         [npm, "test"], cwd=TS, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    # moves 2, errors 2, receipts 2, clock 1
-    assert "# fail 0" in result.stdout and "# pass 7" in result.stdout
+    # moves 2, errors 2, receipts 2, contribution 1, clock 1
+    assert "# fail 0" in result.stdout and "# pass 8" in result.stdout

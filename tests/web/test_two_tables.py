@@ -10,13 +10,16 @@ import json
 import re
 import statistics
 import time
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.core.receipts import KeyRing, Receipt, short_fingerprint
 from tests.api.helpers import auth
+from tests.conftest import ARBITER
 from tests.web.conftest import Web
 from tests.web.helpers import STATUS, Seat, Traffic, browser, leaks, play_page_to_end, shots
 
@@ -266,5 +269,47 @@ def test_a_page_aborts_before_anyone_decided(web: Web, chromium: Any) -> None:
             "document.querySelector('[data-testid=status]').textContent.startsWith('Finished')"
         )
         assert "aborted (no result): bea" in page.inner_text(STATUS), page.inner_text(STATUS)
+    ctx_a.close()
+    ctx_b.close()
+
+
+def test_a_joining_page_contributes_and_keeps_the_last_receipt(web: Web, chromium: Any) -> None:
+    """docs/fairness.md §1 and §6 on the page: a seat joined from the page gives 32 random bytes
+    after the commitment, and the page keeps its seat's newest receipt (one that verifies with
+    the server's key and names the log's entry), showing the signed commitment's fingerprint."""
+    ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
+    a.goto(web.url + "/")
+    a.locator("form[data-game=dix] [data-seat='1']").select_option("open")
+    a.locator("form[data-game=dix] button[type=submit]").click()
+    link = a.locator("[data-testid=join-link]")
+    link.wait_for()
+    match_id = link.input_value().rsplit("/", 1)[1]
+    b.goto(link.input_value())
+    b.fill("form.join input[name=name]", "bea")
+    with b.expect_navigation():
+        b.click("form.join button[type=submit]")
+    mover, _ = _whose_turn(a, b)
+    mover.locator(PLAYABLE).first.click()
+    stub = web.server.stub()
+    entries = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER))
+    log = [json.loads(e.canonical_json) for e in entries.entries]
+    joined = [ev for e in log for ev in e["events"] if ev["type"] == "SeatJoined"]
+    assert len(joined) == 1 and len(bytes.fromhex(joined[0]["contribution"])) == 32, joined
+    keys = KeyRing(k.public_key for k in stub.GetSigningKeys(pb.GetSigningKeysRequest()).keys)
+    for page in (a, b):
+        page.wait_for_function(
+            "v => +document.querySelector('[data-testid=kept]')?.dataset.version >= v",
+            arg=len(log),
+        )
+        kept = json.loads(page.evaluate("localStorage.getItem('kozyr.receipts')"))[match_id]
+        receipt = Receipt.from_json(kept)
+        assert keys.problem(receipt) is None
+        assert receipt.entry_hash == entries.entries[receipt.version - 1].hash
+        assert receipt.commitment == log[0]["events"][0]["commitment"]
+        shown = page.inner_text("[data-testid=kept]")
+        assert short_fingerprint(receipt.commitment) in shown and receipt.key_id in shown, shown
+        href = page.get_attribute("[data-testid=receipt-file]", "href") or ""
+        assert json.loads(urllib.parse.unquote(href.split(",", 1)[1])) == kept
     ctx_a.close()
     ctx_b.close()

@@ -4,7 +4,7 @@
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { KozyrService } from "./gen/kozyr/v1/kozyr_pb";
+import { KozyrService, type Receipt } from "./gen/kozyr/v1/kozyr_pb";
 
 export type Kozyr = Client<typeof KozyrService>;
 
@@ -77,4 +77,61 @@ export function refusal(error: unknown): Refusal {
 /** A fresh command id. */
 export function commandId(): string {
   return crypto.randomUUID();
+}
+
+/** A seat's contribution to the match seed: 32 fresh random bytes (docs/fairness.md §1), sent
+ * once the match's commitment is public, so the server cannot have chosen its seed against it. */
+export function contribution(): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(32));
+}
+
+/** A receipt as a receipts file holds it (docs/fairness.md §6): a line `kozyr replay verify
+ * --receipts` reads. */
+export interface ReceiptLine {
+  kind: "receipt";
+  match_id: string;
+  version: number;
+  entry_hash: string;
+  commitment: string;
+  key_id: string;
+  signature: string;
+}
+
+const RECEIPTS = "kozyr.receipts";
+
+function receiptLines(): Record<string, ReceiptLine> {
+  try {
+    const value: unknown = JSON.parse(localStorage.getItem(RECEIPTS) ?? "{}");
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, ReceiptLine>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The last receipt this browser kept for a match, if any. */
+export function lastReceipt(matchId: string): ReceiptLine | undefined {
+  return receiptLines()[matchId];
+}
+
+/** Keep a seat's receipt if it is newer than the one kept: the last receipt alone proves the
+ * whole log up to it (each entry's hash covers the one before), so it is what a player keeps. */
+export function keepReceipt(receipt: Receipt | undefined): void {
+  if (!receipt || receipt.signature.length === 0) return;
+  const all = receiptLines();
+  const kept = all[receipt.matchId];
+  if (kept && kept.version >= Number(receipt.version)) return;
+  all[receipt.matchId] = {
+    kind: "receipt", match_id: receipt.matchId, version: Number(receipt.version), entry_hash: receipt.entryHash,
+    commitment: receipt.commitment, key_id: receipt.keyId,
+    signature: Array.from(receipt.signature, (b) => b.toString(16).padStart(2, "0")).join(""),
+  };
+  // As many matches as seats are remembered (50): the oldest go first.
+  const held = new Set(seats().map((s) => s.matchId));
+  for (const id of Object.keys(all)) if (!held.has(id) && id !== receipt.matchId) delete all[id];
+  localStorage.setItem(RECEIPTS, JSON.stringify(all));
+}
+
+/** A 64-hex digest as four groups of four, as `kozyr play` and kozyr_client show it. */
+export function shortFingerprint(hex: string): string {
+  return (hex.slice(0, 16).match(/.{4}/g) ?? []).join(" ");
 }

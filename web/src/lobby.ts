@@ -2,7 +2,7 @@
 // (ListMatches, paged), a match id or join link to open, and the form that creates a match
 // (game, seats, options) and takes its first seat.
 
-import { auth, kozyr, refusal, remember, seatIn, seats } from "./api";
+import { auth, contribution, keepReceipt, kozyr, refusal, remember, seatIn, seats } from "./api";
 import { TIME_CONTROLS } from "./clock";
 import { h, mount } from "./dom";
 import { MatchStatus, type GameInfo, type MatchSummary, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
@@ -93,8 +93,9 @@ export class Lobby {
       return;
     }
     try {
-      const joined = await kozyr.joinMatch({ matchId: m.matchId, name });
+      const joined = await kozyr.joinMatch({ matchId: m.matchId, name, seedContribution: contribution() });
       remember({ matchId: m.matchId, game: m.game, seat: joined.seat, name, token: joined.token });
+      keepReceipt(joined.receipt);
       location.hash = `#/m/${m.matchId}`;
     } catch (e) {
       this.message = explain(refusal(e));
@@ -217,6 +218,7 @@ export class Lobby {
       for (const x of made.tokens) {
         if (x.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: x.token });
       }
+      keepReceipt(made.receipt);
       location.hash = `#/m/${made.matchId}`;
     } catch (e) {
       this.message = explain(refusal(e));

@@ -4,7 +4,7 @@
 // page (#/watch/<id>) is the same table as a spectator: it never sends a seat's token.
 
 import { create } from "@bufbuild/protobuf";
-import { auth, commandId, kozyr, refusal, remember, seatIn, type Refusal, type Seat } from "./api";
+import { auth, commandId, contribution, keepReceipt, kozyr, lastReceipt, refusal, remember, seatIn, shortFingerprint, type Refusal, type Seat } from "./api";
 import { colour, faceParts, faces } from "./cards";
 import { deadlineLine, knownEnding, scoresText, seatClock, terminationText, tick } from "./clock";
 import { h, mount } from "./dom";
@@ -107,6 +107,7 @@ export class Table {
           this.dropped = false;
           backoff = 200;
           this.note(update.version, update.events, update.view);
+          if (this.seat) keepReceipt(update.receipt);
           await this.apply(update.view);
         }
         if (this.view?.status === MatchStatus.FINISHED) break;
@@ -171,6 +172,7 @@ export class Table {
       const done = await kozyr.submitMove({ matchId: this.matchId, move, commandId: commandId() },
         auth(this.seat.token));
       this.note(done.version, done.events, done.view);
+      keepReceipt(done.receipt);
       await this.apply(done.view);
     } catch (e) {
       this.refused(refusal(e));
@@ -186,6 +188,7 @@ export class Table {
     try {
       const done = await kozyr.endMatch({ matchId: this.matchId, reason, commandId: commandId() }, auth(this.seat.token));
       this.note(done.version, done.events, done.view);
+      keepReceipt(done.receipt);
       await this.apply(done.view);
     } catch (e) {
       this.refused(refusal(e));
@@ -223,9 +226,10 @@ export class Table {
 
   private async join(name: string): Promise<void> {
     try {
-      const joined = await kozyr.joinMatch({ matchId: this.matchId, name });
+      const joined = await kozyr.joinMatch({ matchId: this.matchId, name, seedContribution: contribution() });
       this.seat = { matchId: this.matchId, game: this.view?.game ?? "", seat: joined.seat, name, token: joined.token };
       remember(this.seat);
+      keepReceipt(joined.receipt);
       this.abort.abort();  // restart the watch with the seat's token
       location.hash = `#/m/${this.matchId}`;
       location.reload();
@@ -283,9 +287,22 @@ export class Table {
       h("p", { class: "message", role: "alert", "data-testid": "message", "data-rule": this.rule }, this.message),
       h("h2", { class: "log-title" }, t("table.whatHappened")),
       h("ol", { class: "log", "data-testid": "moves" }, this.log.map((line) => h("li", {}, line))),
+      this.seat ? this.kept() : null,
       h("p", { class: "keys" }, t("table.keys")),
     );
     this.animate();
+  }
+
+  /** What this browser keeps to settle a dispute: the seed commitment the server signed, to
+   * compare by eye, and the last receipt, to save as a receipts file (docs/fairness.md §6). */
+  private kept(): HTMLElement | null {
+    const receipt = lastReceipt(this.matchId);
+    if (!receipt) return null;
+    const file = `data:application/jsonl;charset=utf-8,${encodeURIComponent(JSON.stringify(receipt) + "\n")}`;
+    return h("p", { class: "kept", "data-testid": "kept", "data-commitment": receipt.commitment, "data-version": receipt.version },
+      t("table.commitment", { fingerprint: shortFingerprint(receipt.commitment), key: receipt.key_id }), " ",
+      h("a", { href: file, download: `${this.matchId}.receipts.jsonl`, "data-testid": "receipt-file" },
+        t("table.saveReceipt", { v: receipt.version })));
   }
 
   /** Cards new on the table since the last draw move in (CSS; none under reduced motion). */

@@ -18,7 +18,9 @@ import {
   auth,
   connectKozyr,
   describeMove,
+  joinMatch,
   playSession,
+  Receipts,
   submitMove,
   watch,
 } from "../src/index.js";
@@ -78,15 +80,19 @@ async function main(): Promise<number> {
     const view = (await kozyr.getMatch({ matchId }, auth(token))).view!;
     seat = view.seat!;
   } else {
-    const joined = await kozyr.joinMatch({
+    // 32 fresh random bytes to the match seed (not the --seed of the bot's choices: the server
+    // must not be able to predict them).
+    const joined = await joinMatch(kozyr, {
       matchId,
       name: args.name!,
       seat: args.seat === undefined ? undefined : Number(args.seat),
-      seedContribution: new TextEncoder().encode(`ts-bot-${args.seed}`),
     });
     token = joined.token;
     seat = joined.seat;
+    const kept = new Receipts(matchId);
+    kept.keep(joined.receipt);
     log(`joined ${matchId} as seat ${seat}${joined.started ? "; the match starts" : ""}`);
+    log(`seed commitment ${kept.fingerprint || "(no signed receipt)"}`);
   }
 
   if (args.session) {

@@ -6,7 +6,7 @@
 //   const { matchId, tokens } = await kozyr.createMatch({ game: "dix", seats: [{ name: "a" }, { name: "b" }] });
 //   for await (const update of watch(kozyr, matchId, tokens[0].token)) { ... }
 
-import { createHash, createPublicKey, randomUUID, verify as cryptoVerify } from "node:crypto";
+import { createHash, createPublicKey, randomBytes, randomUUID, verify as cryptoVerify } from "node:crypto";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { create } from "@bufbuild/protobuf";
@@ -45,6 +45,20 @@ export type KozyrClient = Client<typeof KozyrService>;
 export function connectKozyr(address: string): KozyrClient {
   const baseUrl = /^https?:\/\//.test(address) ? address : `http://${address}`;
   return createClient(KozyrService, createGrpcTransport({ baseUrl }));
+}
+
+/** A seat's contribution to the match seed: 32 fresh random bytes (docs/fairness.md §1). */
+export function contribution(): Uint8Array {
+  return new Uint8Array(randomBytes(32));
+}
+
+/**
+ * Take an open seat of a match (JoinMatch), contributing 32 fresh random bytes to its seed
+ * unless `seedContribution` is given (an empty array for none): the match's commitment is public
+ * since its entry 1, so a contribution chosen now is one the server could not grind against.
+ */
+export function joinMatch(client: KozyrClient, request: Parameters<KozyrClient["joinMatch"]>[0]) {
+  return client.joinMatch({ ...request, seedContribution: request.seedContribution ?? contribution() });
 }
 
 /** Call options carrying a bearer token (none for a spectator). */
@@ -372,6 +386,18 @@ export class Receipts {
   /** The seed commitment the server signed ("" before any receipt). */
   get commitment(): string {
     return this.all()[0]?.commitment ?? "";
+  }
+
+  /** The signed commitment's first 16 hex digits in groups of four, for people to compare (as
+   * `kozyr play` and the web page show it); "" before any receipt. */
+  get fingerprint(): string {
+    return (this.commitment.slice(0, 16).match(/.{4}/g) ?? []).join(" ");
+  }
+
+  /** The newest receipt kept: it alone vouches for the whole log up to it (each entry's hash
+   * covers the one before), so it is the one a player must keep. */
+  get last(): ReceiptJson | undefined {
+    return this.all().at(-1);
   }
 
   /** The receipts file's text (JSON Lines). */

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
   Code, ErrorReason, KozyrError, MatchStatus, MatchViewSchema, TimeControlKind, clockLine, clockText, timeLeft, MoveSchema, ReceiptSchema, Receipts, describeMove, moveOf, signedBytes,
-  verifyReceipt, type ReceiptJson,
+  contribution, verifyReceipt, type ReceiptJson,
 } from "../src/index.js";
 
 test("moveOf builds each game's move and describeMove reads it back", () => {
@@ -58,6 +58,17 @@ test("Receipts keeps one receipt per version of its match", () => {
   assert.equal(kept.commitment, "cd");
   assert.equal(kept.toJsonLines(), JSON.stringify(kept.all()[0]) + "\n");
   assert.equal(kept.all()[0].signature, "0102");
+  kept.keep(create(ReceiptSchema, { ...receipt, version: 3n }));
+  assert.equal(kept.last?.version, 3);
+  const signed = new Receipts("m1");
+  signed.keep(create(ReceiptSchema, { ...receipt, commitment: "0123456789abcdef" + "0".repeat(48) }));
+  assert.equal(signed.fingerprint, "0123 4567 89ab cdef");
+});
+
+test("contribution() gives 32 fresh random bytes", () => {
+  const [a, b] = [contribution(), contribution()];
+  assert.equal(a.length, 32);
+  assert.notDeepEqual(a, b);
 });
 
 test("the clock counts the seat to act down to its deadline, and reads as people read it", () => {

@@ -459,7 +459,12 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServic
             version=applied.entry.version,
         )
         events, view = self._update(applied, Viewer(seat))
-        return pb.EndMatchResponse(version=applied.entry.version, events=events, view=view)
+        return pb.EndMatchResponse(
+            version=applied.entry.version,
+            events=events,
+            view=view,
+            receipt=wire_receipts.to_pb(self.engine.receipt(applied)),
+        )
 
 
 def _waves(items: Sequence[pb.CreateMatchRequest]) -> list[list[int]]:

@@ -4136,6 +4136,7 @@ class EndMatchResponse(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The match's version after the entry."""
     @_builtins.property
@@ -4146,16 +4147,23 @@ class EndMatchResponse(_message.Message):
     def view(self) -> Global___MatchView:
         """The caller's view after it."""
 
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of the entry (docs/fairness.md §6): the last a seat gets when
+        it ends the match, and the one that proves the match's final head.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
         view: Global___MatchView | None = ...,
+        receipt: Global___Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "receipt", b"receipt", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
