@@ -14,6 +14,7 @@ import grpc
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc as pb_grpc
 from kozyr.match.log import Entry
 from kozyr_client import ErrorReason, KozyrClient, KozyrError, SeatClient, Watch, moves
 from tests.clients.conftest import RestartableServer
@@ -116,6 +117,50 @@ def test_a_joining_seat_contributes_32_random_bytes_after_the_commitment_by_defa
         log = server.run(server.running.engine.log(none.match_id))
     assert [len(c) for c in contributed] == [64, 64] and contributed[0] != contributed[1]
     assert '"contribution":""' in log[1].text
+
+
+class MethodLog(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """The RPCs a client's channel made, by name (a real interceptor on a real channel)."""
+
+    def __init__(self) -> None:
+        self.called: list[str] = []
+
+    def _note(self, details: grpc.ClientCallDetails) -> None:
+        self.called.append(str(details.method).rsplit("/", 1)[1])
+
+    def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        self._note(details)
+        return continuation(details, request)
+
+    def intercept_unary_stream(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        self._note(details)
+        return continuation(details, request)
+
+    def intercept_stream_stream(self, continuation, details, requests):  # type: ignore[no-untyped-def]
+        self._note(details)
+        return continuation(details, requests)
+
+
+def test_play_takes_every_decision_over_one_play_session(server: ServerThread) -> None:
+    """SeatClient.play's default (issue 32): the server pushes each decision on one stream and
+    takes the move on it, so no move costs a ListLegalMoves and a SubmitMove call."""
+    calls = MethodLog()
+    with KozyrClient(server.address) as client, KozyrClient(server.address) as other:
+        client.stub = pb_grpc.KozyrServiceStub(grpc.intercept_channel(client.channel, calls))
+        created = other.create_match("dix", ["me", "you"])
+        me = client.seat(created.match_id, created.tokens[0])
+        you = other.seat(created.match_id, created.tokens[1])
+        rival = threading.Thread(target=you.play, args=(lambda view, legal: legal[0],))
+        rival.start()
+        final = me.play(lambda view, legal: legal[-1])
+        rival.join(60)
+    assert final.status == pb.MATCH_STATUS_FINISHED
+    assert sorted(set(calls.called)) == ["GetMatch", "PlaySession"], calls.called
+    assert me.receipts.all()[-1].version == final.version  # the final push's receipt kept
 
 
 def test_errors_are_kozyr_errors_with_the_reason_code(server: ServerThread) -> None:

@@ -141,6 +141,8 @@ class PythonBot(threading.Thread):
 def test_the_typescript_bot_joins_and_plays_each_game_to_the_end(
     ts_bot: Path, server: ServerThread, game: str
 ) -> None:
+    # One game follows WatchMatch with unary moves (--watch), the others play over a session.
+    flags = ("--watch",) if game == "dix" else ()
     n = PLAYERS[game]
     ts_seat = n - 1  # the last seat is open; the TypeScript bot's join starts the match
     with KozyrClient(server.address) as client:
@@ -149,7 +151,17 @@ def test_the_typescript_bot_joins_and_plays_each_game_to_the_end(
             PythonBot(client.seat(created.match_id, created.tokens[i]), i) for i in range(n - 1)
         ]
         code, summary, err = finish(
-            bot(ts_bot, server, "--match", created.match_id, "--name", "ts", "--seed", str(n))
+            bot(
+                ts_bot,
+                server,
+                "--match",
+                created.match_id,
+                "--name",
+                "ts",
+                "--seed",
+                str(n),
+                *flags,
+            )
         )
         for p in python:
             p.join(60)
@@ -159,6 +171,7 @@ def test_the_typescript_bot_joins_and_plays_each_game_to_the_end(
     assert final.status == pb.MATCH_STATUS_FINISHED
     assert final.players[ts_seat].name == "ts"
     assert summary["seat"] == ts_seat and summary["status"] == "FINISHED"
+    assert summary.get("session", False) is not bool(flags)
     assert summary["version"] == final.version
     assert summary["winners"] == list(final.outcome.winners)
     assert int(str(summary["moves"])) > 0

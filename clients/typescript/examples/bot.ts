@@ -3,7 +3,8 @@
 //
 //   node dist/examples/bot.js --server 127.0.0.1:50051 --match <id> [--name ts-bot] [--seat N]
 //   node dist/examples/bot.js --server 127.0.0.1:50051 --match <id> --token <seat token>
-//   (add --session to play over one PlaySession stream instead of watch + unary calls)
+//   (it plays over one PlaySession stream, one message each way a move; add --watch to follow
+//   WatchMatch and move by unary calls instead)
 //   node dist/examples/bot.js --server 127.0.0.1:50051 --create dix   (creates a match with every
 //        seat open, prints {"matchId": ...} on stdout, takes seat 0 and plays)
 //
@@ -36,7 +37,8 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     seed: { type: "string", default: "1" },
     quiet: { type: "boolean", default: false },
-    session: { type: "boolean", default: false },
+    watch: { type: "boolean", default: false },
+    session: { type: "boolean", default: false },  // the default since issue 32; kept for old scripts
   },
 });
 
@@ -95,7 +97,7 @@ async function main(): Promise<number> {
     log(`seed commitment ${kept.fingerprint || "(no signed receipt)"}`);
   }
 
-  if (args.session) {
+  if (!args.watch) {
     let moves = 0;
     const done = await playSession(kozyr, [{ matchId, seat, token }], (decision) => {
       const move = decision.moves[Math.floor(random() * decision.moves.length)];

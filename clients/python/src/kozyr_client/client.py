@@ -427,15 +427,35 @@ class SeatClient:
         self, choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move], watch: Watch | None = None
     ) -> pb.MatchView:
         """Play this seat to the end: at each of its turns, move `choose(view, legal moves)`.
-        Returns the final view. Pass `watch` to follow (and be able to close) a given Watch."""
+        Returns the final view. By default over one PlaySession stream (the server pushes each
+        decision with its legal moves and takes the move on the same stream: one message each
+        way a move, resumed after drops); with `watch`, by following that Watch (which the
+        caller may close) and moving by unary calls."""
         now = self.view()
-        if not now.HasField("seat"):
+        if not now.HasField("seat") or self.token is None:
             raise ValueError("play() needs a seat token")
-        seat = now.seat
-        # From one before the current version: the first update is the table as it is now, so a
-        # turn that is already ours is not missed; later turns arrive in order.
-        updates = watch if watch is not None else self.watch(max(now.version - 1, 0))
-        last = now
+        if watch is not None:
+            return self._play_watching(now, choose, watch)
+        # session.py builds on this module, so it is imported where it is used.
+        from kozyr_client.session import PlaySession
+
+        def decide(decision: pb.Decision) -> pb.Move:
+            self.receipts.keep(receipt_of(decision))
+            return choose(decision.view, list(decision.moves))
+
+        session = PlaySession(self.client, decide)
+        session.add(self.match_id, now.seat, self.token, now.version)
+        finished = session.run()[(self.match_id, now.seat)]
+        self.receipts.keep(receipt_of(finished))
+        return finished.view
+
+    def _play_watching(
+        self,
+        now: pb.MatchView,
+        choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move],
+        updates: Watch,
+    ) -> pb.MatchView:
+        seat, last = now.seat, now
         with updates:
             for update in updates:
                 last = update.view
