@@ -59,6 +59,7 @@ from kozyr.core.fairness import RandomStream, deal_label  # noqa: E402
 from kozyr.games import GAMES, Game, fold  # noqa: E402
 from kozyr.games.contract import Setup  # noqa: E402
 from tests.bench import speed  # noqa: E402
+from tests.bench.bounded import proc_stat  # noqa: E402
 
 PLAYERS = {"dix": 2, "six-dozens": 3, "durak-dice": 4}
 RUNS = 5
@@ -206,8 +207,11 @@ def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], st
     return proc, address
 
 
-async def bench_service_async(address: str, matches: int, hands: int) -> dict[str, Any]:
-    """Moves/s over many concurrent matches, health checks/s, and latency by version."""
+async def bench_service_async(
+    address: str, matches: int, hands: int, server_pid: int
+) -> dict[str, Any]:
+    """Moves/s over many concurrent matches, health checks/s, the server's CPU per call of
+    each (from /proc: the process's own CPU, Redis apart), and latency by version."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -216,6 +220,13 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
 
     channels = [grpc.aio.insecure_channel(address) for _ in range(4)]
     stubs = [kozyr_pb2_grpc.KozyrServiceStub(c) for c in channels]
+    moves_cpu: list[float] = []
+    health_cpu: list[float] = []
+
+    def server_cpu() -> float:
+        stat = proc_stat(server_pid)
+        return stat[3] if stat is not None else float("nan")
+
     health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
 
     async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
@@ -252,8 +263,9 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
                 )
             return len(scripts[i][1])
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), server_cpu()
         total = sum(await asyncio.gather(*(play(i) for i in range(matches))))
+        moves_cpu.append((server_cpu() - cpu) / total)
         return total / (time.perf_counter() - start)
 
     async def health_rate() -> float:
@@ -264,8 +276,9 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
             for _ in range(per_task):
                 await health_stubs[i % 4].Check(request)
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), server_cpu()
         await asyncio.gather(*(run(i) for i in range(matches)))
+        health_cpu.append((server_cpu() - cpu) / (matches * per_task))
         return matches * per_task / (time.perf_counter() - start)
 
     async def session_moves_rate() -> float:
@@ -293,6 +306,8 @@ async def bench_service_async(address: str, matches: int, hands: int) -> dict[st
         "session_moves_per_s": round(session_per_s),
         "health_checks_per_s": round(checks_per_s),
         "moves_to_noop_ratio": round(moves_per_s / checks_per_s, 2),
+        "server_cpu_us_per_unary_move": round(statistics.median(moves_cpu) * 1e6),
+        "server_cpu_us_per_health_check": round(statistics.median(health_cpu) * 1e6),
         "session_moves_to_noop_ratio": round(session_per_s / checks_per_s, 2),
         "latency_ms_at_v10": round(bands["early"] * 1e3, 3),
         f"latency_ms_at_v{int(bands['late_version'])}": round(bands["late"] * 1e3, 3),
@@ -305,7 +320,9 @@ def bench_service(matches: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         proc, address = start_service(tmp)
         try:
-            result = asyncio.run(bench_service_async(address, matches, hands=25))
+            result = asyncio.run(
+                bench_service_async(address, matches, hands=25, server_pid=proc.pid)
+            )
         finally:
             proc.terminate()
             proc.wait(30)
