@@ -552,7 +552,7 @@ def bench_receipts(matches: int) -> dict[str, Any]:
         without.append(asyncio.run(rate(False)))
         with_r.append(asyncio.run(rate(True)))
     ring = KeyRing([signer.public_key])
-    receipt = signer.receipt("m", 1, "00" * 32, "11" * 32)
+    receipt = signer.receipt("m", 1, "00" * 32, "11" * 32, 1)
 
     def per_second(action: Callable[[], object], n: int = 2000) -> float:
         start = time.perf_counter()
@@ -561,7 +561,7 @@ def bench_receipts(matches: int) -> dict[str, Any]:
         return n / (time.perf_counter() - start)
 
     signs = median_of(
-        RUNS, lambda: per_second(lambda: signer.receipt("m", 1, "00" * 32, "11" * 32))
+        RUNS, lambda: per_second(lambda: signer.receipt("m", 1, "00" * 32, "11" * 32, 1))
     )
     checks = median_of(RUNS, lambda: per_second(lambda: ring.problem(receipt)))
     a, b = statistics.median(with_r), statistics.median(without)

@@ -167,7 +167,8 @@ def test_the_receipt_recipe_re_implemented_checks_the_documented_receipt() -> No
         "entry_hash": V["receipt.entry_hash"],
         "key_id": V["receipt.key_id"],
         "match_id": V["receipt.match_id"],
-        "type": "kozyr-receipt/v1",
+        "time_ms": int(V["receipt.time_ms"]),
+        "type": "kozyr-receipt/v2",
         "version": int(V["receipt.version"]),
     }
     message = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
@@ -184,6 +185,7 @@ def test_the_receipt_recipe_re_implemented_checks_the_documented_receipt() -> No
             V["receipt.entry_hash"],
             V["receipt.commitment"],
             V["receipt.key_id"],
+            int(V["receipt.time_ms"]),
         )
         == message
     )
@@ -192,7 +194,17 @@ def test_the_receipt_recipe_re_implemented_checks_the_documented_receipt() -> No
         int(V["receipt.version"]),
         V["receipt.entry_hash"],
         V["receipt.commitment"],
+        int(V["receipt.time_ms"]),
     )
     assert made.signature == V["receipt.signature"]
     assert KeyRing([public]).problem(made) is None
     assert KeyRing([public]).problem(replace(made, version=made.version + 1)) is not None
+    assert KeyRing([public]).problem(replace(made, time_ms=made.time_ms + 1)) is not None
+    # A v1 receipt (no time) of the same entry still verifies.
+    del fields["time_ms"]
+    fields["type"] = "kozyr-receipt/v1"
+    old = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+    assert old.decode() == V["receipt.v1.signed"]
+    v1 = replace(made, signature=V["receipt.v1.signature"], time_ms=None)
+    assert KeyRing([public]).problem(v1) is None
+    Ed25519PublicKey.from_public_bytes(public).verify(bytes.fromhex(v1.signature), old)

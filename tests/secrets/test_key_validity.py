@@ -122,14 +122,17 @@ def test_a_retired_keys_signature_after_its_retirement_fails_saying_so(tmp_path:
 def test_a_key_is_valid_from_its_start_until_its_end_exclusive() -> None:
     signer = Signer.generate()
     ring = KeyRing([GivenKey(signer.public_key, 100, 200)])
-    receipt = signer.receipt("m", 1, "00" * 32, "11" * 32)
-    assert ring.problem(receipt) is None
+    receipt = signer.receipt("m", 1, "00" * 32, "11" * 32, 150)
+    assert ring.problem(receipt) is None  # checked at the time the receipt signs
     assert [ring.problem(receipt, at) is None for at in (99, 100, 199, 200)] == [
         False,
         True,
         True,
         False,
     ]
+    # A receipt alone says when it was made: a signature dated after the key's end fails.
+    late = ring.problem(signer.receipt("m", 1, "00" * 32, "11" * 32, 200))
+    assert late is not None and "outside its validity" in late
 
 
 def test_get_signing_keys_serves_each_keys_validity(tmp_path: Path) -> None:

@@ -33,14 +33,14 @@ def test_the_key_is_made_owner_only_once_and_listed(tmp_path: Path) -> None:
 def test_rotation_keeps_old_public_keys_so_old_receipts_still_verify(tmp_path: Path) -> None:
     folder = tmp_path / "signing"
     old = load_or_create(folder)
-    receipt = old.receipt("m1", 1, "00" * 32, "11" * 32)
+    receipt = old.receipt("m1", 1, "00" * 32, "11" * 32, 1)
     new = rotate(folder)
     assert new.key_id != old.key_id and load_or_create(folder).key_id == new.key_id
     listing = {k.key_id: k for k in read_listing(folder)}
     assert listing[new.key_id].current and not listing[old.key_id].current
     ring = KeyRing(k.public_key for k in listing.values())
     assert ring.problem(receipt) is None
-    assert ring.problem(new.receipt("m1", 2, "00" * 32, "11" * 32)) is None
+    assert ring.problem(new.receipt("m1", 2, "00" * 32, "11" * 32, 2)) is None
 
 
 def test_kozyr_keys_show_prints_every_key_with_its_fingerprint(tmp_path: Path) -> None:
@@ -99,4 +99,4 @@ def test_a_given_key_file_in_a_read_only_folder_signs_and_lists_its_retired_keys
     finally:
         (tmp_path / "secret").chmod(0o700)
     assert old.key_id in {k.key_id for k in signer.keys if not k.current}
-    assert KeyRing([signer.public_key]).problem(signer.receipt("m", 1, "00" * 32, "")) is None
+    assert KeyRing([signer.public_key]).problem(signer.receipt("m", 1, "00" * 32, "", 1)) is None

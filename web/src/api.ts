@@ -95,6 +95,7 @@ export interface ReceiptLine {
   commitment: string;
   key_id: string;
   signature: string;
+  time_ms?: number;  // the signed time of the append (absent in a v1 receipt)
 }
 
 const RECEIPTS = "kozyr.receipts";
@@ -124,6 +125,7 @@ export function keepReceipt(receipt: Receipt | undefined): void {
     kind: "receipt", match_id: receipt.matchId, version: Number(receipt.version), entry_hash: receipt.entryHash,
     commitment: receipt.commitment, key_id: receipt.keyId,
     signature: Array.from(receipt.signature, (b) => b.toString(16).padStart(2, "0")).join(""),
+    ...(receipt.timeMs > 0n ? { time_ms: Number(receipt.timeMs) } : {}),
   };
   // As many matches as seats are remembered (50): the oldest go first.
   const held = new Set(seats().map((s) => s.matchId));

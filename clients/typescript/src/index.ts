@@ -330,6 +330,8 @@ export interface ReceiptJson {
   commitment: string;
   key_id: string;
   signature: string;
+  /** The server's time of the append (ms since the epoch), signed; absent in a v1 receipt. */
+  time_ms?: number;
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
@@ -341,15 +343,18 @@ export function receiptJson(receipt: Receipt | undefined): ReceiptJson | undefin
     kind: "receipt", match_id: receipt.matchId, version: Number(receipt.version),
     entry_hash: receipt.entryHash, commitment: receipt.commitment, key_id: receipt.keyId,
     signature: hex(receipt.signature),
+    ...(receipt.timeMs > 0n ? { time_ms: Number(receipt.timeMs) } : {}),
   };
 }
 
-/** The exact bytes a receipt's signature covers: canonical JSON, keys sorted, no spaces. */
+/** The exact bytes a receipt's signature covers: canonical JSON, keys sorted, no spaces
+ * (kozyr-receipt/v2 with the time of the append; v1, made before issue 30, without). */
 export function signedBytes(r: ReceiptJson): Buffer {
-  return Buffer.from(JSON.stringify({
-    commitment: r.commitment, entry_hash: r.entry_hash, key_id: r.key_id, match_id: r.match_id,
-    type: "kozyr-receipt/v1", version: r.version,
-  }), "utf8");
+  const head = { commitment: r.commitment, entry_hash: r.entry_hash, key_id: r.key_id, match_id: r.match_id };
+  const fields = r.time_ms === undefined
+    ? { ...head, type: "kozyr-receipt/v1", version: r.version }
+    : { ...head, time_ms: r.time_ms, type: "kozyr-receipt/v2", version: r.version };
+  return Buffer.from(JSON.stringify(fields), "utf8");
 }
 
 /** True when `r` is the signature of the Ed25519 key `publicKeyHex` (64 hex digits) on its

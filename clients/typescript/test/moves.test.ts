@@ -44,6 +44,12 @@ test("a receipt from docs/fairness.md §7 verifies, and a changed one does not",
   assert.equal(verifyReceipt({ ...r, version: 4 }, key), false);
   assert.equal(signedBytes(r).toString(), '{"commitment":"' + r.commitment + '","entry_hash":"' +
     r.entry_hash + '","key_id":"56475aa75463474c","match_id":"m1","type":"kozyr-receipt/v1","version":3}');
+  // The v2 receipt of the same entry signs the time of the append too.
+  const v2: ReceiptJson = { ...r, time_ms: 1764547200000,
+    signature: "005e35c0b350cedf5fee96c0a9038a0cea7ecfd8548dd6b80bd8c6ebd2ce3c75" +
+      "f03d6387c23f359673bb1c526e5b1db441bef46c6aa8a95d84bbd9ae62c66406" };
+  assert.equal(verifyReceipt(v2, key), true);
+  assert.equal(verifyReceipt({ ...v2, time_ms: 1764547200001 }, key), false);
 });
 
 test("Receipts keeps one receipt per version of its match", () => {

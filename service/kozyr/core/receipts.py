@@ -1,7 +1,8 @@
 """Signed receipts (docs/fairness.md §6): the server's Ed25519 signature on one log entry.
 
 A receipt says "entry `version` of match `match_id`, whose SHA-256 is `entry_hash`, is in my
-log, and the match was committed to `commitment`", signed with the key `key_id`. Whoever holds
+log, appended at `time_ms`, and the match was committed to `commitment`", signed with the key
+`key_id`. Whoever holds
 a receipt can later prove what the server's log held: a log without that entry, or with another
 entry at that version, was rewritten after the server signed it.
 
@@ -10,8 +11,9 @@ anyone's client) can check receipts with nothing but the `cryptography` package;
 key and signing live in `kozyr.secrets.signing`.
 
 The signed bytes are the canonical JSON (sorted keys, no spaces, UTF-8) of
-``{"commitment", "entry_hash", "key_id", "match_id", "type": "kozyr-receipt/v1", "version"}``;
-a key id is the first 16 hex digits of SHA-256 over the 32 raw bytes of the public key.
+``{"commitment", "entry_hash", "key_id", "match_id", "time_ms", "type": "kozyr-receipt/v2",
+"version"}`` (receipts made before issue 30, ``kozyr-receipt/v1``, have no ``time_ms``); a key
+id is the first 16 hex digits of SHA-256 over the 32 raw bytes of the public key.
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ from typing import Any, Final
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-RECEIPT_TYPE: Final = "kozyr-receipt/v1"
+RECEIPT_TYPE: Final = "kozyr-receipt/v2"
+RECEIPT_TYPE_V1: Final = "kozyr-receipt/v1"  # no time_ms: receipts made before issue 30
 _HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True, slots=True)
 class Receipt:
-    """One signed receipt; every field is text (hashes and the signature in lowercase hex)."""
+    """One signed receipt; hashes and the signature in lowercase hex, `time_ms` the server's
+    time of the append in ms since the epoch (None: a v1 receipt, which signed no time)."""
 
     match_id: str
     version: int
@@ -41,27 +45,37 @@ class Receipt:
     commitment: str
     key_id: str
     signature: str
+    time_ms: int | None = None
 
     @property
     def seal(self) -> str:
-        """The signature as the store keeps it with its entry: ``<key id>:<signature hex>``."""
-        return f"{self.key_id}:{self.signature}"
+        """The signature as the store keeps it with its entry: ``<key id>:<signature hex>``,
+        then ``:<time_ms>`` for a v2 receipt."""
+        if self.time_ms is None:
+            return f"{self.key_id}:{self.signature}"
+        return f"{self.key_id}:{self.signature}:{self.time_ms}"
 
     @classmethod
     def from_seal(
         cls, match_id: str, version: int, entry_hash: str, commitment: str, seal: str
     ) -> Receipt | None:
         """The receipt a stored seal makes for an entry as read (None without a seal): every
-        field but the key id and signature is the entry's as it is now, so an entry changed
-        after it was sealed carries a receipt that does not verify."""
+        field but the key id, signature and time is the entry's as it is now, so an entry
+        changed after it was sealed carries a receipt that does not verify."""
         if not seal:
             return None
-        kid, _, signature = seal.partition(":")
-        return cls(match_id, version, entry_hash, commitment, kid, signature)
+        kid, _, rest = seal.partition(":")
+        signature, _, time = rest.partition(":")
+        stamp = int(time) if time.isdigit() else None
+        return cls(match_id, version, entry_hash, commitment, kid, signature, stamp)
 
     def to_json(self) -> dict[str, Any]:
-        """The receipt as a JSON object (a line of a receipts file)."""
-        return {"kind": "receipt", **asdict(self)}
+        """The receipt as a JSON object (a line of a receipts file; a v1 receipt has no
+        time_ms)."""
+        out = {"kind": "receipt", **asdict(self)}
+        if self.time_ms is None:
+            del out["time_ms"]
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Receipt:
@@ -74,27 +88,39 @@ class Receipt:
                 str(data["commitment"]),
                 str(data["key_id"]),
                 str(data["signature"]),
+                data.get("time_ms"),
             )
         except KeyError as e:
             raise ValueError(f"a receipt needs the field {e.args[0]!r}") from None
         if type(receipt.version) is not int:
             raise ValueError("a receipt's version is a number")
+        if receipt.time_ms is not None and type(receipt.time_ms) is not int:
+            raise ValueError("a receipt's time_ms is a number")
         return receipt
 
 
 def signed_bytes(
-    match_id: str, version: int, entry_hash: str, commitment: str, key_id: str
+    match_id: str,
+    version: int,
+    entry_hash: str,
+    commitment: str,
+    key_id: str,
+    time_ms: int | None = None,
 ) -> bytes:
-    """The exact bytes a receipt's signature covers (docs/fairness.md §6)."""
+    """The exact bytes a receipt's signature covers (docs/fairness.md §6): v2 with the time of
+    the append, v1 (receipts made before issue 30) without."""
+    fields: dict[str, Any] = {
+        "commitment": commitment,
+        "entry_hash": entry_hash,
+        "key_id": key_id,
+        "match_id": match_id,
+        "type": RECEIPT_TYPE_V1,
+        "version": version,
+    }
+    if time_ms is not None:
+        fields["time_ms"], fields["type"] = time_ms, RECEIPT_TYPE
     return json.dumps(
-        {
-            "commitment": commitment,
-            "entry_hash": entry_hash,
-            "key_id": key_id,
-            "match_id": match_id,
-            "type": RECEIPT_TYPE,
-            "version": version,
-        },
+        fields,
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
@@ -158,7 +184,8 @@ class KeyRing:
 
     def problem(self, receipt: Receipt, at_ms: int | None = None) -> str | None:
         """Why this receipt does not verify against these keys (for an entry of time `at_ms`,
-        with the key valid then), or None when it does."""
+        by default the time the receipt signs, with the key valid then), or None when it
+        does."""
         key = self.keys.get(receipt.key_id)
         if key is None:
             return (
@@ -173,6 +200,7 @@ class KeyRing:
             receipt.entry_hash,
             receipt.commitment,
             receipt.key_id,
+            receipt.time_ms,
         )
         try:
             Ed25519PublicKey.from_public_bytes(key).verify(
@@ -180,7 +208,8 @@ class KeyRing:
             )
         except InvalidSignature:
             return f"its signature is not key {receipt.key_id}'s signature on these fields"
-        return None if at_ms is None else self.outside(receipt, at_ms)
+        at = receipt.time_ms if at_ms is None else at_ms
+        return None if at is None else self.outside(receipt, at)
 
     def outside(self, receipt: Receipt, at_ms: int) -> str | None:
         """Why the receipt's key (one of these) may not sign an entry of time `at_ms`, or

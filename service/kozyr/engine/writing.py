@@ -168,7 +168,11 @@ def sealed(engine: WriterState, steps: Sequence[Step]) -> Sequence[Step]:
             s.text,
             s.digest,
             receipts.sign(
-                s.record.match_id, s.entry.version, s.digest, s.record.created.commitment
+                s.record.match_id,
+                s.entry.version,
+                s.digest,
+                s.record.created.commitment,
+                s.entry.time_ms,
             ),
         )
         for s in steps

@@ -81,6 +81,7 @@ def _receipt(message: Any) -> Receipt:
         message.commitment,
         message.key_id,
         message.signature.hex(),
+        message.time_ms or None,
     )
 
 

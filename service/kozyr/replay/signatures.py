@@ -41,6 +41,17 @@ class Signatures:
         receipt = _receipt_of(i, line)
         self._check_claims(i, line, receipt)
         self._check_key(i, line, receipt)
+        if receipt.time_ms is not None and receipt.time_ms != line.get("time_ms"):
+            raise Bad(
+                Problem(
+                    f"entry {i}",
+                    "the operator signed this entry with another time of append than the "
+                    "entry holds: the entry's time was changed after it was signed",
+                    expected=str(receipt.time_ms),
+                    found=str(line.get("time_ms")),
+                    entry=i,
+                )
+            )
         self.checked += 1
         self.key_ids.add(receipt.key_id)
 

@@ -69,12 +69,13 @@ class Signer:
         """A signer with a fresh random key (tests, the embedded server of `kozyr play`)."""
         return cls(os.urandom(32))
 
-    def receipt(self, match_id: str, version: int, entry_hash: str, commitment: str) -> Receipt:
-        """The receipt of one entry: anything that appends calls this with what it appended."""
-        message = signed_bytes(match_id, version, entry_hash, commitment, self.key_id)
-        return Receipt(
-            match_id, version, entry_hash, commitment, self.key_id, self._key.sign(message).hex()
-        )
+    def receipt(
+        self, match_id: str, version: int, entry_hash: str, commitment: str, time_ms: int
+    ) -> Receipt:
+        """The receipt of one entry appended at `time_ms` (the entry's own time)."""
+        message = signed_bytes(match_id, version, entry_hash, commitment, self.key_id, time_ms)
+        signature = self._key.sign(message).hex()
+        return Receipt(match_id, version, entry_hash, commitment, self.key_id, signature, time_ms)
 
 
 class EntryReceipts:
@@ -86,11 +87,13 @@ class EntryReceipts:
     def __init__(self, signer: Signer | None) -> None:
         self.signer = signer
 
-    def sign(self, match_id: str, version: int, digest: str, commitment: str) -> Receipt | None:
+    def sign(
+        self, match_id: str, version: int, digest: str, commitment: str, time_ms: int
+    ) -> Receipt | None:
         """The receipt of an entry about to be appended (None without a signer)."""
         if self.signer is None:
             return None
-        return self.signer.receipt(match_id, version, digest, commitment)
+        return self.signer.receipt(match_id, version, digest, commitment, time_ms)
 
 
 def load_or_create(folder: Path, now_ms: int | None = None) -> Signer:

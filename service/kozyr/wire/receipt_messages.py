@@ -22,6 +22,7 @@ def to_pb(receipt: Receipt | None) -> pb.Receipt | None:
         commitment=receipt.commitment,
         key_id=receipt.key_id,
         signature=bytes.fromhex(receipt.signature),
+        time_ms=receipt.time_ms or 0,
     )
 
 

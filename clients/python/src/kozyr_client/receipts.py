@@ -21,7 +21,10 @@ def receipt_of(response: Any) -> Receipt | None:
     if not response.HasField("receipt"):
         return None
     r = response.receipt
-    return Receipt(r.match_id, r.version, r.entry_hash, r.commitment, r.key_id, r.signature.hex())
+    signature = r.signature.hex()
+    return Receipt(
+        r.match_id, r.version, r.entry_hash, r.commitment, r.key_id, signature, r.time_ms or None
+    )
 
 
 class Receipts:

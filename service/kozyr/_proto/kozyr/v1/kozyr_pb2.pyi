@@ -4174,8 +4174,9 @@ class Receipt(_message.Message):
     """--- receipts ---
 
     The server's Ed25519 signature on one log entry (docs/fairness.md §6). The signed bytes are
-    the canonical JSON of {commitment, entry_hash, key_id, match_id, type: "kozyr-receipt/v1",
-    version}; whoever holds a receipt can prove what the server's log held at that version.
+    the canonical JSON of {commitment, entry_hash, key_id, match_id, time_ms, type:
+    "kozyr-receipt/v2", version} (v1, before issue 30: no time_ms); whoever holds a receipt can
+    prove what the server's log held at that version, and since when.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -4186,6 +4187,7 @@ class Receipt(_message.Message):
     COMMITMENT_FIELD_NUMBER: _builtins.int
     KEY_ID_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
+    TIME_MS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
     version: _builtins.int
@@ -4198,6 +4200,10 @@ class Receipt(_message.Message):
     """The signing key's id: the first 16 hex digits of SHA-256 over its raw public key."""
     signature: _builtins.bytes
     """The Ed25519 signature (64 bytes) over the signed bytes."""
+    time_ms: _builtins.int
+    """The server's time of the append (ms since the epoch; the entry's time_ms), which the
+    signature covers; 0 for a v1 receipt, which signed no time.
+    """
     def __init__(
         self,
         *,
@@ -4207,10 +4213,11 @@ class Receipt(_message.Message):
         commitment: _builtins.str = ...,
         key_id: _builtins.str = ...,
         signature: _builtins.bytes = ...,
+        time_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "entry_hash", b"entry_hash", "key_id", b"key_id", "match_id", b"match_id", "signature", b"signature", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "entry_hash", b"entry_hash", "key_id", b"key_id", "match_id", b"match_id", "signature", b"signature", "time_ms", b"time_ms", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
