@@ -69,6 +69,10 @@ class Signer:
         """A signer with a fresh random key (tests, the embedded server of `kozyr play`)."""
         return cls(os.urandom(32))
 
+    def sign(self, message: bytes) -> str:
+        """This key's signature on `message`, hex (a tree head's: kozyr.secrets.tlog)."""
+        return self._key.sign(message).hex()
+
     def receipt(self, match_id: str, version: int, entry_hash: str, commitment: str) -> Receipt:
         """The receipt of one entry: anything that appends calls this with what it appended."""
         message = signed_bytes(match_id, version, entry_hash, commitment, self.key_id)
