@@ -148,7 +148,9 @@ def head_problem(head: TreeHead, ring: KeyRing) -> str | None:
     key = ring.given.get(head.key_id)
     if key is None:
         given = ", ".join(sorted(ring.keys)) or "none"
-        return f"the tree head is signed with key {head.key_id}, not one of the keys given ({given})"
+        return (
+            f"the tree head is signed with key {head.key_id}, not one of the keys given ({given})"
+        )
     try:
         Ed25519PublicKey.from_public_bytes(key.public_key).verify(
             bytes.fromhex(head.signature), head.signed_bytes()
@@ -182,7 +184,9 @@ def included(leaf: Leaf, index: int, head: TreeHead, path: Sequence[bytes]) -> b
     return verify_inclusion(leaf.hash(), index, head.size, path, root)
 
 
-def proof_file(match_id: str, head: TreeHead, proofs: Sequence[tuple[Leaf, int, Sequence[bytes]]]) -> dict[str, Any]:
+def proof_file(
+    match_id: str, head: TreeHead, proofs: Sequence[tuple[Leaf, int, Sequence[bytes]]]
+) -> dict[str, Any]:
     """The JSON of a proof file (`kozyr log prove`): the head and each leaf of the match with
     its index and audit path (hex)."""
     return {
@@ -200,7 +204,9 @@ def proof_file(match_id: str, head: TreeHead, proofs: Sequence[tuple[Leaf, int, 
     }
 
 
-def read_proof_file(value: Mapping[str, Any]) -> tuple[TreeHead, list[tuple[Leaf, int, list[bytes]]]]:
+def read_proof_file(
+    value: Mapping[str, Any],
+) -> tuple[TreeHead, list[tuple[Leaf, int, list[bytes]]]]:
     """The head and the leaves' proofs of a proof file; ValueError if it is not one."""
     if value.get("type") != PROOF_TYPE:
         raise ValueError(f"not a {PROOF_TYPE} file")
