@@ -19,11 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from kozyr.core.merkle import leaf_hash, verify_consistency, verify_inclusion
-from kozyr.core.receipts import KeyRing
+from kozyr.core.receipts import KeyRing, signature_holds
 
 LEAF_TYPE: Final = "kozyr-tlog-leaf/v1"
 HEAD_TYPE: Final = "kozyr-tree-head/v1"
@@ -151,11 +148,7 @@ def head_problem(head: TreeHead, ring: KeyRing) -> str | None:
         return (
             f"the tree head is signed with key {head.key_id}, not one of the keys given ({given})"
         )
-    try:
-        Ed25519PublicKey.from_public_bytes(key.public_key).verify(
-            bytes.fromhex(head.signature), head.signed_bytes()
-        )
-    except (InvalidSignature, ValueError):
+    if not signature_holds(key.public_key, head.signature, head.signed_bytes()):
         return f"the tree head's signature is not key {head.key_id}'s on its fields"
     if not key.covers(head.time_ms):
         return (

@@ -198,7 +198,7 @@ class TransparencyLog:
 
     # ------------------------------------------------------------------ appending
 
-    async def append(self, leaf: Leaf) -> None:
+    async def add(self, leaf: Leaf) -> None:
         """Append a leaf (unless the log holds one of its match and kind), durable on return;
         leaves arriving while a write is in flight go together in the next."""
         if self.logged(leaf):
@@ -225,7 +225,7 @@ class TransparencyLog:
                     done.set_result(None)
 
     def append_now(self, leaves: Sequence[Leaf]) -> None:
-        """Append leaves at once, durable on return (tools and tests; the server uses append)."""
+        """Append leaves at once, durable on return (tools and tests; the server uses add)."""
         self._write([leaf for leaf in leaves if not self.logged(leaf)], self._offset)
         self.ingest()
 
@@ -286,8 +286,8 @@ class LogListener:
             return
         try:
             if before is None:
-                await self.tlog.append(created_leaf(step))
+                await self.tlog.add(created_leaf(step))
             if record.finished:
-                await self.tlog.append(ended_leaf(record))
+                await self.tlog.add(ended_leaf(record))
         except OSError as e:  # the append stands; the log misses this leaf (and says so)
             log.error("tlog_append_failed", match_id=record.match_id, error=str(e))

@@ -159,13 +159,7 @@ async def start(wiring: Wiring) -> Running:
     if isinstance(store, RedisStore):
         await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
     engine = Engine(store, seed_box=wiring.seed_box, signer=wiring.signer, clock=wiring.clock)
-    if wiring.tlog_dir is not None:
-        if wiring.signer is None:
-            raise ValueError("a transparency log signs its tree heads: it needs a signer")
-        tlog = TransparencyLog(
-            wiring.tlog_dir, wiring.signer, fsync=wiring.tlog_fsync, clock=wiring.clock
-        )
-        engine.tlog, engine.lifecycle = tlog, LogListener(tlog)
+    _transparency_log(wiring, engine)
     servicer = KozyrServicer(
         engine,
         arbiter=wiring.arbiter,
@@ -214,6 +208,19 @@ async def start(wiring: Wiring) -> Running:
             servicer, guard, host, wiring.web_port, reuse_port=wiring.reuse_port
         )
     return running
+
+
+def _transparency_log(wiring: Wiring, engine: Engine) -> None:
+    """The host's transparency log, when the wiring names its folder: the engine checks the
+    matches it loads against it, and it hears of creations and endings first."""
+    if wiring.tlog_dir is None:
+        return
+    if wiring.signer is None:
+        raise ValueError("a transparency log signs its tree heads: it needs a signer")
+    tlog = TransparencyLog(
+        wiring.tlog_dir, wiring.signer, fsync=wiring.tlog_fsync, clock=wiring.clock
+    )
+    engine.tlog, engine.lifecycle = tlog, LogListener(tlog)
 
 
 async def _grpc_server(
