@@ -16,6 +16,8 @@ Sections (all by default, or pick with --only):
            and without a signing key,
            interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
            second;
+- tlog:    moves/s with the transparency log on and off, with and without write-time signing,
+           interleaved in one run (tests/bench/bench_tlog.py);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through `kozyr serve --workers 2` (a process
            per core) where every bot is a gRPC client over PlaySession, and with
@@ -574,6 +576,7 @@ def main() -> int:
             "service",
             "verify",
             "receipts",
+            "tlog",
             "tournament",
             "scale",
             "replicas",
@@ -624,6 +627,11 @@ def main() -> int:
             flush=True,
         )
         results["receipts"] = bench_receipts(args.matches)
+    if "tlog" in sections:
+        from tests.bench.bench_tlog import bench_tlog
+
+        print(f"tlog: engine moves/s, {args.matches} matches at once, median of {RUNS}", flush=True)
+        results["tlog"] = bench_tlog(args.matches)
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400)
