@@ -176,10 +176,17 @@ def _tlog(args: argparse.Namespace) -> dict[str, Any]:
     if not args.tlog:
         return {}
     given = args.tlog_dir or os.environ.get("KOZYR_TLOG_DIR")
-    return {
-        "tlog_dir": Path(given) if given else Path(args.data_dir) / "tlog",
-        "tlog_fsync": args.tlog_fsync,
-    }
+    folder = Path(given) if given else Path(args.data_dir) / "tlog"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError("not writable")
+    except OSError as e:
+        raise ServeError(
+            f"cannot keep the transparency log in {folder} ({e.strerror or e}): give "
+            "--tlog-dir a writable, persistent folder, or --no-tlog"
+        ) from None
+    return {"tlog_dir": folder, "tlog_fsync": args.tlog_fsync}
 
 
 def _signer(args: argparse.Namespace) -> Any:
