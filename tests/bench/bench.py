@@ -169,9 +169,11 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     return [" ".join(c.code for c in d) for d in decks], moves
 
 
-def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], str]:
-    """`kozyr serve` (`workers` processes on one port) with an embedded Redis in its own
-    process; its address."""
+def start_service(
+    tmp: str, workers: int = 1, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[str], str]:
+    """`kozyr serve` (`workers` processes on one port, `extra` flags) with an embedded Redis in
+    its own process; its address."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -185,6 +187,7 @@ def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], st
             "--json-logs",
             "--workers",
             str(workers),
+            *extra,
         ],
         stderr=subprocess.PIPE,
         text=True,
@@ -628,10 +631,10 @@ def main() -> int:
         )
         results["receipts"] = bench_receipts(args.matches)
     if "tlog" in sections:
-        from tests.bench.bench_tlog import bench_tlog
+        from tests.bench.bench_tlog import bench_tlog, bench_tlog_served
 
         print(f"tlog: engine moves/s, {args.matches} matches at once, median of {RUNS}", flush=True)
-        results["tlog"] = bench_tlog(args.matches)
+        results["tlog"] = {**bench_tlog(args.matches), **bench_tlog_served(args.matches)}
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400)

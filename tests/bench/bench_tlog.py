@@ -85,6 +85,75 @@ def bench_tlog(matches: int = 64, runs: int = RUNS) -> dict[str, Any]:
     return result
 
 
+async def served_rate(address: str, matches: int) -> float:
+    """Moves/s through `kozyr serve`: `matches` Dix matches of one hand at once, each created,
+    played out (its moves decided in advance) and so ended, inside the timing."""
+    import grpc
+
+    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+    from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
+
+    scripts = [dix_script(f"s{i}".encode(), 1) for i in range(matches)]
+    channels = [grpc.aio.insecure_channel(address) for _ in range(4)]
+    stubs = [kozyr_pb2_grpc.KozyrServiceStub(c) for c in channels]
+
+    async def one(i: int) -> int:
+        stub, (decks, script) = stubs[i % 4], scripts[i]
+        created = await stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix",
+                options={"target": "10000", "max_hands": "1"},
+                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+                first_dealer=0,
+                prearranged_decks=decks,
+            )
+        )
+        tokens = [t.token for t in sorted(created.tokens, key=lambda t: t.seat)]
+        for n, (seat, card) in enumerate(script):
+            await stub.SubmitMove(
+                pb.SubmitMoveRequest(
+                    match_id=created.match_id,
+                    command_id=f"c{n}",
+                    move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
+                ),
+                metadata=[("authorization", f"Bearer {tokens[seat]}")],
+            )
+        return len(script)
+
+    start = time.perf_counter()
+    total = sum(await asyncio.gather(*(one(i) for i in range(matches))))
+    elapsed = time.perf_counter() - start
+    for channel in channels:
+        await channel.close()
+    return total / elapsed
+
+
+def bench_tlog_served(matches: int = 64, runs: int = RUNS) -> dict[str, Any]:
+    """Moves/s through two `kozyr serve` processes (each with its embedded Redis), the log on
+    (the default, fsync on) and off (--no-tlog), runs interleaved; medians and their ratio."""
+    from tests.bench.bench import start_service
+
+    rates: dict[str, list[float]] = {"tlog": [], "no_tlog": []}
+    with tempfile.TemporaryDirectory() as on, tempfile.TemporaryDirectory() as off:
+        services = {"tlog": start_service(on), "no_tlog": start_service(off, extra=("--no-tlog",))}
+        try:
+            for _ in range(runs + 1):  # the first round warms both up and is dropped
+                for name, (_, address) in services.items():
+                    rates[name].append(asyncio.run(served_rate(address, matches)))
+        finally:
+            for proc, _ in services.values():
+                proc.terminate()
+                proc.wait(30)
+    medians = {k: statistics.median(v[1:]) for k, v in rates.items()}
+    result: dict[str, Any] = {f"served_moves_per_s_{k}": round(m) for k, m in medians.items()}
+    result["served_tlog_to_no_tlog"] = round(medians["tlog"] / medians["no_tlog"], 3)
+    for k, v in result.items():
+        print(f"  {k:40} {v}", flush=True)
+    return result
+
+
 if __name__ == "__main__":
     print(f"tlog: engine moves/s, 64 matches at once, median of {RUNS} interleaved runs")
     bench_tlog()
+    print(f"tlog: kozyr serve moves/s, 64 matches at once, median of {RUNS} interleaved runs")
+    bench_tlog_served()
