@@ -221,3 +221,29 @@ def test_a_store_restored_behind_the_log_is_refused_after_a_restart(
     finally:
         server.stop()
         raw.close()
+
+
+def test_kozyr_plays_keeper_saves_the_tree_head_and_proof_that_verify_offline(
+    logged: tuple[ServerThread, Path], tmp_path: Path
+) -> None:
+    from kozyr.terminal.keep import Keeper
+
+    server, _ = logged
+    folder = tmp_path / "kept"
+    with KozyrClient(server.address) as client:
+        created = client.create_match("dix", ["ann", "bob"])
+        seat = client.seat(created.match_id, created.tokens[0], [created.receipt])
+        keeper = Keeper(folder, server.address)
+        keeper.started(client, created.match_id, seat)
+        seat.resign()
+        lines = keeper.save()
+    name = created.match_id
+    assert any("--tree-head" in line for line in lines), lines
+    code, text = kozyr(
+        "replay", "verify", str(folder / f"{name}.jsonl"),
+        "--key", str(folder / f"{name}.key"),
+        "--receipts", str(folder / f"{name}.receipts.jsonl"),
+        "--tree-head", str(folder / f"{name}.tree-head.json"),
+        "--inclusion-proof", str(folder / f"{name}.proof.json"),
+    )  # fmt: skip
+    assert code == 0 and "transparency log: the commitment and final head" in text, text
