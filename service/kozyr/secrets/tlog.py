@@ -70,8 +70,11 @@ class TransparencyLog:
         self.ingest()
 
     def close(self) -> None:
-        """Close the file."""
-        os.close(self._fd)
+        """Close the file (after a write in flight: its number is never reused under one)."""
+        with self._writing:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
 
     # ------------------------------------------------------------------ reading
 
