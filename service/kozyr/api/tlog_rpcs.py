@@ -1,6 +1,6 @@
 """The transparency log's RPCs (docs/fairness.md §9): the signed tree head, a match's (or a
-leaf's) inclusion proof and the consistency proof between two sizes. Open to every caller, as
-the public keys are: a log is worth what its monitors check."""
+leaf's) inclusion proof and the consistency proof between two sizes. They answer every caller
+as GetSigningKeys does: a log is worth what its monitors check."""
 
 from __future__ import annotations
 
