@@ -16,6 +16,8 @@ Sections (all by default, or pick with --only):
            and without a signing key,
            interleaved in one run, their ratio, and Ed25519 receipts signed and checked per
            second;
+- tlog:    moves/s with the transparency log on and off, with and without write-time signing,
+           interleaved in one run (tests/bench/bench_tlog.py);
 - tournament: `kozyr tournament` matches/s (Dix, one hand, heuristic against random) in-process
            with one and two worker processes, and through `kozyr serve --workers 2` (a process
            per core) where every bot is a gRPC client over PlaySession, and with
@@ -168,9 +170,11 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     return [" ".join(c.code for c in d) for d in decks], moves
 
 
-def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], str]:
-    """`kozyr serve` (`workers` processes on one port) with an embedded Redis in its own
-    process; its address."""
+def start_service(
+    tmp: str, workers: int = 1, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[str], str]:
+    """`kozyr serve` (`workers` processes on one port, `extra` flags) with an embedded Redis in
+    its own process; its address."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -184,6 +188,7 @@ def start_service(tmp: str, workers: int = 1) -> tuple[subprocess.Popen[str], st
             "--json-logs",
             "--workers",
             str(workers),
+            *extra,
         ],
         stderr=subprocess.PIPE,
         text=True,
@@ -591,6 +596,7 @@ def main() -> int:
             "service",
             "verify",
             "receipts",
+            "tlog",
             "tournament",
             "scale",
             "replicas",
@@ -641,6 +647,11 @@ def main() -> int:
             flush=True,
         )
         results["receipts"] = bench_receipts(args.matches)
+    if "tlog" in sections:
+        from tests.bench.bench_tlog import bench_tlog, bench_tlog_served
+
+        print(f"tlog: engine moves/s, {args.matches} matches at once, median of {RUNS}", flush=True)
+        results["tlog"] = {**bench_tlog(args.matches), **bench_tlog_served(args.matches)}
     if "tournament" in sections:
         print(f"tournament: kozyr tournament matches/s, median of {RUNS} runs", flush=True)
         results["tournament"] = bench_tournament(400)

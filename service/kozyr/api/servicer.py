@@ -29,6 +29,7 @@ from kozyr.api.platform_rpcs import PlatformRpcs
 from kozyr.api.presence import Presence
 from kozyr.api.rpc_calls import Context, internal, next_update, rpc, stream_rpc
 from kozyr.api.session import Session
+from kozyr.api.tlog_rpcs import TlogRpcs
 from kozyr.config.settings import Tenancy
 from kozyr.core.cards import parse_cards
 from kozyr.engine import Engine, Viewer
@@ -52,7 +53,7 @@ from kozyr.wire.status import bounded, refusal
 log = structlog.get_logger("kozyr.api")
 
 
-class KozyrServicer(HistoryRpcs, PlatformRpcs, kozyr_pb2_grpc.KozyrServiceServicer):
+class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrServiceServicer):
     """gRPC front of an Engine."""
 
     def __init__(

@@ -20,6 +20,7 @@ SUBCOMMANDS: list[str] = [
     "kozyr.cli.tickets_command",
     "kozyr.tools.loadgen",
     "kozyr.cli.keys_command",
+    "kozyr.cli.log_command",
     "kozyr.cli.health_command",
     "kozyr.cli.webhooks_command",
     "kozyr.cli.export_command",

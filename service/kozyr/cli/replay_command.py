@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kozyr.replay import archive
@@ -95,6 +96,20 @@ def _add_verify(sub: argparse._SubParsersAction[Any]) -> None:
         help="a player's receipts file (saved by `kozyr play`, kozyr_client); "
         "each receipt is checked against the log (needs --key)",
     )
+    verify.add_argument(
+        "--tree-head",
+        default=None,
+        metavar="HEAD.json",
+        help="a signed tree head of the operator's transparency log (`kozyr log head`): "
+        "the file's commitment and final head must be included under it (needs --key "
+        "and --inclusion-proof)",
+    )
+    verify.add_argument(
+        "--inclusion-proof",
+        default=None,
+        metavar="FILE",
+        help="the match's inclusion proof (`kozyr log prove MATCH --out FILE`)",
+    )
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(func=_verify)
 
@@ -176,6 +191,7 @@ def _verify(args: argparse.Namespace) -> int:
                 "evidence once its signature is checked"
             )
         held = [r for path in args.receipts for r in read_receipts(path)] if args.receipts else None
+        logged = _log_proof(args, keys)
     except (OSError, ValueError) as e:
         print(f"kozyr replay verify: {e}", file=sys.stderr)
         return 2
@@ -191,11 +207,40 @@ def _verify(args: argparse.Namespace) -> int:
             keys=keys,
             receipts=held,
         )
+        if logged is not None:
+            from kozyr.replay.verify_tlog import with_log_check
+
+            head, proof_head, proofs = logged
+            report = with_log_check(report, replay, head, proof_head, proofs, keys)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         print(report.text())
     return report.exit_code
+
+
+def _log_proof(args: argparse.Namespace, keys: Any) -> Any:
+    """The tree head and the proof file of --tree-head and --inclusion-proof (None without)."""
+    if args.tree_head is None and args.inclusion_proof is None:
+        return None
+    if not (args.tree_head and args.inclusion_proof and keys):
+        raise ValueError(
+            "--tree-head needs --inclusion-proof (kozyr log prove) and the operator's key "
+            "(--key): a tree head is only evidence once its signature is checked"
+        )
+    from kozyr.core.tree_heads import TreeHead, read_proof_file
+
+    head = TreeHead.from_json(_json_file(args.tree_head))
+    proof_head, proofs = read_proof_file(_json_file(args.inclusion_proof))
+    return head, proof_head, proofs
+
+
+def _json_file(path: str) -> Any:
+    """A JSON file's content (ValueError naming the file if it is not JSON)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is not JSON: {e}") from None
 
 
 # ---------------------------------------------------------------------------- show

@@ -126,6 +126,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "tls": _tls(args),
         "seed_box": _seed_box(args),
         "signer": _signer(args),
+        **_tlog(args),
     }
 
 
@@ -168,6 +169,24 @@ def _seed_box(args: argparse.Namespace) -> Any:
         return load_or_create(Path(key_file))
     except (OSError, ValueError) as e:
         raise ServeError(f"cannot use the seed key {key_file}: {e}") from None
+
+
+def _tlog(args: argparse.Namespace) -> dict[str, Any]:
+    """The transparency log's folder and fsync policy (none with --no-tlog)."""
+    if not args.tlog:
+        return {}
+    given = args.tlog_dir or os.environ.get("KOZYR_TLOG_DIR")
+    folder = Path(given) if given else Path(args.data_dir) / "tlog"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError("not writable")
+    except OSError as e:
+        raise ServeError(
+            f"cannot keep the transparency log in {folder} ({e.strerror or e}): give "
+            "--tlog-dir a writable, persistent folder, or --no-tlog"
+        ) from None
+    return {"tlog_dir": folder, "tlog_fsync": args.tlog_fsync}
 
 
 def _signer(args: argparse.Namespace) -> Any:

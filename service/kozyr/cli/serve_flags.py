@@ -86,6 +86,25 @@ def _secret_flags(serve: argparse.ArgumentParser) -> None:
         "secret shared by every replica (default: $KOZYR_SIGNING_KEY_FILE, "
         "else the folder above); retired public keys in keys.txt beside it",
     )
+    serve.add_argument(
+        "--tlog",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="keep the transparency log of match heads (docs/fairness.md §9; default on)",
+    )
+    serve.add_argument(
+        "--tlog-dir",
+        default=None,
+        help="the transparency log's folder (default: $KOZYR_TLOG_DIR, else "
+        "<data-dir>/tlog); every process of the host shares it; back it up with the "
+        "signing keys, never restore an older copy",
+    )
+    serve.add_argument(
+        "--tlog-fsync",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fsync each (grouped) write of log leaves (default on)",
+    )
 
 
 def _transport_flags(serve: argparse.ArgumentParser) -> None:

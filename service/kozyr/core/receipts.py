@@ -127,6 +127,18 @@ def signed_bytes(
     ).encode("utf-8")
 
 
+def signature_holds(public_key: bytes, signature_hex: str, message: bytes) -> bool:
+    """Whether `signature_hex` is the Ed25519 signature of `public_key` on `message` (a tree
+    head's: kozyr.core.tree_heads)."""
+    if not (_is_hex(signature_hex) and len(signature_hex) == 128):
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes.fromhex(signature_hex), message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def key_id(public_key: bytes) -> str:
     """The id of a public key: the first 16 hex digits of SHA-256 over its 32 raw bytes."""
     return fingerprint(public_key)[:16]

@@ -31,7 +31,7 @@ from kozyr.engine.answers import Created, Joined, Viewer
 from kozyr.engine.creation import created_earlier, fingerprint_of, first_meta, seat_tokens
 from kozyr.engine.folding import fold_stored, starts, text_bytes
 from kozyr.engine.lifecycle_listener import LifecycleListener
-from kozyr.engine.refusals import behind, check_expected, not_found
+from kozyr.engine.refusals import behind, check_expected, not_found, rolled_back
 from kozyr.engine.snapshots import Snapshots
 from kozyr.engine.wakeups import Feeds
 from kozyr.games import Game, get_game
@@ -44,6 +44,7 @@ from kozyr.match.record import MatchRecord, apply_entry
 from kozyr.secrets.seedbox import SeedBox
 from kozyr.secrets.seeds import Seeds
 from kozyr.secrets.signing import EntryReceipts, Signer
+from kozyr.secrets.tlog import TransparencyLog
 from kozyr.secrets.tokens import (
     new_token,
     request_match_id,
@@ -102,6 +103,9 @@ class Engine:
         # Hears of creations and appends: the tenants' feed and lobby (kozyr.platform), wired
         # by the composition root (server/bootstrap.py); None: nobody keeps such a view.
         self.lifecycle: LifecycleListener | None = None
+        # The transparency log of this host (wired by the composition root; None: none): a
+        # match the store holds behind what it says is refused (MATCH_ROLLED_BACK).
+        self.tlog: TransparencyLog | None = None
 
     # ------------------------------------------------------------------ creation and joining
 
@@ -254,11 +258,31 @@ class Engine:
                 return cached  # final: every append after the last entry refuses (MATCH_OVER)
             return await self.catch_up(cached)
         if (loaded := await self.snapshots.cold_load(match_id)) is not None:  # snapshot + tail
-            return self.remember(loaded[0], loaded[1], fresh=True)
+            return self.remember(self.against_log(loaded[0]), loaded[1], fresh=True)
         stored = await self.log(match_id)
-        return self.remember(
-            await self._fold(match_id, None, stored), text_bytes(stored), fresh=True
-        )
+        record = self.against_log(await self._fold(match_id, None, stored))
+        return self.remember(record, text_bytes(stored), fresh=True)
+
+    def against_log(self, record: MatchRecord) -> MatchRecord:
+        """The record loaded from the store, unless the transparency log contradicts it."""
+        if self.tlog is not None:
+            why = self.tlog.contradiction(
+                record.match_id, record.version, record.head, record.created.commitment
+            )
+            if why is not None:
+                raise rolled_back(record.match_id, why)
+        return record
+
+    def stored_against_log(self, match_id: str, stored: Sequence[StoredEntry]) -> None:
+        """Refuse entries read from the store that the transparency log contradicts (none
+        at all: NOT_FOUND, or MATCH_ROLLED_BACK for a match the log holds)."""
+        if self.tlog is not None:
+            last = stored[-1] if stored else StoredEntry(0, "", "")
+            why = self.tlog.contradiction(match_id, last.version, last.hash)
+            if why is not None:
+                raise rolled_back(match_id, why)
+        if not stored:
+            raise not_found(match_id)
 
     async def current(self, match_id: str) -> MatchRecord:
         """The record, with no read of the log when the cache is the newest version heard."""
@@ -315,8 +339,7 @@ class Engine:
         """Every entry of the match, as stored."""
         limits.check_match_id(match_id)
         stored = await self.store.read_after(match_id, 0)
-        if not stored:
-            raise not_found(match_id)
+        self.stored_against_log(match_id, stored)
         return stored
 
     async def authenticate(self, match_id: str, token: str | None) -> Viewer:
@@ -356,8 +379,7 @@ class Engine:
         order with the ones yielded: no task is woken for them (a PlaySession's follower)."""
         limits.check_match_id(match_id)
         stored = await self.store.read_watched(match_id, 0)
-        if not stored:
-            raise not_found(match_id)
+        self.stored_against_log(match_id, stored)
         if not 0 <= from_version <= stored[-1].version:
             raise MatchError(
                 Kind.BAD_REQUEST,

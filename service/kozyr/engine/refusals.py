@@ -39,6 +39,18 @@ def behind(match_id: str, current: int, why: str) -> MatchError:
     )
 
 
+def rolled_back(match_id: str, why: str) -> MatchError:
+    """The store holds the match behind what the transparency log says of it: a Redis restored
+    from an older copy. Neither read nor written, so no version is acknowledged twice."""
+    return MatchError(
+        Kind.PRECONDITION,
+        "MATCH_ROLLED_BACK",
+        f"{why}: the event store was rolled back behind the transparency log, so this server "
+        "refuses the match (docs/operations.md)",
+        match_id,
+    )
+
+
 def not_found(match_id: str) -> MatchError:
     """No such match."""
     return MatchError(

@@ -18,6 +18,7 @@ class Kind(Enum):
     UNAUTHENTICATED = "unauthenticated"
     FORBIDDEN = "forbidden"
     CONFLICT = "conflict"
+    PRECONDITION = "precondition"  # the state of the service, not the rules, forbids it
     UNAVAILABLE = "unavailable"
     EXHAUSTED = "exhausted"
     EXISTS = "exists"

@@ -70,6 +70,7 @@ class Report:
     key_ids: tuple[str, ...] = ()
     receipts: int = 0  # a player's receipts checked against the log
     proofs: int = 0  # receipts that prove the log was rewritten
+    logged: str = ""  # what the transparency log showed of the match (--tree-head)
 
     @property
     def verified(self) -> bool:
@@ -160,6 +161,8 @@ class Report:
             f"{self.current_rules_version}; every event as recorded"
         )
         out.append(f"outcome: {self.outcome}")
+        if self.logged:
+            out.append(self.logged)
         if not self.keyed:
             out.append(NO_KEY)
         if self.prearranged:

@@ -69,6 +69,10 @@ class Signer:
         """A signer with a fresh random key (tests, the embedded server of `kozyr play`)."""
         return cls(os.urandom(32))
 
+    def sign(self, message: bytes) -> str:
+        """This key's signature on `message`, hex (a tree head's: kozyr.secrets.tlog)."""
+        return self._key.sign(message).hex()
+
     def receipt(
         self, match_id: str, version: int, entry_hash: str, commitment: str, time_ms: int
     ) -> Receipt:

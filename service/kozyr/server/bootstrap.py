@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -39,12 +40,14 @@ from kozyr.api.servicer import KozyrServicer
 from kozyr.api.terms import Defaults
 from kozyr.config.settings import ServerConfig, Tenancy
 from kozyr.engine import Engine
+from kozyr.engine.lifecycle_listener import joined
 from kozyr.platform.publisher import Platform
 from kozyr.platform.tenant_store import RedisPlatformStore
 from kozyr.platform.webhooks.deliveries import Deliveries
 from kozyr.platform.webhooks.sender import Sender
 from kozyr.secrets.seedbox import SeedBox
 from kozyr.secrets.signing import Signer
+from kozyr.secrets.tlog import LogListener, TransparencyLog
 from kozyr.server.health import SERVICE_NAME, probe, set_health, store_answers
 from kozyr.server.listen import CannotListen, check_address
 from kozyr.server.observed import Observed
@@ -85,6 +88,9 @@ class Wiring:
     arbiter: Arbiter | None = None  # who may read every match's full log
     seed_box: SeedBox | None = None  # seals the server seeds (None: a key of this process)
     signer: Signer | None = None  # signs receipts (None: answers carry none)
+    # The transparency log's folder (None: no log); its tree heads are signed by `signer`.
+    tlog_dir: Path | None = None
+    tlog_fsync: bool = True  # fsync each (grouped) write of leaves
     clock: Callable[[], float] = time.time
     tls: Tls | None = None
     reflection_on: bool = True
@@ -128,6 +134,8 @@ class Running:
         if self.servicer.platform is not None:
             await self.servicer.platform.close()
         await self.engine.store.close()
+        if self.engine.tlog is not None:
+            self.engine.tlog.close()
 
 
 async def cancel(tasks: list[asyncio.Task[None]], rounds: int = 20) -> None:
@@ -151,6 +159,7 @@ async def start(wiring: Wiring) -> Running:
     if isinstance(store, RedisStore):
         await store.ready()  # a cluster of Redis >= 7 switches ticks to sharded pub/sub
     engine = Engine(store, seed_box=wiring.seed_box, signer=wiring.signer, clock=wiring.clock)
+    _transparency_log(wiring, engine)
     servicer = KozyrServicer(
         engine,
         arbiter=wiring.arbiter,
@@ -201,6 +210,19 @@ async def start(wiring: Wiring) -> Running:
     return running
 
 
+def _transparency_log(wiring: Wiring, engine: Engine) -> None:
+    """The host's transparency log, when the wiring names its folder: the engine checks the
+    matches it loads against it, and it hears of creations and endings first."""
+    if wiring.tlog_dir is None:
+        return
+    if wiring.signer is None:
+        raise ValueError("a transparency log signs its tree heads: it needs a signer")
+    tlog = TransparencyLog(
+        wiring.tlog_dir, wiring.signer, fsync=wiring.tlog_fsync, clock=wiring.clock
+    )
+    engine.tlog, engine.lifecycle = tlog, LogListener(tlog)
+
+
 async def _grpc_server(
     wiring: Wiring, servicer: KozyrServicer, guard: Guard
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
@@ -243,7 +265,7 @@ async def _platform_tasks(
     platform = servicer.platform = Platform(
         store, RedisPlatformStore.sharing(store), grace_s=config.feed_sweep_interval_s
     )
-    servicer.engine.lifecycle = platform
+    servicer.engine.lifecycle = joined(servicer.engine.lifecycle, platform)
     tasks = [asyncio.create_task(platform.sweep_forever(tenancy.ids, config.feed_sweep_interval_s))]
     sender = Sender(Deliveries(RedisPlatformStore.beside(store.redis, 8).redis), tenancy, config)
     if sender.active:

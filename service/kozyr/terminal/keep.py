@@ -8,7 +8,10 @@ to ``--save-dir`` (default ``$XDG_DATA_HOME/kozyr/matches``, else
 
 - ``<match id>.jsonl`` — the replay file (`kozyr replay verify`, `kozyr replay show`);
 - ``<match id>.receipts.jsonl`` — every receipt the player's seat was handed;
-- ``<match id>.key`` — the public key the receipts are signed with (as the server said).
+- ``<match id>.key`` — the public key the receipts are signed with (as the server said);
+- ``<match id>.tree-head.json`` and ``<match id>.proof.json`` — when the server keeps a
+  transparency log (docs/fairness.md §9): its signed tree head once the match is over, and the
+  match's inclusion proof under it (`kozyr replay verify --tree-head --inclusion-proof`).
 """
 
 from __future__ import annotations
@@ -94,10 +97,43 @@ class Keeper:
             ]
         write_text(str(self.folder / f"{name}.jsonl"), done.text)
         out[0] = f"{head}the match log ({done.entries} entries) and {out[0]}"
+        logged = self._keep_tree_head()
         if self.key:
             out += [
                 f"{head}check them there with",
                 f"  kozyr replay verify {name}.jsonl --key {name}.key",
                 f"      --receipts {name}.receipts.jsonl",
             ]
+            if logged:
+                out.append(f"      --tree-head {name}.tree-head.json")
+                out.append(f"      --inclusion-proof {name}.proof.json")
         return out
+
+    def _keep_tree_head(self) -> bool:
+        """Save the server's signed tree head and the match's inclusion proof under it (False
+        when the server keeps no transparency log, or the match is not in it)."""
+        import json
+
+        from kozyr.core.tree_heads import Leaf, TreeHead, proof_file
+        from kozyr_client import KozyrClient, KozyrError
+
+        assert self.folder is not None
+        try:
+            with KozyrClient(self.address, timeout=10) as client:
+                shown = client.tree_head()
+                answer = client.inclusion_proof(self.match_id, shown.size)
+        except KozyrError:
+            return False
+        head = TreeHead(
+            shown.size, shown.root_hash.hex(), shown.time_ms, shown.key_id, shown.signature.hex()
+        )
+        proofs = [(Leaf.parse(x.data), x.index, list(x.audit_path)) for x in answer.leaves]
+        name = self.match_id
+        (self.folder / f"{name}.tree-head.json").write_text(
+            json.dumps(head.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        (self.folder / f"{name}.proof.json").write_text(
+            json.dumps(proof_file(name, head, proofs), indent=2, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        return True

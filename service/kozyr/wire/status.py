@@ -56,6 +56,7 @@ STATUS: dict[Kind, grpc.StatusCode] = {
     Kind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
     Kind.FORBIDDEN: grpc.StatusCode.PERMISSION_DENIED,
     Kind.CONFLICT: grpc.StatusCode.ABORTED,
+    Kind.PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
     Kind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     Kind.EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Kind.EXISTS: grpc.StatusCode.ALREADY_EXISTS,

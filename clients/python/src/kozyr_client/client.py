@@ -210,6 +210,9 @@ class KozyrClient:
         self.backoff = backoff or Backoff()
         self.channel = grpc.insecure_channel(address, options=[*CHANNEL_OPTIONS, *options])
         self.stub = kozyr_pb2_grpc.KozyrServiceStub(self.channel)
+        # The latest signed tree head of the server's transparency log this client was shown
+        # (`tree_head()` fetches and keeps it): a player keeps it with the last receipt.
+        self.kept_tree_head: pb.TreeHead | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -343,6 +346,26 @@ class KozyrClient:
     def signing_keys(self) -> list[pb.SigningKey]:
         """The public keys the server signs receipts with (the current one first)."""
         return list(self.call(self.stub.GetSigningKeys, pb.GetSigningKeysRequest()).keys)
+
+    def tree_head(self) -> pb.TreeHead:
+        """The transparency log's signed tree head now (GetTreeHead), kept in
+        `kept_tree_head` unless the one kept already is larger (docs/fairness.md §9)."""
+        head = self.call(self.stub.GetTreeHead, pb.GetTreeHeadRequest()).tree_head
+        if self.kept_tree_head is None or head.size >= self.kept_tree_head.size:
+            self.kept_tree_head = head
+        return head
+
+    def inclusion_proof(self, match_id: str, tree_size: int = 0) -> pb.GetInclusionProofResponse:
+        """The match's leaves in the transparency log with their audit paths in the tree of
+        `tree_size` leaves (0: the current one)."""
+        request = pb.GetInclusionProofRequest(match_id=match_id, tree_size=tree_size)
+        return self.call(self.stub.GetInclusionProof, request)
+
+    def consistency_proof(self, first: int, second: int = 0) -> pb.GetConsistencyProofResponse:
+        """The proof that the log's tree of `first` leaves is a prefix of the tree of `second`
+        (0: the current one)."""
+        request = pb.GetConsistencyProofRequest(first_size=first, second_size=second)
+        return self.call(self.stub.GetConsistencyProof, request)
 
     def seat(
         self, match_id: str, token: str, receipts: Sequence[Receipt | None] = ()

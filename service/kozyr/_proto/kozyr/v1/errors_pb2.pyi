@@ -65,6 +65,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: expected_version (or a SessionMove's version) is out of range."""
     ERROR_REASON_BAD_FIRST_DEALER: _ErrorReason.ValueType  # 13
     """INVALID_ARGUMENT: first_dealer names no seat of the match."""
+    ERROR_REASON_BAD_LEAF_INDEX: _ErrorReason.ValueType  # 140
+    """INVALID_ARGUMENT: GetInclusionProof's leaf_index is not a leaf of the tree asked for."""
     ERROR_REASON_BAD_LINK: _ErrorReason.ValueType  # 14
     """INVALID_ARGUMENT: a join link is too long or holds no match id."""
     ERROR_REASON_BAD_MATCH_ID: _ErrorReason.ValueType  # 15
@@ -95,6 +97,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: an unknown time control kind or out-of-range limits (R-8)."""
     ERROR_REASON_BAD_TOKEN: _ErrorReason.ValueType  # 28
     """UNAUTHENTICATED: the bearer token belongs to no seat of this match."""
+    ERROR_REASON_BAD_TREE_SIZE: _ErrorReason.ValueType  # 141
+    """INVALID_ARGUMENT: a tree size the transparency log does not have (or first_size above
+    second_size).
+    """
     ERROR_REASON_BAD_USER: _ErrorReason.ValueType  # 29
     """INVALID_ARGUMENT: a platform user id is malformed or given for an open seat."""
     ERROR_REASON_BOT_SEAT_OPEN: _ErrorReason.ValueType  # 30
@@ -135,6 +141,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """PERMISSION_DENIED: a log or replay of a running match without the arbiter token."""
     ERROR_REASON_MATCH_NOT_FOUND: _ErrorReason.ValueType  # 47
     """NOT_FOUND: no match has this id."""
+    ERROR_REASON_MATCH_ROLLED_BACK: _ErrorReason.ValueType  # 142
+    """FAILED_PRECONDITION: the event store holds the match behind what the transparency log says of
+    it (a Redis restored from an older copy): it is neither read nor written.
+    """
     ERROR_REASON_MATCH_OVER: _ErrorReason.ValueType  # 48
     """FAILED_PRECONDITION: the match is over: no move can be made."""
     ERROR_REASON_MUST_ATTACK: _ErrorReason.ValueType  # 49
@@ -163,6 +173,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_NOT_IN_SESSION: _ErrorReason.ValueType  # 58
     """PERMISSION_DENIED: a SessionMove for a seat not added to the play session."""
+    ERROR_REASON_NOT_IN_TRANSPARENCY_LOG: _ErrorReason.ValueType  # 143
+    """NOT_FOUND: the match has no leaf in the transparency log's tree of the size asked for."""
     ERROR_REASON_NOT_STARTED: _ErrorReason.ValueType  # 59
     """FAILED_PRECONDITION: a move or an ending that needs a started match, before every seat is
     taken.
@@ -269,6 +281,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """RESOURCE_EXHAUSTED: over the watcher limits of a match, a client or the server (with
     QuotaFailure and RetryInfo).
     """
+    ERROR_REASON_TRANSPARENCY_LOG_OFF: _ErrorReason.ValueType  # 144
+    """FAILED_PRECONDITION: the server runs without a transparency log."""
     ERROR_REASON_UNKNOWN_ACTION: _ErrorReason.ValueType  # 100
     """INVALID_ARGUMENT: the move's action is not one of the game's."""
     ERROR_REASON_UNKNOWN_COMMAND: _ErrorReason.ValueType  # 101
@@ -319,6 +333,8 @@ ERROR_REASON_BAD_EXPECTED_VERSION: ErrorReason.ValueType  # 12
 """INVALID_ARGUMENT: expected_version (or a SessionMove's version) is out of range."""
 ERROR_REASON_BAD_FIRST_DEALER: ErrorReason.ValueType  # 13
 """INVALID_ARGUMENT: first_dealer names no seat of the match."""
+ERROR_REASON_BAD_LEAF_INDEX: ErrorReason.ValueType  # 140
+"""INVALID_ARGUMENT: GetInclusionProof's leaf_index is not a leaf of the tree asked for."""
 ERROR_REASON_BAD_LINK: ErrorReason.ValueType  # 14
 """INVALID_ARGUMENT: a join link is too long or holds no match id."""
 ERROR_REASON_BAD_MATCH_ID: ErrorReason.ValueType  # 15
@@ -349,6 +365,10 @@ ERROR_REASON_BAD_TIME_CONTROL: ErrorReason.ValueType  # 27
 """INVALID_ARGUMENT: an unknown time control kind or out-of-range limits (R-8)."""
 ERROR_REASON_BAD_TOKEN: ErrorReason.ValueType  # 28
 """UNAUTHENTICATED: the bearer token belongs to no seat of this match."""
+ERROR_REASON_BAD_TREE_SIZE: ErrorReason.ValueType  # 141
+"""INVALID_ARGUMENT: a tree size the transparency log does not have (or first_size above
+second_size).
+"""
 ERROR_REASON_BAD_USER: ErrorReason.ValueType  # 29
 """INVALID_ARGUMENT: a platform user id is malformed or given for an open seat."""
 ERROR_REASON_BOT_SEAT_OPEN: ErrorReason.ValueType  # 30
@@ -389,6 +409,10 @@ ERROR_REASON_MATCH_NOT_FINISHED: ErrorReason.ValueType  # 46
 """PERMISSION_DENIED: a log or replay of a running match without the arbiter token."""
 ERROR_REASON_MATCH_NOT_FOUND: ErrorReason.ValueType  # 47
 """NOT_FOUND: no match has this id."""
+ERROR_REASON_MATCH_ROLLED_BACK: ErrorReason.ValueType  # 142
+"""FAILED_PRECONDITION: the event store holds the match behind what the transparency log says of
+it (a Redis restored from an older copy): it is neither read nor written.
+"""
 ERROR_REASON_MATCH_OVER: ErrorReason.ValueType  # 48
 """FAILED_PRECONDITION: the match is over: no move can be made."""
 ERROR_REASON_MUST_ATTACK: ErrorReason.ValueType  # 49
@@ -417,6 +441,8 @@ that is not yet due).
 """
 ERROR_REASON_NOT_IN_SESSION: ErrorReason.ValueType  # 58
 """PERMISSION_DENIED: a SessionMove for a seat not added to the play session."""
+ERROR_REASON_NOT_IN_TRANSPARENCY_LOG: ErrorReason.ValueType  # 143
+"""NOT_FOUND: the match has no leaf in the transparency log's tree of the size asked for."""
 ERROR_REASON_NOT_STARTED: ErrorReason.ValueType  # 59
 """FAILED_PRECONDITION: a move or an ending that needs a started match, before every seat is
 taken.
@@ -523,6 +549,8 @@ ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 99
 """RESOURCE_EXHAUSTED: over the watcher limits of a match, a client or the server (with
 QuotaFailure and RetryInfo).
 """
+ERROR_REASON_TRANSPARENCY_LOG_OFF: ErrorReason.ValueType  # 144
+"""FAILED_PRECONDITION: the server runs without a transparency log."""
 ERROR_REASON_UNKNOWN_ACTION: ErrorReason.ValueType  # 100
 """INVALID_ARGUMENT: the move's action is not one of the game's."""
 ERROR_REASON_UNKNOWN_COMMAND: ErrorReason.ValueType  # 101

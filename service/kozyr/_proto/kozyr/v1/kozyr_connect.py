@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, CreateMatchesRequest, CreateMatchesResponse, EndMatchRequest, EndMatchResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
+from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, CreateMatchesRequest, CreateMatchesResponse, EndMatchRequest, EndMatchResponse, GetConsistencyProofRequest, GetConsistencyProofResponse, GetInclusionProofRequest, GetInclusionProofResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, GetTreeHeadRequest, GetTreeHeadResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -129,6 +129,29 @@ class KozyrService(Protocol):
         --- receipts ---
         The public keys the server signs receipts with (the current one first, then retired
         ones, so old receipts still verify). Errors: none.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_tree_head(self, request: GetTreeHeadRequest, ctx: RequestContext[GetTreeHeadRequest, GetTreeHeadResponse], /) -> GetTreeHeadResponse:
+        """
+        --- transparency log (docs/fairness.md §9) ---
+        The log's signed tree head now: its size, root hash and time, signed by the current key.
+        Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_inclusion_proof(self, request: GetInclusionProofRequest, ctx: RequestContext[GetInclusionProofRequest, GetInclusionProofResponse], /) -> GetInclusionProofResponse:
+        """
+        A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+        leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+        NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_consistency_proof(self, request: GetConsistencyProofRequest, ctx: RequestContext[GetConsistencyProofRequest, GetConsistencyProofResponse], /) -> GetConsistencyProofResponse:
+        """
+        The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+        Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -324,6 +347,39 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_signing_keys,
+                ),
+                "/kozyr.v1.KozyrService/GetTreeHead": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetTreeHead",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetTreeHeadRequest,
+                        output=GetTreeHeadResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_tree_head,
+                ),
+                "/kozyr.v1.KozyrService/GetInclusionProof": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetInclusionProof",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetInclusionProofRequest,
+                        output=GetInclusionProofResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_inclusion_proof,
+                ),
+                "/kozyr.v1.KozyrService/GetConsistencyProof": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetConsistencyProof",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetConsistencyProofRequest,
+                        output=GetConsistencyProofResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_consistency_proof,
                 ),
                 "/kozyr.v1.KozyrService/InspectReplay": Endpoint.unary(
                     method=MethodInfo(
@@ -705,6 +761,80 @@ class KozyrServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def get_tree_head(
+        self,
+        request: GetTreeHeadRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetTreeHeadResponse:
+        """
+        --- transparency log (docs/fairness.md §9) ---
+        The log's signed tree head now: its size, root hash and time, signed by the current key.
+        Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetTreeHead",
+                service_name="kozyr.v1.KozyrService",
+                input=GetTreeHeadRequest,
+                output=GetTreeHeadResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def get_inclusion_proof(
+        self,
+        request: GetInclusionProofRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetInclusionProofResponse:
+        """
+        A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+        leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+        NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetInclusionProof",
+                service_name="kozyr.v1.KozyrService",
+                input=GetInclusionProofRequest,
+                output=GetInclusionProofResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def get_consistency_proof(
+        self,
+        request: GetConsistencyProofRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetConsistencyProofResponse:
+        """
+        The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+        Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetConsistencyProof",
+                service_name="kozyr.v1.KozyrService",
+                input=GetConsistencyProofRequest,
+                output=GetConsistencyProofResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
     async def inspect_replay(
         self,
         request: InspectReplayRequest,
@@ -916,6 +1046,29 @@ class KozyrServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def get_tree_head(self, request: GetTreeHeadRequest, ctx: RequestContext[GetTreeHeadRequest, GetTreeHeadResponse], /) -> GetTreeHeadResponse:
+        """
+        --- transparency log (docs/fairness.md §9) ---
+        The log's signed tree head now: its size, root hash and time, signed by the current key.
+        Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_inclusion_proof(self, request: GetInclusionProofRequest, ctx: RequestContext[GetInclusionProofRequest, GetInclusionProofResponse], /) -> GetInclusionProofResponse:
+        """
+        A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+        leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+        NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_consistency_proof(self, request: GetConsistencyProofRequest, ctx: RequestContext[GetConsistencyProofRequest, GetConsistencyProofResponse], /) -> GetConsistencyProofResponse:
+        """
+        The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+        Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def inspect_replay(self, request: InspectReplayRequest, ctx: RequestContext[InspectReplayRequest, InspectReplayResponse], /) -> InspectReplayResponse:
         """
         --- web ---
@@ -1106,6 +1259,39 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.get_signing_keys,
+                ),
+                "/kozyr.v1.KozyrService/GetTreeHead": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetTreeHead",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetTreeHeadRequest,
+                        output=GetTreeHeadResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_tree_head,
+                ),
+                "/kozyr.v1.KozyrService/GetInclusionProof": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetInclusionProof",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetInclusionProofRequest,
+                        output=GetInclusionProofResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_inclusion_proof,
+                ),
+                "/kozyr.v1.KozyrService/GetConsistencyProof": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetConsistencyProof",
+                        service_name="kozyr.v1.KozyrService",
+                        input=GetConsistencyProofRequest,
+                        output=GetConsistencyProofResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_consistency_proof,
                 ),
                 "/kozyr.v1.KozyrService/InspectReplay": EndpointSync.unary(
                     method=MethodInfo(
@@ -1481,6 +1667,80 @@ class KozyrServiceClientSync(ConnectClientSync):
                 service_name="kozyr.v1.KozyrService",
                 input=GetSigningKeysRequest,
                 output=GetSigningKeysResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def get_tree_head(
+        self,
+        request: GetTreeHeadRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetTreeHeadResponse:
+        """
+        --- transparency log (docs/fairness.md §9) ---
+        The log's signed tree head now: its size, root hash and time, signed by the current key.
+        Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetTreeHead",
+                service_name="kozyr.v1.KozyrService",
+                input=GetTreeHeadRequest,
+                output=GetTreeHeadResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def get_inclusion_proof(
+        self,
+        request: GetInclusionProofRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetInclusionProofResponse:
+        """
+        A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+        leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+        NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetInclusionProof",
+                service_name="kozyr.v1.KozyrService",
+                input=GetInclusionProofRequest,
+                output=GetInclusionProofResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def get_consistency_proof(
+        self,
+        request: GetConsistencyProofRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetConsistencyProofResponse:
+        """
+        The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+        Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetConsistencyProof",
+                service_name="kozyr.v1.KozyrService",
+                input=GetConsistencyProofRequest,
+                output=GetConsistencyProofResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -4311,6 +4311,239 @@ class GetSigningKeysResponse(_message.Message):
 Global___GetSigningKeysResponse: _TypeAlias = GetSigningKeysResponse  # noqa: Y015
 
 @_typing.final
+class TreeHead(_message.Message):
+    """--- transparency log (docs/fairness.md §9) ---
+
+    A signed tree head: the transparency log's size and root at a time, signed over the canonical
+    JSON {"key_id","root_hash","size","time_ms","type":"kozyr-tree-head/v1"} (root_hash in hex).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIZE_FIELD_NUMBER: _builtins.int
+    ROOT_HASH_FIELD_NUMBER: _builtins.int
+    TIME_MS_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    size: _builtins.int
+    """The number of leaves."""
+    root_hash: _builtins.bytes
+    """The RFC 9162 tree hash of those leaves (32 bytes)."""
+    time_ms: _builtins.int
+    """When the head was signed, ms since the epoch."""
+    key_id: _builtins.str
+    """The signing key's id (GetSigningKeys; valid at time_ms)."""
+    signature: _builtins.bytes
+    """The Ed25519 signature (64 bytes)."""
+    def __init__(
+        self,
+        *,
+        size: _builtins.int = ...,
+        root_hash: _builtins.bytes = ...,
+        time_ms: _builtins.int = ...,
+        key_id: _builtins.str = ...,
+        signature: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key_id", b"key_id", "root_hash", b"root_hash", "signature", b"signature", "size", b"size", "time_ms", b"time_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TreeHead: _TypeAlias = TreeHead  # noqa: Y015
+
+@_typing.final
+class GetTreeHeadRequest(_message.Message):
+    """Request of GetTreeHead."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTreeHeadRequest: _TypeAlias = GetTreeHeadRequest  # noqa: Y015
+
+@_typing.final
+class GetTreeHeadResponse(_message.Message):
+    """Response of GetTreeHead."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TREE_HEAD_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tree_head(self) -> Global___TreeHead:
+        """The head of the log now."""
+
+    def __init__(
+        self,
+        *,
+        tree_head: Global___TreeHead | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tree_head", b"tree_head"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tree_head", b"tree_head"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTreeHeadResponse: _TypeAlias = GetTreeHeadResponse  # noqa: Y015
+
+@_typing.final
+class LogLeaf(_message.Message):
+    """One leaf of the log with its audit path."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INDEX_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    AUDIT_PATH_FIELD_NUMBER: _builtins.int
+    index: _builtins.int
+    """The leaf's index in the log (from 0)."""
+    data: _builtins.str
+    """The leaf's canonical JSON ({"commitment","entry_hash","kind","match_id","type","version"})."""
+    @_builtins.property
+    def audit_path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """RFC 9162 PATH(index, D[tree_size]): the sibling hashes from the leaf up (32 bytes each)."""
+
+    def __init__(
+        self,
+        *,
+        index: _builtins.int = ...,
+        data: _builtins.str = ...,
+        audit_path: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audit_path", b"audit_path", "data", b"data", "index", b"index"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LogLeaf: _TypeAlias = LogLeaf  # noqa: Y015
+
+@_typing.final
+class GetInclusionProofRequest(_message.Message):
+    """Request of GetInclusionProof."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    LEAF_INDEX_FIELD_NUMBER: _builtins.int
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """Every leaf of this match (its created and, once it ended, its ended leaf)."""
+    leaf_index: _builtins.int
+    """The leaf at this index."""
+    tree_size: _builtins.int
+    """The tree the proofs are in (0: the current one, whose size the answer gives)."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        leaf_index: _builtins.int = ...,
+        tree_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["leaf", b"leaf", "leaf_index", b"leaf_index", "match_id", b"match_id"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leaf", b"leaf", "leaf_index", b"leaf_index", "match_id", b"match_id", "tree_size", b"tree_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_leaf: _TypeAlias = _typing.Literal["match_id", "leaf_index"]  # noqa: Y015
+    _WhichOneofArgType_leaf: _TypeAlias = _typing.Literal["leaf", b"leaf"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_leaf) -> _WhichOneofReturnType_leaf | None: ...
+
+Global___GetInclusionProofRequest: _TypeAlias = GetInclusionProofRequest  # noqa: Y015
+
+@_typing.final
+class GetInclusionProofResponse(_message.Message):
+    """Response of GetInclusionProof."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    LEAVES_FIELD_NUMBER: _builtins.int
+    tree_size: _builtins.int
+    """The tree size the audit paths are for."""
+    @_builtins.property
+    def leaves(self) -> _containers.RepeatedCompositeFieldContainer[Global___LogLeaf]:
+        """The leaves asked for, in log order."""
+
+    def __init__(
+        self,
+        *,
+        tree_size: _builtins.int = ...,
+        leaves: _abc.Iterable[Global___LogLeaf] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leaves", b"leaves", "tree_size", b"tree_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetInclusionProofResponse: _TypeAlias = GetInclusionProofResponse  # noqa: Y015
+
+@_typing.final
+class GetConsistencyProofRequest(_message.Message):
+    """Request of GetConsistencyProof."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_SIZE_FIELD_NUMBER: _builtins.int
+    SECOND_SIZE_FIELD_NUMBER: _builtins.int
+    first_size: _builtins.int
+    """The smaller tree (1 or more)."""
+    second_size: _builtins.int
+    """The larger tree (0: the current one)."""
+    def __init__(
+        self,
+        *,
+        first_size: _builtins.int = ...,
+        second_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_size", b"first_size", "second_size", b"second_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetConsistencyProofRequest: _TypeAlias = GetConsistencyProofRequest  # noqa: Y015
+
+@_typing.final
+class GetConsistencyProofResponse(_message.Message):
+    """Response of GetConsistencyProof."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_SIZE_FIELD_NUMBER: _builtins.int
+    SECOND_SIZE_FIELD_NUMBER: _builtins.int
+    PROOF_FIELD_NUMBER: _builtins.int
+    first_size: _builtins.int
+    """The first tree size."""
+    second_size: _builtins.int
+    """The second tree size (the current one when 0 was asked)."""
+    @_builtins.property
+    def proof(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """RFC 9162 PROOF(first_size, D[second_size]) (32 bytes each; empty for equal sizes)."""
+
+    def __init__(
+        self,
+        *,
+        first_size: _builtins.int = ...,
+        second_size: _builtins.int = ...,
+        proof: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_size", b"first_size", "proof", b"proof", "second_size", b"second_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetConsistencyProofResponse: _TypeAlias = GetConsistencyProofResponse  # noqa: Y015
+
+@_typing.final
 class InspectReplayRequest(_message.Message):
     """--- web ---
 

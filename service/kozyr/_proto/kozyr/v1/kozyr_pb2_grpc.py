@@ -95,6 +95,21 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
                 _registered_method=True)
+        self.GetTreeHead = channel.unary_unary(
+                '/kozyr.v1.KozyrService/GetTreeHead',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetTreeHeadRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetTreeHeadResponse.FromString,
+                _registered_method=True)
+        self.GetInclusionProof = channel.unary_unary(
+                '/kozyr.v1.KozyrService/GetInclusionProof',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetInclusionProofRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetInclusionProofResponse.FromString,
+                _registered_method=True)
+        self.GetConsistencyProof = channel.unary_unary(
+                '/kozyr.v1.KozyrService/GetConsistencyProof',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetConsistencyProofRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetConsistencyProofResponse.FromString,
+                _registered_method=True)
         self.InspectReplay = channel.unary_unary(
                 '/kozyr.v1.KozyrService/InspectReplay',
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.InspectReplayRequest.SerializeToString,
@@ -224,6 +239,32 @@ class KozyrServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTreeHead(self, request, context):
+        """--- transparency log (docs/fairness.md §9) ---
+        The log's signed tree head now: its size, root hash and time, signed by the current key.
+        Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInclusionProof(self, request, context):
+        """A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+        leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+        NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsistencyProof(self, request, context):
+        """The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+        Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def InspectReplay(self, request, context):
         """--- web ---
         Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
@@ -337,6 +378,21 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.GetSigningKeys,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.SerializeToString,
+            ),
+            'GetTreeHead': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTreeHead,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetTreeHeadRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetTreeHeadResponse.SerializeToString,
+            ),
+            'GetInclusionProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInclusionProof,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetInclusionProofRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetInclusionProofResponse.SerializeToString,
+            ),
+            'GetConsistencyProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsistencyProof,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.GetConsistencyProofRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetConsistencyProofResponse.SerializeToString,
             ),
             'InspectReplay': grpc.unary_unary_rpc_method_handler(
                     servicer.InspectReplay,
@@ -684,6 +740,87 @@ class KozyrService:
             '/kozyr.v1.KozyrService/GetSigningKeys',
             kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.GetSigningKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTreeHead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/GetTreeHead',
+            kozyr_dot_v1_dot_kozyr__pb2.GetTreeHeadRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.GetTreeHeadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInclusionProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/GetInclusionProof',
+            kozyr_dot_v1_dot_kozyr__pb2.GetInclusionProofRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.GetInclusionProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsistencyProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/GetConsistencyProof',
+            kozyr_dot_v1_dot_kozyr__pb2.GetConsistencyProofRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.GetConsistencyProofResponse.FromString,
             options,
             channel_credentials,
             insecure,

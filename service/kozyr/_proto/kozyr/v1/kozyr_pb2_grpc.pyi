@@ -108,6 +108,20 @@ class KozyrServiceStub:
     The public keys the server signs receipts with (the current one first, then retired
     ones, so old receipts still verify). Errors: none.
     """
+    GetTreeHead: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetTreeHeadRequest, _kozyr_pb2.GetTreeHeadResponse]
+    """--- transparency log (docs/fairness.md §9) ---
+    The log's signed tree head now: its size, root hash and time, signed by the current key.
+    Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+    """
+    GetInclusionProof: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetInclusionProofRequest, _kozyr_pb2.GetInclusionProofResponse]
+    """A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+    leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+    NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+    """
+    GetConsistencyProof: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetConsistencyProofRequest, _kozyr_pb2.GetConsistencyProofResponse]
+    """The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+    Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+    """
     InspectReplay: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]
     """--- web ---
     Verifies a match's replay (kozyr replay verify) and shows one step of it as one viewer
@@ -199,6 +213,20 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """--- receipts ---
     The public keys the server signs receipts with (the current one first, then retired
     ones, so old receipts still verify). Errors: none.
+    """
+    GetTreeHead: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetTreeHeadRequest, _kozyr_pb2.GetTreeHeadResponse]  # type: ignore[assignment]
+    """--- transparency log (docs/fairness.md §9) ---
+    The log's signed tree head now: its size, root hash and time, signed by the current key.
+    Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+    """
+    GetInclusionProof: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetInclusionProofRequest, _kozyr_pb2.GetInclusionProofResponse]  # type: ignore[assignment]
+    """A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+    leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+    NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+    """
+    GetConsistencyProof: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetConsistencyProofRequest, _kozyr_pb2.GetConsistencyProofResponse]  # type: ignore[assignment]
+    """The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+    Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
     """
     InspectReplay: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.InspectReplayRequest, _kozyr_pb2.InspectReplayResponse]  # type: ignore[assignment]
     """--- web ---
@@ -360,6 +388,38 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         """--- receipts ---
         The public keys the server signs receipts with (the current one first, then retired
         ones, so old receipts still verify). Errors: none.
+        """
+
+    @_abc_1.abstractmethod
+    def GetTreeHead(
+        self,
+        request: _kozyr_pb2.GetTreeHeadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetTreeHeadResponse, _abc.Awaitable[_kozyr_pb2.GetTreeHeadResponse]]:
+        """--- transparency log (docs/fairness.md §9) ---
+        The log's signed tree head now: its size, root hash and time, signed by the current key.
+        Errors: FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+
+    @_abc_1.abstractmethod
+    def GetInclusionProof(
+        self,
+        request: _kozyr_pb2.GetInclusionProofRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetInclusionProofResponse, _abc.Awaitable[_kozyr_pb2.GetInclusionProofResponse]]:
+        """A match's leaves (or one leaf by index) with their audit paths in the tree of tree_size
+        leaves. Errors: INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX, a malformed match id),
+        NOT_FOUND (NOT_IN_TRANSPARENCY_LOG), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
+        """
+
+    @_abc_1.abstractmethod
+    def GetConsistencyProof(
+        self,
+        request: _kozyr_pb2.GetConsistencyProofRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.GetConsistencyProofResponse, _abc.Awaitable[_kozyr_pb2.GetConsistencyProofResponse]]:
+        """The proof that the tree of first_size leaves is a prefix of the tree of second_size.
+        Errors: INVALID_ARGUMENT (BAD_TREE_SIZE), FAILED_PRECONDITION (TRANSPARENCY_LOG_OFF).
         """
 
     @_abc_1.abstractmethod
