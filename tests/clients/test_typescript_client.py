@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+from kozyr.core.receipts import KeyRing
+from kozyr.core.tree_heads import TreeHead, head_problem
 from kozyr_client import KozyrClient, KozyrError, SeatClient
 from tests.conftest import ARBITER, ServerThread, repo_root
 
@@ -245,6 +247,27 @@ def test_typescript_bots_in_every_seat_play_over_play_sessions(
         assert summary["version"] == final.version
     moved = [e for e in log.entries if json.loads(e.canonical_json)["command_id"]]
     assert sum(int(str(r[1]["moves"])) for r in results) == len(moved)
+
+
+def test_the_typescript_bot_keeps_the_logs_tree_head_once_its_match_ended(
+    ts_bot: Path, redis_url: str, tmp_path: Path
+) -> None:
+    server = ServerThread(redis_url, tlog_dir=tmp_path / "tlog")
+    try:
+        with KozyrClient(server.address) as client:
+            created = client.create_match("dix", ["ts0", "ts1"], {"single_hand": "true"})
+            bots = [
+                bot(ts_bot, server, "--match", created.match_id, "--token", created.tokens[i])
+                for i in range(2)
+            ]
+            results = [finish(b) for b in bots]
+            keys = KeyRing(k.public_key for k in client.signing_keys())
+    finally:
+        server.stop()
+    for code, summary, err in results:
+        assert code == 0, err
+        head = TreeHead.from_json(summary["treeHead"])  # type: ignore[arg-type]
+        assert head.size >= 2 and head_problem(head, keys) is None  # creation and end logged
 
 
 def test_typescript_errors_carry_the_reason_code(ts_bot: Path, server: ServerThread) -> None:

@@ -12,14 +12,16 @@ import statistics
 import time
 import urllib.parse
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.core.receipts import KeyRing, Receipt, short_fingerprint
+from kozyr.core.tree_heads import TreeHead, head_problem
 from tests.api.helpers import auth
-from tests.conftest import ARBITER
+from tests.conftest import ARBITER, ServerThread
 from tests.web.conftest import Web
 from tests.web.helpers import STATUS, Seat, Traffic, browser, leaks, play_page_to_end, shots
 
@@ -273,10 +275,22 @@ def test_a_page_aborts_before_anyone_decided(web: Web, chromium: Any) -> None:
     ctx_b.close()
 
 
-def test_a_joining_page_contributes_and_keeps_the_last_receipt(web: Web, chromium: Any) -> None:
-    """docs/fairness.md §1 and §6 on the page: a seat joined from the page gives 32 random bytes
-    after the commitment, and the page keeps its seat's newest receipt (one that verifies with
-    the server's key and names the log's entry), showing the signed commitment's fingerprint."""
+def test_a_joining_page_contributes_and_keeps_the_last_receipt_and_tree_head(
+    redis_url: str, tmp_path: Path, chromium: Any
+) -> None:
+    """docs/fairness.md §1, §6 and §9 on the page: a seat joined from the page gives 32 random
+    bytes after the commitment; each page keeps its seat's newest receipt (one that verifies
+    with the server's key and names the log's entry), showing the signed commitment's
+    fingerprint, and once the match ended the transparency log's signed tree head."""
+    server = ServerThread(redis_url, web_port=0, tlog_dir=tmp_path / "tlog")
+    web = Web(server, server.running.web)
+    try:
+        _contribute_keep_and_resign(web, chromium)
+    finally:
+        server.stop()
+
+
+def _contribute_keep_and_resign(web: Web, chromium: Any) -> None:
     ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
     ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
     a.goto(web.url + "/")
@@ -291,6 +305,8 @@ def test_a_joining_page_contributes_and_keeps_the_last_receipt(web: Web, chromiu
         b.click("form.join button[type=submit]")
     mover, _ = _whose_turn(a, b)
     mover.locator(PLAYABLE).first.click()
+    mover.locator("[data-testid=resign]").click()
+    mover.locator("[data-testid=resign-confirm]").click()
     stub = web.server.stub()
     entries = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER))
     log = [json.loads(e.canonical_json) for e in entries.entries]
@@ -304,12 +320,19 @@ def test_a_joining_page_contributes_and_keeps_the_last_receipt(web: Web, chromiu
         )
         kept = json.loads(page.evaluate("localStorage.getItem('kozyr.receipts')"))[match_id]
         receipt = Receipt.from_json(kept)
-        assert keys.problem(receipt) is None
+        assert keys.problem(receipt) is None and receipt.time_ms == log[-1]["time_ms"]
         assert receipt.entry_hash == entries.entries[receipt.version - 1].hash
         assert receipt.commitment == log[0]["events"][0]["commitment"]
         shown = page.inner_text("[data-testid=kept]")
         assert short_fingerprint(receipt.commitment) in shown and receipt.key_id in shown, shown
         href = page.get_attribute("[data-testid=receipt-file]", "href") or ""
         assert json.loads(urllib.parse.unquote(href.split(",", 1)[1])) == kept
+        # The log's head, asked for once the match ended: it holds the creation and the end.
+        page.locator("[data-testid=tree-head]").wait_for()
+        head = TreeHead.from_json(
+            json.loads(page.evaluate("localStorage.getItem('kozyr.treeHead')"))
+        )
+        assert head.size >= 2 and head_problem(head, keys) is None
+        assert short_fingerprint(head.root_hash) in page.inner_text("[data-testid=tree-head]")
     ctx_a.close()
     ctx_b.close()

@@ -137,3 +137,44 @@ export function keepReceipt(receipt: Receipt | undefined): void {
 export function shortFingerprint(hex: string): string {
   return (hex.slice(0, 16).match(/.{4}/g) ?? []).join(" ");
 }
+
+/** A signed tree head of the operator's transparency log as this browser keeps it
+ * (docs/fairness.md §9): the JSON form `kozyr log head` prints. */
+export interface KeptTreeHead {
+  type: "kozyr-tree-head/v1";
+  size: number;
+  root_hash: string;
+  time_ms: number;
+  key_id: string;
+  signature: string;
+}
+
+const TREE_HEAD = "kozyr.treeHead";
+const hexOf = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** The newest tree head this browser was shown, if any. */
+export function keptTreeHead(): KeptTreeHead | undefined {
+  try {
+    const value: unknown = JSON.parse(localStorage.getItem(TREE_HEAD) ?? "null");
+    return value && typeof value === "object" ? (value as KeptTreeHead) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ask for the log's signed tree head and keep it unless a larger one is kept: what a player
+ * holds, with the match's last receipt, to show which history the operator logged. None when
+ * the server keeps no log (TRANSPARENCY_LOG_OFF) or cannot answer now. */
+export async function keepTreeHead(): Promise<KeptTreeHead | undefined> {
+  try {
+    const head = (await kozyr.getTreeHead({})).treeHead;
+    if (!head) return keptTreeHead();
+    const kept = keptTreeHead();
+    const now: KeptTreeHead = { type: "kozyr-tree-head/v1", size: Number(head.size), root_hash: hexOf(head.rootHash), time_ms: Number(head.timeMs),
+      key_id: head.keyId, signature: hexOf(head.signature) };
+    if (!kept || now.size >= kept.size) localStorage.setItem(TREE_HEAD, JSON.stringify(now));
+    return keptTreeHead();
+  } catch {
+    return keptTreeHead();
+  }
+}

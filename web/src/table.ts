@@ -4,7 +4,7 @@
 // page (#/watch/<id>) is the same table as a spectator: it never sends a seat's token.
 
 import { create } from "@bufbuild/protobuf";
-import { auth, commandId, contribution, keepReceipt, kozyr, lastReceipt, refusal, remember, seatIn, shortFingerprint, type Refusal, type Seat } from "./api";
+import { auth, commandId, contribution, keepReceipt, keepTreeHead, kozyr, lastReceipt, refusal, remember, seatIn, shortFingerprint, type KeptTreeHead, type Refusal, type Seat } from "./api";
 import { colour, faceParts, faces } from "./cards";
 import { deadlineLine, knownEnding, scoresText, seatClock, terminationText, tick } from "./clock";
 import { h, mount } from "./dom";
@@ -69,6 +69,7 @@ export class Table {
   private confirming = false;
   private onTable = new Set<string>();  // the centre's cards at the last draw (new ones move in)
   private timer?: ReturnType<typeof setInterval>;
+  private treeHead?: KeptTreeHead;  // the log's head asked for once the match ended
   private readonly abort = new AbortController();
   private readonly onKey = (e: KeyboardEvent) => this.key(e);
 
@@ -140,6 +141,7 @@ export class Table {
     }
     this.view = view;
     this.legal = [];
+    if (this.seat && view.status === MatchStatus.FINISHED && !this.treeHead) void this.loggedHead();
     this.render();
     if (this.seat && view.status === MatchStatus.PLAYING && view.toAct === this.seat.seat) {
       try {
@@ -293,16 +295,25 @@ export class Table {
     this.animate();
   }
 
+  /** Keep the transparency log's head once the match ended (its final head is in the log). */
+  private async loggedHead(): Promise<void> {
+    this.treeHead = await keepTreeHead();
+    this.render();
+  }
+
   /** What this browser keeps to settle a dispute: the seed commitment the server signed, to
    * compare by eye, and the last receipt, to save as a receipts file (docs/fairness.md §6). */
   private kept(): HTMLElement | null {
     const receipt = lastReceipt(this.matchId);
     if (!receipt) return null;
     const file = `data:application/jsonl;charset=utf-8,${encodeURIComponent(JSON.stringify(receipt) + "\n")}`;
+    const head = this.treeHead;
     return h("p", { class: "kept", "data-testid": "kept", "data-commitment": receipt.commitment, "data-version": receipt.version },
       t("table.commitment", { fingerprint: shortFingerprint(receipt.commitment), key: receipt.key_id }), " ",
       h("a", { href: file, download: `${this.matchId}.receipts.jsonl`, "data-testid": "receipt-file" },
-        t("table.saveReceipt", { v: receipt.version })));
+        t("table.saveReceipt", { v: receipt.version })),
+      head ? h("span", { "data-testid": "tree-head", "data-size": head.size },
+        " ", t("table.treeHead", { size: head.size, root: shortFingerprint(head.root_hash) })) : null);
   }
 
   /** Cards new on the table since the last draw move in (CSS; none under reduced motion). */

@@ -20,6 +20,7 @@ import {
   connectKozyr,
   describeMove,
   joinMatch,
+  KeptTreeHead,
   playSession,
   Receipts,
   submitMove,
@@ -57,6 +58,17 @@ function rng(seed: number): () => number {
 const log = (text: string) => {
   if (!args.quiet) process.stderr.write(`[ts-bot] ${text}\n`);
 };
+
+/** The transparency log's signed tree head once the match ended (null: the server keeps none). */
+async function loggedHead(kozyr: ReturnType<typeof connectKozyr>): Promise<Record<string, unknown> | null> {
+  const kept = new KeptTreeHead();
+  try {
+    await kept.refresh(kozyr);
+  } catch (error) {
+    if (KozyrError.from(error).reason !== "TRANSPARENCY_LOG_OFF") throw error;
+  }
+  return kept.toJson() ?? null;
+}
 
 async function main(): Promise<number> {
   const kozyr = connectKozyr(args.server!);
@@ -110,6 +122,7 @@ async function main(): Promise<number> {
     process.stdout.write(JSON.stringify({
       matchId, seat, version: Number(final.version), moves, status: MatchStatus[view.status],
       winners: view.outcome?.winners ?? [], scores: view.outcome?.scores ?? [], session: true,
+      treeHead: await loggedHead(kozyr),
     }) + "\n");
     return view.status === MatchStatus.FINISHED ? 0 : 1;
   }

@@ -32,6 +32,7 @@ import {
   type SessionRequest,
   type Receipt,
   type SubmitMoveResponse,
+  type TreeHead,
 } from "./gen/kozyr/v1/kozyr_pb.js";
 
 export * from "./gen/kozyr/v1/kozyr_pb.js";
@@ -408,6 +409,28 @@ export class Receipts {
   /** The receipts file's text (JSON Lines). */
   toJsonLines(): string {
     return this.all().map((r) => JSON.stringify(r) + "\n").join("");
+  }
+}
+
+/**
+ * The newest signed tree head of the operator's transparency log this client was shown
+ * (docs/fairness.md §9): `await kept.refresh(kozyr)` asks for the current one (GetTreeHead) and
+ * keeps it unless a larger one is kept. Keep it with the match's last receipt.
+ */
+export class KeptTreeHead {
+  head?: TreeHead;
+
+  async refresh(client: KozyrClient): Promise<TreeHead | undefined> {
+    const now = (await client.getTreeHead({})).treeHead;
+    if (now !== undefined && (this.head === undefined || now.size >= this.head.size)) this.head = now;
+    return this.head;
+  }
+
+  /** The head as `kozyr log head` prints it (what `kozyr replay verify --tree-head` reads). */
+  toJson(): Record<string, unknown> | undefined {
+    const h = this.head;
+    return h && { type: "kozyr-tree-head/v1", size: Number(h.size), root_hash: hex(h.rootHash),
+      time_ms: Number(h.timeMs), key_id: h.keyId, signature: hex(h.signature) };
   }
 }
 
