@@ -22,6 +22,7 @@ pytest_plugins = ["tests.parallel"]  # how `make test` spreads the suite over tw
 
 # ---------------------------------------------------------------------------- real components
 
+from collections import Counter  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -31,6 +32,7 @@ import pytest  # noqa: E402
 import redis  # noqa: E402
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc  # noqa: E402
+from kozyr.api.status_audit import AUDIT  # noqa: E402
 from kozyr.store.redis.embedded import EmbeddedRedis  # noqa: E402
 
 ARBITER = "arbiter-token-for-tests-0123456789"
@@ -45,6 +47,24 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     with EmbeddedRedis(tmp_path_factory.mktemp("redis")) as server:
         yield server.url
+
+
+def refusals_without_error_info(before: Counter[tuple[str, str, str]]) -> str:
+    """What the servers of this process refused without exactly one ErrorInfo since `before`
+    (kozyr.api.status_audit), one line each; "" when nothing."""
+    grew = AUDIT.missing - before
+    return "; ".join(f"{m} {code}: {why} (x{n})" for (m, code, why), n in sorted(grew.items()))
+
+
+@pytest.fixture(autouse=True)
+def every_refusal_carries_error_info() -> Iterator[None]:
+    """Suite-wide (issue 31): every non-OK status an in-process server of this test sent
+    carried exactly one ErrorInfo of a known reason; the test fails naming the RPC if not."""
+    before = Counter(AUDIT.missing)
+    yield
+    missing = refusals_without_error_info(before)
+    if missing:
+        pytest.fail(f"the server refused without its ErrorInfo: {missing}", pytrace=False)
 
 
 @pytest.fixture

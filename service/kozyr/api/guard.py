@@ -24,6 +24,7 @@ from google.protobuf.message import Message
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.api.metrics import METRICS
+from kozyr.api.status_audit import noting_escapes, refuse
 from kozyr.config.settings import ServerConfig
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
@@ -320,15 +321,16 @@ def guarded(
 
 def _guard_unary(name: str, behaviour: Callable[..., Any], guard: Guard) -> Callable[..., Any]:
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        if isinstance(request, Undecodable):
-            await context.abort_with_status(undecodable_status(name, request.why))
-        refusal = guard.admit(name, request, context)
-        if refusal is not None:
-            await context.abort_with_status(refusal)
-        with guard.connection(context.peer() or "") as crowded:
-            if crowded is not None:
-                await context.abort_with_status(crowded)
-            return await behaviour(request, context)
+        with noting_escapes(name, context):
+            if isinstance(request, Undecodable):
+                await refuse(context, name, undecodable_status(name, request.why))
+            refusal = guard.admit(name, request, context)
+            if refusal is not None:
+                await refuse(context, name, refusal)
+            with guard.connection(context.peer() or "") as crowded:
+                if crowded is not None:
+                    await refuse(context, name, crowded)
+                return await behaviour(request, context)
 
     return unary
 
@@ -339,20 +341,21 @@ def _guard_stream(
     async def stream(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        if isinstance(request, Undecodable):
-            await context.abort_with_status(undecodable_status(name, request.why))
-        refusal = guard.admit(name, request, context)
-        if refusal is not None:
-            await context.abort_with_status(refusal)
-        # A feed (WatchEvents) counts as a watcher of the pseudo-match "feed".
-        watched = getattr(request, "match_id", "") or "feed"
-        peer = context.peer() or ""
-        with guard.connection(peer) as crowded, guard.watching(watched, peer) as full:
-            if crowded is not None or full is not None:
-                await context.abort_with_status(crowded or full)  # type: ignore[arg-type]
-            async with contextlib.aclosing(behaviour(request, context)) as updates:
-                async for item in updates:
-                    yield item
+        with noting_escapes(name, context):
+            if isinstance(request, Undecodable):
+                await refuse(context, name, undecodable_status(name, request.why))
+            refusal = guard.admit(name, request, context)
+            if refusal is not None:
+                await refuse(context, name, refusal)
+            # A feed (WatchEvents) counts as a watcher of the pseudo-match "feed".
+            watched = getattr(request, "match_id", "") or "feed"
+            peer = context.peer() or ""
+            with guard.connection(peer) as crowded, guard.watching(watched, peer) as full:
+                if crowded is not None or full is not None:
+                    await refuse(context, name, crowded or full)  # type: ignore[arg-type]
+                async with contextlib.aclosing(behaviour(request, context)) as updates:
+                    async for item in updates:
+                        yield item
 
     return stream
 
@@ -363,14 +366,15 @@ def _guard_session(
     async def session(
         requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        refusal = guard.admit(name, pb.SessionRequest(), context)  # the header, the rates
-        if refusal is not None:
-            await context.abort_with_status(refusal)
-        with guard.connection(context.peer() or "") as crowded:
-            if crowded is not None:
-                await context.abort_with_status(crowded)
-            async with contextlib.aclosing(behaviour(requests, context)) as pushes:
-                async for push in pushes:
-                    yield push
+        with noting_escapes(name, context):
+            refusal = guard.admit(name, pb.SessionRequest(), context)  # the header, the rates
+            if refusal is not None:
+                await refuse(context, name, refusal)
+            with guard.connection(context.peer() or "") as crowded:
+                if crowded is not None:
+                    await refuse(context, name, crowded)
+                async with contextlib.aclosing(behaviour(requests, context)) as pushes:
+                    async for push in pushes:
+                        yield push
 
     return session

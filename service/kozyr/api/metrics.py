@@ -33,6 +33,7 @@ class Metrics:
     web_connections: Gauge
     web_refused: Counter
     grpc_refused: Counter
+    refusals_without_error_info: Counter
     in_play: Gauge
     webhook_backlog: Gauge
     webhook_dead: Gauge
@@ -96,6 +97,12 @@ def _metrics() -> Metrics:
         grpc_refused=Counter(
             "kozyr_grpc_connections_refused",
             "gRPC calls refused for opening one connection too many from a client host",
+            registry=registry,
+        ),
+        refusals_without_error_info=Counter(
+            "kozyr_refusals_without_error_info",
+            "Refusals sent without exactly one ErrorInfo of a known reason (a bug)",
+            ["method", "code"],
             registry=registry,
         ),
         **_platform_metrics(registry),

@@ -17,6 +17,7 @@ import grpc
 import structlog
 
 from kozyr.api.metrics import METRICS
+from kozyr.api.status_audit import refuse
 from kozyr.match.errors import Kind, MatchError
 from kozyr.wire.status import to_status
 
@@ -41,10 +42,10 @@ def rpc(
             return await method(self, request, context)
         except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
-            await context.abort_with_status(to_status(e))
+            await refuse(context, method.__name__, to_status(e))
         except Exception:
-            await context.abort_with_status(internal(method.__name__))
-        raise AssertionError("unreachable")  # abort_with_status raises
+            await refuse(context, method.__name__, internal(method.__name__))
+        raise AssertionError("unreachable")  # refuse raises
 
     return wrapper
 
@@ -73,9 +74,9 @@ def stream_rpc(
             raise
         except MatchError as e:
             METRICS.errors.labels(reason=e.code).inc()
-            await context.abort_with_status(to_status(e))
+            await refuse(context, method.__name__, to_status(e))
         except Exception:
-            await context.abort_with_status(internal(method.__name__))
+            await refuse(context, method.__name__, internal(method.__name__))
 
     return wrapper
 

@@ -22,6 +22,7 @@ class Kind(Enum):
     UNAVAILABLE = "unavailable"
     EXHAUSTED = "exhausted"
     EXISTS = "exists"
+    UNIMPLEMENTED = "unimplemented"  # the transport does not serve it (PlaySession on the web)
     INTERNAL = "internal"
 
 

@@ -38,7 +38,10 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1.kozyr_connect import KozyrService, KozyrServiceASGIApplication
 from kozyr.api.guard import Guard, guarded, undecodable_status
 from kozyr.api.servicer import KozyrServicer
+from kozyr.api.status_audit import AUDIT
+from kozyr.match.errors import Kind, MatchError
 from kozyr.web.gate import AcceptLoop, Gate, GatedH11
+from kozyr.wire.status import to_status
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 TYPES = {
@@ -195,7 +198,10 @@ def _grpc_only(name: str) -> Callable[..., Any]:
     async def refuse(
         self: WebService, requests: Any, ctx: RequestContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        raise ConnectError(Code.UNIMPLEMENTED, f"{name} is served on the gRPC port only")
+        message = f"{name} is served on the gRPC port only (browsers cannot stream requests)"
+        status = to_status(MatchError(Kind.UNIMPLEMENTED, "GRPC_PORT_ONLY", message))
+        AUDIT.check(name, status)
+        raise connect_error(status)
         yield  # pragma: no cover - makes this an async generator
 
     refuse.__name__, refuse.__doc__ = _snake(name), f"{name}: gRPC only (UNIMPLEMENTED here)."
@@ -233,7 +239,9 @@ class _Strict(Codec[Any, Any]):
             return self.inner.decode(data, message_class)
         except Exception as e:  # DecodeError, ParseError, recursion limits
             method = message_class.__name__.removesuffix("Request")
-            raise connect_error(undecodable_status(method, type(e).__name__)) from None
+            status = undecodable_status(method, type(e).__name__)
+            AUDIT.check(method, status)
+            raise connect_error(status) from None
 
 
 def _static_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:

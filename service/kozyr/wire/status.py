@@ -60,6 +60,7 @@ STATUS: dict[Kind, grpc.StatusCode] = {
     Kind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     Kind.EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Kind.EXISTS: grpc.StatusCode.ALREADY_EXISTS,
+    Kind.UNIMPLEMENTED: grpc.StatusCode.UNIMPLEMENTED,
     Kind.INTERNAL: grpc.StatusCode.INTERNAL,
 }
 

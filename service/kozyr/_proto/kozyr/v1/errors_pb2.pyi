@@ -129,6 +129,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: InspectReplay has neither a match_id nor a replay_file."""
     ERROR_REASON_FIELD_TOO_LONG: _ErrorReason.ValueType  # 41
     """INVALID_ARGUMENT: a text or list field is over its limit (docs/security.md)."""
+    ERROR_REASON_GRPC_PORT_ONLY: _ErrorReason.ValueType  # 145
+    """UNIMPLEMENTED: PlaySession asked of the web port, where browsers cannot stream requests;
+    it is served on the gRPC port.
+    """
     ERROR_REASON_ID_COLLISION: _ErrorReason.ValueType  # 42
     """INTERNAL: a new match's random id collided with an existing one; retry."""
     ERROR_REASON_INTERNAL: _ErrorReason.ValueType  # 43
@@ -397,6 +401,10 @@ ERROR_REASON_EMPTY_SOURCE: ErrorReason.ValueType  # 40
 """INVALID_ARGUMENT: InspectReplay has neither a match_id nor a replay_file."""
 ERROR_REASON_FIELD_TOO_LONG: ErrorReason.ValueType  # 41
 """INVALID_ARGUMENT: a text or list field is over its limit (docs/security.md)."""
+ERROR_REASON_GRPC_PORT_ONLY: ErrorReason.ValueType  # 145
+"""UNIMPLEMENTED: PlaySession asked of the web port, where browsers cannot stream requests;
+it is served on the gRPC port.
+"""
 ERROR_REASON_ID_COLLISION: ErrorReason.ValueType  # 42
 """INTERNAL: a new match's random id collided with an existing one; retry."""
 ERROR_REASON_INTERNAL: ErrorReason.ValueType  # 43
