@@ -330,11 +330,14 @@ async def deadline_before(engine: WriterState, before: MatchRecord | None, step:
 async def committed(engine: WriterState, before: MatchRecord, steps: Sequence[Step]) -> None:
     """After the store took `steps` (appended on `before` as one): the watchers and the
     snapshots hear of every step; the cache, the listeners and the owner's feed hear of the
-    last, as of one append (a run's phase changes at its end only: a finishing step ends it)."""
+    last, as of one append (a run's phase changes at its end only: a finishing step ends it).
+    The lifecycle listener hears first: a match's end is in the transparency log (and its
+    feed) before any watcher or seat is told of it, so a tree head asked for after the end
+    holds it. It returns at once for an entry that changes no phase, as most moves do."""
     last = steps[-1]
     engine.remember(last.record, sum(len(s.text) for s in steps))  # first: a watcher may read it
+    await engine.appended(steps[-2].record if len(steps) > 1 else before, last)
     for step in steps:
         engine.feeds.appended(step)
         engine.snapshots.maybe_take(step.record)
     engine.tell(last)
-    await engine.appended(steps[-2].record if len(steps) > 1 else before, last)
