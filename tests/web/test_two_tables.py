@@ -79,6 +79,16 @@ def _refused_after_a_drop(web: Web, page: Any, match_id: str) -> None:
     print("refused:", text)
 
 
+def _create_with_an_open_seat(web: Web, page: Any, game: str) -> str:
+    """Create a match of `game` from the lobby with seat 1 open; its id (from the join link)."""
+    page.goto(web.url + "/")
+    page.locator(f"form[data-game={game}] [data-seat='1']").select_option("open")
+    page.locator(f"form[data-game={game}] button[type=submit]").click()
+    link = page.locator("[data-testid=join-link]")
+    link.wait_for()
+    return str(link.input_value().rsplit("/", 1)[1])
+
+
 def _join_from_the_lobby(web: Web, page: Any, match_id: str) -> None:
     """The second browser finds the match among the lobby's open matches (ListMatches) and
     takes its open seat from there: on the second page, as ten newer open matches fill the
@@ -118,12 +128,7 @@ def _whose_turn(a: Any, b: Any) -> tuple[Any, Any]:
 def test_two_browsers_play_durak_and_see_each_other(web: Web, chromium: Any) -> None:
     ctx_a, a, traffic_a = _open_table(chromium, viewport={"width": 1000, "height": 800})
     ctx_b, b, traffic_b = _open_table(chromium, viewport={"width": 1000, "height": 800})
-    a.goto(web.url + "/")
-    a.locator("form[data-game=durak-dice] [data-seat='1']").select_option("open")
-    a.locator("form[data-game=durak-dice] button[type=submit]").click()
-    link = a.locator("[data-testid=join-link]")
-    link.wait_for()
-    match_id = link.input_value().rsplit("/", 1)[1]
+    match_id = _create_with_an_open_seat(web, a, "durak-dice")
     _join_from_the_lobby(web, b, match_id)
     b.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
     a.wait_for_function("document.querySelector('[data-testid=status]')?.dataset.version >= 2")
@@ -293,13 +298,8 @@ def test_a_joining_page_contributes_and_keeps_the_last_receipt_and_tree_head(
 def _contribute_keep_and_resign(web: Web, chromium: Any) -> None:
     ctx_a, a, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
     ctx_b, b, _ = _open_table(chromium, viewport={"width": 1000, "height": 800})
-    a.goto(web.url + "/")
-    a.locator("form[data-game=dix] [data-seat='1']").select_option("open")
-    a.locator("form[data-game=dix] button[type=submit]").click()
-    link = a.locator("[data-testid=join-link]")
-    link.wait_for()
-    match_id = link.input_value().rsplit("/", 1)[1]
-    b.goto(link.input_value())
+    match_id = _create_with_an_open_seat(web, a, "dix")
+    b.goto(f"{web.url}/#/m/{match_id}")
     b.fill("form.join input[name=name]", "bea")
     with b.expect_navigation():
         b.click("form.join button[type=submit]")

@@ -319,14 +319,21 @@ def guarded(
     return (_guard_stream if streaming else _guard_unary)(name, behaviour, guard)
 
 
+async def _admit(
+    name: str, request: Any, context: grpc.aio.ServicerContext[Any, Any], guard: Guard
+) -> None:
+    """Refuse (raises) a request whose bytes did not decode, or that the guard refuses."""
+    if isinstance(request, Undecodable):
+        await refuse(context, name, undecodable_status(name, request.why))
+    refusal = guard.admit(name, request, context)
+    if refusal is not None:
+        await refuse(context, name, refusal)
+
+
 def _guard_unary(name: str, behaviour: Callable[..., Any], guard: Guard) -> Callable[..., Any]:
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         with noting_escapes(name, context):
-            if isinstance(request, Undecodable):
-                await refuse(context, name, undecodable_status(name, request.why))
-            refusal = guard.admit(name, request, context)
-            if refusal is not None:
-                await refuse(context, name, refusal)
+            await _admit(name, request, context, guard)
             with guard.connection(context.peer() or "") as crowded:
                 if crowded is not None:
                     await refuse(context, name, crowded)
@@ -342,11 +349,7 @@ def _guard_stream(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
         with noting_escapes(name, context):
-            if isinstance(request, Undecodable):
-                await refuse(context, name, undecodable_status(name, request.why))
-            refusal = guard.admit(name, request, context)
-            if refusal is not None:
-                await refuse(context, name, refusal)
+            await _admit(name, request, context, guard)
             # A feed (WatchEvents) counts as a watcher of the pseudo-match "feed".
             watched = getattr(request, "match_id", "") or "feed"
             peer = context.peer() or ""
