@@ -217,7 +217,8 @@ def test_a_store_restored_behind_the_log_is_refused_after_a_restart(
                     act()
                 assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION
                 assert e.value.reason == "MATCH_ROLLED_BACK"
-                assert "ended at version 2" in e.value.message
+                # created (and contributed to, by create_match) at `created.version`: resigned
+                assert f"ended at version {created.version + 1}" in e.value.message
     finally:
         server.stop()
         raw.close()

@@ -30,14 +30,17 @@ def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later
         pb.CreateMatchRequest(
             game="durak-dice",
             options={"games": "3"},
-            seats=[
-                pb.SeatRequest(name=n, seed_contribution=c)
-                for n, c in (("ann", b"\x01"), ("bob", b""), ("cid", b"xyz"))
-            ],
+            seats=[pb.SeatRequest(name=n) for n in ("ann", "bob", "cid")],
+            contribution_window_ms=30_000,
         )
     )
     match_id = created.match_id
     tokens = {t.seat: t.token for t in created.tokens}
+    for seat, contribution in ((0, b"\x01"), (1, b""), (2, b"xyz")):  # after the commitment
+        stub.Contribute(
+            pb.ContributeRequest(match_id=match_id, seed_contribution=contribution),
+            metadata=auth(tokens[seat]),
+        )
     rng = random.Random(3)
     for _ in range(12):  # into game 1, far from its end
         view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view

@@ -176,9 +176,14 @@ def test_kozyr_play_through_a_pty_to_the_end_of_a_match(
     # Your seat joins after the commitment is public, contributing 32 random bytes by default.
     log = server.run(server.running.engine.log(match_id))
     created = json.loads(log[0].text)["events"][0]
-    joined = json.loads(log[1].text)["events"][0]
+    firsts = [json.loads(entry.text)["events"][0] for entry in log[1:]]
+    joined = next(e for e in firsts if e["type"] == "SeatJoined")
     assert created["seats"][mine] == "" and created["contributions"][mine] == ""
-    assert (joined["type"], joined["seat"], len(joined["contribution"])) == ("SeatJoined", mine, 64)
+    assert (joined["seat"], len(joined["contribution"])) == (mine, 64)
+    # The bots' seats, named at creation, contributed after the commitment too.
+    given = {e["seat"]: e["contribution"] for e in firsts if e["type"] == "SeedContributed"}
+    others = set(range(len(created["seats"]))) - {mine}
+    assert set(given) == others and all(len(c) == 64 for c in given.values())
 
 
 def test_no_color_and_quitting_leave_the_match_unfinished(server: ServerThread) -> None:

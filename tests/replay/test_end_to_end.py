@@ -88,16 +88,24 @@ def live(redis_url: str) -> Iterator[ServerThread]:
 
 @pytest.fixture(scope="module")
 def played(live: ServerThread) -> dict[str, tuple[str, list[str]]]:
-    """One finished match per game; seat 1 joined later with its own seed contribution."""
+    """One finished match per game: its named seats contribute after the commitment (a
+    contribution window), seat 1 joins later with its own seed contribution."""
     out = {}
     stub = live.stub()
     for game, n in PLAYERS.items():
-        seats = [
-            pb.SeatRequest(name=f"p{i}", seed_contribution=f"seat {i}".encode()) for i in range(n)
-        ]
+        seats = [pb.SeatRequest(name=f"p{i}") for i in range(n)]
         seats[1] = pb.SeatRequest(name="")
-        created = stub.CreateMatch(pb.CreateMatchRequest(game=game, seats=seats))
+        created = stub.CreateMatch(
+            pb.CreateMatchRequest(game=game, seats=seats, contribution_window_ms=30_000)
+        )
         tokens = {t.seat: t.token for t in created.tokens}
+        for seat, token in tokens.items():
+            stub.Contribute(
+                pb.ContributeRequest(
+                    match_id=created.match_id, seed_contribution=f"seat {seat}".encode()
+                ),
+                metadata=[("authorization", f"Bearer {token}")],
+            )
         joined = stub.JoinMatch(
             pb.JoinMatchRequest(
                 match_id=created.match_id, name="late", seed_contribution=b"my own entropy \x00\xff"

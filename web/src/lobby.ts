@@ -16,6 +16,8 @@ const PAGE = 10;
 const BOTS: [string, () => string][] = [
   ["heuristic", () => t("bot.heuristic")], ["random", () => t("bot.random")], ["ismcts:iters=200", () => t("bot.ismcts")],
 ];
+const CONTRIBUTION_WINDOW_MS = 30_000n;  // how long a new match waits for our contribution
+
 // The spectator delays offered (CreateMatchRequest.spectator_delay_ms): a broadcast table
 // shown that far behind cannot be used to ghost.
 const DELAYS = [0, 10, 60, 300];
@@ -213,12 +215,19 @@ export class Lobby {
       // An open seat waits an hour (a day with a correspondence clock), not the server's default
       // day: a match its creator left leaves the open list (ListMatches hides expired ones).
       const expireMs = preset === "correspondence-1" ? undefined : OPEN_SEAT_WAIT_MS;
+      // A contribution window: the match deals once this browser's seat has given its
+      // contribution, after the commitment is public (docs/fairness.md §1).
       const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, timeControl,
-        spectatorDelayMs: BigInt(delaySeconds * 1000), expireMs, requestId: crypto.randomUUID() });
-      for (const x of made.tokens) {
-        if (x.seat === 0) remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: x.token });
-      }
+        spectatorDelayMs: BigInt(delaySeconds * 1000), expireMs, requestId: crypto.randomUUID(),
+        contributionWindowMs: CONTRIBUTION_WINDOW_MS });
       keepReceipt(made.receipt);
+      for (const x of made.tokens) {
+        if (x.seat !== 0) continue;
+        remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: x.token });
+        const given = await kozyr.contribute({ matchId: made.matchId, seedContribution: contribution() },
+          auth(x.token));
+        keepReceipt(given.receipt);
+      }
       location.hash = `#/m/${made.matchId}`;
     } catch (e) {
       this.message = explain(refusal(e));

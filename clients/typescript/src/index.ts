@@ -62,6 +62,27 @@ export function joinMatch(client: KozyrClient, request: Parameters<KozyrClient["
   return client.joinMatch({ ...request, seedContribution: request.seedContribution ?? contribution() });
 }
 
+/** How long a match made by createMatch waits for its named seats' contributions (ms). */
+export const CONTRIBUTION_WINDOW_MS = 30_000n;
+
+/**
+ * Create a match (CreateMatch) whose named seats give their seed contributions after the
+ * commitment: a contribution window unless the request sets one (and no prearranged deal),
+ * then 32 fresh random bytes for each seat whose token the answer holds (Contribute), so the
+ * server could not have chosen the deal (docs/fairness.md §1). The answer of CreateMatch.
+ */
+export async function createMatch(client: KozyrClient, request: Parameters<KozyrClient["createMatch"]>[0]) {
+  const prearranged = (request.prearrangedDecks?.length ?? 0) + (request.prearrangedDice?.length ?? 0) > 0;
+  const window = request.contributionWindowMs ?? (prearranged ? undefined : CONTRIBUTION_WINDOW_MS);
+  const made = await client.createMatch({ ...request, contributionWindowMs: window });
+  if (window) {
+    for (const t of made.tokens) {
+      await client.contribute({ matchId: made.matchId, seedContribution: contribution() }, auth(t.token));
+    }
+  }
+  return made;
+}
+
 /** Call options carrying a bearer token (none for a spectator). */
 export function auth(token?: string): { headers: Record<string, string> } {
   return { headers: token ? { authorization: `Bearer ${token}` } : {} };

@@ -34,7 +34,7 @@ from kozyr.config.settings import Tenancy
 from kozyr.core.cards import parse_cards
 from kozyr.engine import Engine, Viewer
 from kozyr.games import GAMES
-from kozyr.match import limits
+from kozyr.match import lifecycle, limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.match.lifecycle import Step
 from kozyr.match.limits import (
@@ -200,34 +200,16 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
             len(k) > MAX_OPTION_TEXT or len(v) > MAX_OPTION_TEXT for k, v in request.options.items()
         ):
             raise bad_request("FIELD_TOO_LONG", "too many or too long options")
-        if max(len(request.prearranged_decks), len(request.prearranged_dice)) > MAX_PREARRANGED:
-            raise bad_request(
-                "TOO_MANY_PREARRANGED",
-                f"at most {MAX_PREARRANGED} prearranged decks and roll lists",
-            )
-        decks = []
-        for text in request.prearranged_decks:
-            if len(text) > MAX_DECK_TEXT:
-                raise bad_request("FIELD_TOO_LONG", "a prearranged deck is too long")
-            try:
-                decks.append(parse_cards(text))
-            except ValueError as e:
-                raise bad_request("BAD_CARD", str(e)) from None
-        dice = []
-        for text in request.prearranged_dice:
-            if len(text) > MAX_DECK_TEXT:
-                raise bad_request("FIELD_TOO_LONG", "a prearranged roll list is too long")
-            try:
-                dice.append(tuple(int(v) for v in text.replace(",", " ").split()))
-            except ValueError:
-                raise bad_request(
-                    "BAD_DICE", "write die rolls as numbers 1..6 separated by spaces"
-                ) from None
+        decks, dice = _prearranged(request)
         match_terms, names = terms.terms_of(request, self.term_defaults)
+        seats = [(name, s.seed_contribution) for name, s in zip(names, request.seats, strict=True)]
+        for _, contribution in seats:
+            limits.check_contribution(contribution)
+        lifecycle.check_named_contributions(seats)
         created = await self.engine.create(
             request.game,
             dict(request.options),
-            [(name, s.seed_contribution) for name, s in zip(names, request.seats, strict=True)],
+            seats,
             terms=match_terms,
             request_id=request.request_id,
             scope=tenants.current().tenant,
@@ -447,6 +429,28 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
                 yield push
 
     @rpc
+    async def Contribute(
+        self, request: pb.ContributeRequest, context: Context
+    ) -> pb.ContributeResponse:
+        """A named seat's seed contribution, after the commitment (docs/fairness.md §1)."""
+        limits.check_match_id(request.match_id)
+        limits.check_contribution(request.seed_contribution)
+        seat = await self._seat(request.match_id, context)
+        step = await self.engine.contribute(request.match_id, seat, request.seed_contribution)
+        log.info(
+            "seed_contributed",
+            match_id=request.match_id,
+            seat=seat,
+            started=step.record.started,
+            version=step.record.version,
+        )
+        return pb.ContributeResponse(
+            version=step.record.version,
+            started=step.record.started,
+            receipt=wire_receipts.to_pb(self.engine.receipt(step)),
+        )
+
+    @rpc
     async def EndMatch(self, request: pb.EndMatchRequest, context: Context) -> pb.EndMatchResponse:
         """Resign, abort or claim the win for the caller's seat (docs/rules.md R-7)."""
         limits.check_match_id(request.match_id)
@@ -466,6 +470,34 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
             view=view,
             receipt=wire_receipts.to_pb(self.engine.receipt(applied)),
         )
+
+
+def _prearranged(request: pb.CreateMatchRequest) -> tuple[list[Any], list[tuple[int, ...]]]:
+    """The request's prearranged deal (docs/rules.md R-3): its decks and die rolls, read."""
+    if max(len(request.prearranged_decks), len(request.prearranged_dice)) > MAX_PREARRANGED:
+        raise bad_request(
+            "TOO_MANY_PREARRANGED",
+            f"at most {MAX_PREARRANGED} prearranged decks and roll lists",
+        )
+    decks = []
+    for text in request.prearranged_decks:
+        if len(text) > MAX_DECK_TEXT:
+            raise bad_request("FIELD_TOO_LONG", "a prearranged deck is too long")
+        try:
+            decks.append(parse_cards(text))
+        except ValueError as e:
+            raise bad_request("BAD_CARD", str(e)) from None
+    dice = []
+    for text in request.prearranged_dice:
+        if len(text) > MAX_DECK_TEXT:
+            raise bad_request("FIELD_TOO_LONG", "a prearranged roll list is too long")
+        try:
+            dice.append(tuple(int(v) for v in text.replace(",", " ").split()))
+        except ValueError:
+            raise bad_request(
+                "BAD_DICE", "write die rolls as numbers 1..6 separated by spaces"
+            ) from None
+    return decks, dice
 
 
 def _waves(items: Sequence[pb.CreateMatchRequest]) -> list[list[int]]:

@@ -27,6 +27,7 @@ class Defaults:
     grace_ms: int = 300_000
     expire_ms: int = 86_400_000
     policy_dir: str = ""  # where server bots' policies are read from (seatbots.served_spec)
+    contribute_ms: int = 0  # the contribution window (docs/fairness.md §1)
 
 
 def seat_bots(request: pb.CreateMatchRequest, policy_dir: str = "") -> tuple[str, ...]:
@@ -71,6 +72,11 @@ def terms_of(
     )
     grace = request.abandon_grace_ms if request.HasField("abandon_grace_ms") else defaults.grace_ms
     expire = request.expire_ms if request.HasField("expire_ms") else defaults.expire_ms
+    window = (
+        request.contribution_window_ms
+        if request.HasField("contribution_window_ms")
+        else defaults.contribute_ms
+    )
     terms = clock.make_terms(
         bots=bots,
         clock=kind,
@@ -83,6 +89,7 @@ def terms_of(
         grace_ms=grace,
         expire_ms=expire,
         spectator_delay_ms=request.spectator_delay_ms,
+        contribute_ms=window,
     )
     return terms, seat_names(request, bots)
 

@@ -59,6 +59,8 @@ LIMIT_HELP: dict[str, str] = {
     "for a match that does not set it",
     "open_match_expiry_s": "seconds a match may wait for its players before it expires, for "
     "a match that does not set it",
+    "contribution_window_s": "seconds a match waits for its named seats' seed contributions "
+    "when its request does not say (0: none; docs/fairness.md)",
     "timer_interval_s": "seconds between two looks for due deadlines while some are near",
     "timer_idle_interval_s": "seconds between two looks for due deadlines while none is near",
     "timer_lease_s": "seconds a process holds a due deadline before another may take it over",

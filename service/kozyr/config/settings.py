@@ -111,6 +111,9 @@ class ServerConfig:
     # before another process may take it over).
     abandon_grace_s: float = 300.0
     open_match_expiry_s: float = 86_400.0
+    # docs/fairness.md §1: how long a match whose request leaves contribution_window_ms unset
+    # waits for its named seats' contributions (0: it does not wait; clients ask for a window).
+    contribution_window_s: float = 0.0
     timer_interval_s: float = 0.02
     timer_idle_interval_s: float = 0.25
     timer_lease_s: float = 5.0

@@ -90,6 +90,10 @@ async def apply_due(engine: Engine, match_id: str, choose: ChooseBot) -> Step | 
             return endings.expire(
                 record, server_seed=await engine.server_seed(match_id), time_ms=now
             )
+        if due.kind == "CONTRIBUTIONS":
+            return endings.close_contributions(
+                record, server_seed=await engine.server_seed(match_id), time_ms=now
+            )
         command = None
         if endings.timeout_command(record, due)[0] == "BOT":
             assert due.seat is not None

@@ -204,6 +204,20 @@ class Engine:
             self.receipt(step),
         )
 
+    async def contribute(self, match_id: str, seat: int, contribution: bytes) -> Step:
+        """A seat named at creation gives its seed contribution, after the commitment
+        (docs/fairness.md §1); the last one the match waits for starts it."""
+        limits.check_contribution(contribution)
+
+        async def build(record: MatchRecord, now: int) -> list[Step]:
+            starts = lifecycle.contribution_starts(record) and seat in record.awaiting
+            seed = await self.seeds.of(match_id) if starts else None
+            return [lifecycle.contribute(record, seat, contribution, server_seed=seed, time_ms=now)]
+
+        busy = "the match is busy; try contributing again"
+        (step,) = await writing.write(self, match_id, "", build, fresh=True, busy=busy)
+        return step
+
     # ------------------------------------------------------------------ moves
 
     async def submit(

@@ -74,6 +74,7 @@ def dump(record: MatchRecord) -> str:
             "state": state,
             "users": list(record.users),
             "clock": encode(record.clock),
+            "awaiting": list(record.awaiting),
             "ended": None if record.ended is None else encode(record.ended),
             "withheld": withheld,
         },
@@ -143,6 +144,7 @@ def load(match_id: str, text: str, server_seed: bytes | None = None) -> Snapshot
             tuple(data["users"]),
             decode_as(Clock, data["clock"]),
             None if data["ended"] is None else decode_as(Outcome, data["ended"]),
+            tuple(data.get("awaiting", ())),
         )
     except SnapshotError:
         raise

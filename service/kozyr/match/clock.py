@@ -64,7 +64,8 @@ class Due:
 
     `kind`: TIMEOUT (the seat's time runs out: the policy applies), BOT (a bot named at creation
     plays now), BOT_POLICY (the BOT policy's bot plays at the end of the return window) or
-    EXPIRY (the open match expires).
+    EXPIRY (the open match expires), CONTRIBUTIONS (the window for the named seats'
+    contributions ends, docs/fairness.md §1).
     """
 
     at_ms: int
@@ -88,6 +89,7 @@ def make_terms(
     grace_ms: int = 0,
     expire_ms: int = 0,
     spectator_delay_ms: int = 0,
+    contribute_ms: int = 0,
 ) -> MatchTerms:
     """Checked terms (BAD_REQUEST with a precise code, rule R-8/R-9); CORRESPONDENCE takes
     `days`, the others milliseconds."""
@@ -97,30 +99,8 @@ def make_terms(
         )
     if policy not in POLICIES:
         raise _bad("BAD_TIMEOUT_POLICY", f"the policy is one of {', '.join(POLICIES)}", rule="R-9")
-    if clock == "CORRESPONDENCE":
-        if not 1 <= days <= 366:
-            raise _bad(
-                "BAD_TIME_CONTROL", "correspondence takes 1 to 366 days per decision", rule="R-8"
-            )
-        limit_ms = days * DAY_MS
-    _check_spans(
-        limit_ms=limit_ms,
-        bank_ms=bank_ms,
-        increment_ms=increment_ms,
-        grace_ms=grace_ms,
-        expire_ms=expire_ms,
-        spectator_delay_ms=spectator_delay_ms,
-    )
-    if clock == "DECISION" and limit_ms <= 0:
-        raise _bad("BAD_TIME_CONTROL", "a limit per decision must be above 0", rule="R-8")
-    if clock == "FISCHER" and bank_ms <= 0:
-        raise _bad("BAD_TIME_CONTROL", "a Fischer bank must be above 0", rule="R-8")
-    if clock == "NONE":
-        limit_ms = bank_ms = increment_ms = 0
-    elif clock != "FISCHER":
-        bank_ms = increment_ms = 0
-    else:
-        limit_ms = 0
+    _check_spans(grace_ms=grace_ms, expire_ms=expire_ms, spectator_delay_ms=spectator_delay_ms)
+    limit_ms, bank_ms, increment_ms = _clock_spans(clock, limit_ms, bank_ms, increment_ms, days)
     if (policy == "BOT") != bool(policy_bot):
         raise _bad("BAD_TIMEOUT_POLICY", "the BOT policy, and only it, names its bot", rule="R-9")
     return MatchTerms(
@@ -134,7 +114,31 @@ def make_terms(
         grace_ms=grace_ms,
         expire_ms=expire_ms,
         spectator_delay_ms=spectator_delay_ms,
+        contribute_ms=contribute_ms,
     )
+
+
+def _clock_spans(
+    clock: str, limit_ms: int, bank_ms: int, increment_ms: int, days: int
+) -> tuple[int, int, int]:
+    """R-8: the time control's limit, bank and increment, checked, and those its kind does not
+    use set to 0 (CORRESPONDENCE takes `days`)."""
+    if clock == "CORRESPONDENCE":
+        if not 1 <= days <= 366:
+            raise _bad(
+                "BAD_TIME_CONTROL", "correspondence takes 1 to 366 days per decision", rule="R-8"
+            )
+        limit_ms = days * DAY_MS
+    _check_spans(limit_ms=limit_ms, bank_ms=bank_ms, increment_ms=increment_ms)
+    if clock == "DECISION" and limit_ms <= 0:
+        raise _bad("BAD_TIME_CONTROL", "a limit per decision must be above 0", rule="R-8")
+    if clock == "FISCHER" and bank_ms <= 0:
+        raise _bad("BAD_TIME_CONTROL", "a Fischer bank must be above 0", rule="R-8")
+    if clock == "NONE":
+        return 0, 0, 0
+    if clock != "FISCHER":
+        return limit_ms, 0, 0
+    return 0, bank_ms, increment_ms
 
 
 def _check_spans(**spans: int) -> None:
@@ -164,6 +168,8 @@ def deadline(record: MatchRecord) -> Due | None:
     if record.finished:
         return None
     if not record.started:
+        if record.awaiting:  # docs/fairness.md §1: the window for named seats' contributions
+            return Due(clock.created_ms + terms.contribute_ms, "CONTRIBUTIONS")
         if terms.expire_ms and record.open_seats:
             return Due(clock.created_ms + terms.expire_ms, "EXPIRY")
         return None

@@ -19,12 +19,13 @@ from kozyr.match.log import (
     SYSTEM_SEAT,
     Abandoned,
     Aborted,
+    ContributionsClosed,
     Expired,
     Resigned,
     SeedRevealed,
     TimedOut,
 )
-from kozyr.match.record import MatchRecord
+from kozyr.match.record import MatchRecord, advance
 
 
 def _final(
@@ -97,6 +98,23 @@ def expire(record: MatchRecord, *, server_seed: bytes, time_ms: int) -> Step:
         [Expired(record.open_seats)],
         server_seed,
         time_ms,
+    )
+
+
+def close_contributions(record: MatchRecord, *, server_seed: bytes, time_ms: int) -> Step:
+    """docs/fairness.md §1: the contribution window ended; the silent seats' contributions are
+    empty, said so in the log, and the match starts if no seat is open."""
+    due = clock.deadline(record)
+    if due is None or due.kind != "CONTRIBUTIONS" or time_ms < due.at_ms:
+        raise MatchError(
+            Kind.RULES, "NOT_DUE", "the contribution window is still open", record.match_id
+        )
+    events: list[Any] = [ContributionsClosed(record.awaiting)]
+    if not record.open_seats:
+        closed = advance(record, events, record.version, record.head)
+        events += lifecycle.opening(closed, lifecycle.seed_of(closed, server_seed))
+    return lifecycle.seal(
+        record, SYSTEM_SEAT, f"contributions-{record.version}", None, events, time_ms
     )
 
 

@@ -28,6 +28,7 @@ from kozyr.match.log import (
     MatchCreated,
     MatchTerms,
     SeatJoined,
+    SeedContributed,
     SeedRevealed,
     encode_events,
     entry_hash,
@@ -142,9 +143,21 @@ def create(
         check_terms(created, terms)
         events.append(terms)
         record = advance(record, [terms], 0, record.head)
-    if not record.open_seats:
+    if not record.open_seats and not record.awaiting:
         events += opening(record, seed_of(record, server_seed))
     return _seal(record, SYSTEM_SEAT, "", None, events, time_ms)
+
+
+def check_named_contributions(seats: Sequence[tuple[str, bytes]]) -> None:
+    """Refuse a contribution given with a named seat at creation (docs/fairness.md §1): the
+    server would see it before it commits, so it could grind its seed against it. Old logs
+    hold such contributions; only new requests are refused."""
+    if any(contribution for name, contribution in seats if name):
+        raise bad_request(
+            "CONTRIBUTION_BEFORE_COMMITMENT",
+            "a named seat contributes after the commitment, with Contribute (a match with a "
+            "contribution window), not with CreateMatch: the server would see it first",
+        )
 
 
 def check_terms(created: MatchCreated, terms: MatchTerms) -> None:
@@ -154,6 +167,11 @@ def check_terms(created: MatchCreated, terms: MatchTerms) -> None:
     for seat, bot in enumerate(terms.bots):
         if bot and not created.seats[seat]:
             raise bad_request("BOT_SEAT_OPEN", f"seat {seat} is a bot's, so it needs a name")
+    if not 0 <= terms.contribute_ms <= limits.MAX_CONTRIBUTION_WINDOW_MS:
+        raise bad_request(
+            "BAD_CONTRIBUTION_WINDOW",
+            f"the contribution window is 0 (none) to {limits.MAX_CONTRIBUTION_WINDOW_MS} ms",
+        )
 
 
 # ---------------------------------------------------------------------- joining and starting
@@ -185,7 +203,43 @@ def choose_seat(record: MatchRecord, seat: int | None) -> int:
 
 def join_starts(record: MatchRecord) -> bool:
     """True when the next join takes the last open seat (and so needs the server seed)."""
-    return len(record.open_seats) == 1
+    return len(record.open_seats) == 1 and not record.awaiting
+
+
+def contribution_starts(record: MatchRecord) -> bool:
+    """True when the next contribution is the last the match waits for (so it starts)."""
+    return len(record.awaiting) == 1 and not record.open_seats
+
+
+def contribute(
+    record: MatchRecord,
+    seat: int,
+    contribution: bytes,
+    *,
+    server_seed: bytes | None,
+    time_ms: int,
+) -> Step:
+    """A seat named at creation gives its contribution after the commitment (docs/fairness.md
+    §1); the last one the match waits for starts it when no seat is open."""
+    limits.check_contribution(contribution)
+    if record.ended is not None:
+        raise MatchError(
+            Kind.RULES, "MATCH_OVER", f"the match is over ({record.ended.reason})", record.match_id
+        )
+    if seat not in record.awaiting:
+        why = (
+            "this match takes no contribution after creation (no contribution window)"
+            if not record.terms.contribute_ms
+            else "this seat's contribution is in the log already, or its window has ended"
+        )
+        raise MatchError(Kind.RULES, "NOT_AWAITING_CONTRIBUTION", why, record.match_id, seat)
+    events: list[Any] = [SeedContributed(seat, contribution.hex())]
+    if contribution_starts(record):
+        if server_seed is None:
+            raise AssertionError("the last contribution needs the server seed")
+        given = advance(record, events, record.version, record.head)
+        events += opening(given, seed_of(given, server_seed))
+    return _seal(record, seat, "", None, events, time_ms)
 
 
 def join(

@@ -16,6 +16,9 @@ COMMAND_ID: Final = re.compile(r"[\x21-\x7e]{1,64}")
 TOKEN: Final = re.compile(r"[A-Za-z0-9_-]{16,128}")
 MAX_NAME: Final = 64
 MAX_CONTRIBUTION: Final = 64  # bytes
+# The longest contribution window (docs/fairness.md §1): a match waits at most this long for
+# its named seats' contributions before it deals without the silent ones.
+MAX_CONTRIBUTION_WINDOW_MS: Final = 600_000
 MAX_REQUEST_ID: Final = 128
 MAX_OPTIONS: Final = 32
 MAX_OPTION_TEXT: Final = 64

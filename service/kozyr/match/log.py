@@ -53,6 +53,23 @@ class MatchCreated:
 
 
 @dataclass(frozen=True, slots=True)
+class SeedContributed:
+    """docs/fairness.md §1: a seat named at creation gives its contribution (hex), after the
+    commitment of entry 1 was public: in a match with a contribution window only."""
+
+    seat: int
+    contribution: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionsClosed:
+    """docs/fairness.md §1: the contribution window ended with `seats` silent; their
+    contributions are empty, said so in the log."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SeatJoined:
     """A player claimed an open seat, with an optional seed contribution (hex) and the
     platform's user id when a seat ticket took it (left out of the log when there is none)."""
@@ -87,6 +104,9 @@ class MatchTerms:
     timeout does; `policy_bot` is the bot of BOT. `grace_ms` is the abandonment grace,
     `expire_ms` how long an open match waits for its seats. `spectator_delay_ms` is how far
     behind the live table a spectator is served (left out of the log when 0).
+    `contribute_ms` is the contribution window (docs/fairness.md §1): with it, every seat named
+    at creation (a person's, not a bot's) gives its seed contribution after entry 1, and the
+    match starts once they all have, or when the window ends (left out of the log when 0).
     """
 
     bots: tuple[str, ...] = ()
@@ -99,6 +119,7 @@ class MatchTerms:
     grace_ms: int = 0
     expire_ms: int = 0
     spectator_delay_ms: int = field(default=0, metadata=OMIT_DEFAULT)
+    contribute_ms: int = field(default=0, metadata=OMIT_DEFAULT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +167,8 @@ ENDING_EVENTS: tuple[type, ...] = (Resigned, Aborted, TimedOut, Abandoned, Expir
 LIFECYCLE_EVENTS: tuple[type, ...] = (
     MatchCreated,
     SeatJoined,
+    SeedContributed,
+    ContributionsClosed,
     SeedRevealed,
     MatchTerms,
     *ENDING_EVENTS,

@@ -14,10 +14,12 @@ from kozyr.match.log import (
     GENESIS_HASH,
     LIFECYCLE_EVENTS,
     SYSTEM_SEAT,
+    ContributionsClosed,
     Entry,
     MatchCreated,
     MatchTerms,
     SeatJoined,
+    SeedContributed,
     SeedRevealed,
     decode_events,
     entry_hash,
@@ -51,6 +53,8 @@ class MatchRecord:
     users: tuple[str, ...] = ()  # the platform's user id per seat ("" for none)
     clock: Clock = NO_CLOCK
     ended: Outcome | None = None  # the outcome of an early ending (R-7)
+    # Seats named at creation whose contribution the match still waits for (its window).
+    awaiting: tuple[int, ...] = ()
     # `outcome`, once asked: a move asks it many times (finished? a deadline? the feed?).
     _outcome: Any = field(default=_UNKNOWN, init=False, repr=False, compare=False)
 
@@ -127,15 +131,14 @@ def advance(
     names, contributions = list(record.names), list(record.contributions)
     users = list(record.users)
     state, revealed = record.state, record.revealed_seed
-    terms, seedless = record.terms, record.seedless
+    terms, seedless, awaiting = record.terms, record.seedless, record.awaiting
     evolve = record.game.evolve
     for event in events:
         if isinstance(event, MatchTerms):
             terms = event
-        elif isinstance(event, SeatJoined):
-            names[event.seat] = event.name
-            contributions[event.seat] = event.contribution
-            users[event.seat] = event.user
+            awaiting = awaited(record.created, event)
+        elif isinstance(event, SEATING):
+            awaiting = _seat(event, names, contributions, users, awaiting)
         elif isinstance(event, SeedRevealed):
             revealed = event.server_seed
         elif not isinstance(event, LIFECYCLE_EVENTS):
@@ -163,8 +166,43 @@ def advance(
         tuple(users),
         record.clock,
         record.ended,
+        awaiting,
     )
     return finish_entry(seated, state, events, version, head, time_ms, seat, own)
+
+
+SEATING = (SeatJoined, SeedContributed, ContributionsClosed)
+
+
+def _seat(
+    event: Any,
+    names: list[str],
+    contributions: list[str],
+    users: list[str],
+    awaiting: tuple[int, ...],
+) -> tuple[int, ...]:
+    """Apply a seating event (a seat taken, a contribution given, the window closed) to the
+    seats' lists; the contributions still awaited after it."""
+    if isinstance(event, SeatJoined):
+        names[event.seat] = event.name
+        contributions[event.seat] = event.contribution
+        users[event.seat] = event.user
+        return awaiting
+    if isinstance(event, SeedContributed):
+        contributions[event.seat] = event.contribution
+        return tuple(s for s in awaiting if s != event.seat)
+    return tuple(s for s in awaiting if s not in event.seats)
+
+
+def awaited(created: MatchCreated, terms: MatchTerms) -> tuple[int, ...]:
+    """The seats whose contribution a match with these terms waits for: with a contribution
+    window, every seat named at creation that is not a bot's (a prearranged match uses no
+    seed, so it waits for none)."""
+    if terms.contribute_ms <= 0 or created.prearranged:
+        return ()
+    return tuple(
+        i for i, name in enumerate(created.seats) if name and not (terms.bots and terms.bots[i])
+    )
 
 
 def finish_entry(
@@ -209,6 +247,7 @@ def finish_entry(
         record.users,
         ticked,
         ended,
+        record.awaiting,
     )
 
 

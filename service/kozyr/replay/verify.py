@@ -33,7 +33,7 @@ from kozyr.replay.envelope import check_envelope, header_seats, outcome_text
 from kozyr.replay.report import NOT_VERIFIED, UNREADABLE, VERIFIED, Bad, Problem, Report
 from kozyr.replay.signatures import check_receipts
 from kozyr.replay.verify_chain import check_chain
-from kozyr.replay.verify_creation import check_creation, check_join
+from kozyr.replay.verify_creation import check_before_start, check_creation
 from kozyr.replay.verify_moves import check_move, reveal
 from kozyr.replay.walk import Walk
 
@@ -81,7 +81,7 @@ def _content(w: Walk, i: int, line: dict[str, Any]) -> None:
         check_creation(w, i, line)
     elif not verify_clock.ending(w, i, line):
         verify_clock.in_time(w, i, line)
-        (check_join if w.state is None else check_move)(w, i, line)
+        (check_before_start if w.state is None else check_move)(w, i, line)
     verify_clock.track(w, i, line)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from kozyr.core.fairness import commitment
 from kozyr.games import GAMES, Game, InvalidOptions
-from kozyr.match import lifecycle, limits
+from kozyr.match import clock, lifecycle, limits
 from kozyr.match.errors import MatchError
 from kozyr.match.limits import MAX_CONTRIBUTION
 from kozyr.match.log import (
@@ -19,6 +19,7 @@ from kozyr.match.log import (
     WITHHELD_SEED_SCHEMA,
     MatchCreated,
     SeatJoined,
+    SeedContributed,
     registry_for,
 )
 from kozyr.match.record import advance, new_record
@@ -39,7 +40,8 @@ def check_creation(w: Walk, i: int, line: dict[str, Any]) -> None:
     _note_rules(w, game, created)
     w.record = new_record(game, created)
     offset = verify_clock.terms(w, i, events)
-    if not w.record.open_seats:
+    _note_contributions(w)
+    if not w.record.open_seats and not w.record.awaiting:
         _start(w, i, events, offset)
     elif len(events) != offset:
         raise Bad(
@@ -170,9 +172,18 @@ def _check_contribution(w: Walk, i: int, seat: int, contribution: str) -> None:
         )
 
 
-def check_join(w: Walk, i: int, line: dict[str, Any]) -> None:
-    """Entry i before the match starts: a seat taken (its name and contribution), and the
-    opening once the last seat is."""
+def check_before_start(w: Walk, i: int, line: dict[str, Any]) -> None:
+    """Entry i before the match starts: a seat joining, or a named seat's contribution (or the
+    contribution window's end); the opening once nothing is open or awaited."""
+    events = line["events"]
+    if events and events[0].get("type") in ("SeedContributed", "ContributionsClosed"):
+        _check_contributed(w, i, line)
+    else:
+        _check_joined(w, i, line)
+
+
+def _check_joined(w: Walk, i: int, line: dict[str, Any]) -> None:
+    """A seat taken (its name and contribution), and the opening once the last seat is."""
     where = f"entry {i}"
     assert w.game is not None
     events = line["events"]
@@ -218,7 +229,7 @@ def check_join(w: Walk, i: int, line: dict[str, Any]) -> None:
             )
         ) from None
     w.record = advance(record, [joined], i, line["hash"])
-    if not w.record.open_seats:
+    if not w.record.open_seats and not w.record.awaiting:
         _start(w, i, events, 1)
     elif len(events) != 1:
         raise Bad(
@@ -226,6 +237,76 @@ def check_join(w: Walk, i: int, line: dict[str, Any]) -> None:
                 where,
                 "seats are still open, so the match cannot start yet",
                 expected="SeatJoined only",
+                found=", ".join(str(e.get("type")) for e in events),
+                entry=i,
+            )
+        )
+
+
+def _note_contributions(w: Walk) -> None:
+    """A match dealt from its seed whose named seats gave nothing after the commitment (no
+    contribution window) could have been dealt as the operator chose: the report says so."""
+    record, created = w.record, w.created
+    assert record is not None and created is not None
+    people = [
+        seat
+        for seat, name in enumerate(created.seats)
+        if name and not (record.terms.bots and record.terms.bots[seat])
+    ]
+    if people and not created.prearranged and not record.awaiting:
+        w.notes.append(
+            f"seat {', '.join(map(str, people))} named at creation gave no contribution after "
+            "the commitment: the operator could have chosen this deal (docs/fairness.md §8)"
+        )
+
+
+def _check_contributed(w: Walk, i: int, line: dict[str, Any]) -> None:
+    """Entry i before the start: a named seat's contribution after the commitment, or the
+    contribution window's end naming the silent seats; the opening once no seat is awaited
+    or open (docs/fairness.md §1)."""
+    where = f"entry {i}"
+    events, record = line["events"], w.record
+    assert w.game is not None and record is not None
+    try:
+        event = registry_for(w.game).decode(events[0])
+    except (ValueError, TypeError, KeyError) as e:
+        raise Bad(Problem(where, f"{events[0].get('type')} cannot be read: {e}", entry=i)) from None
+    exact(w, i, event, events[0])
+    if isinstance(event, SeedContributed):
+        if event.seat != line["seat"] or event.seat not in record.awaiting:
+            raise Bad(
+                Problem(
+                    where,
+                    "a contribution from a seat the match does not wait for",
+                    expected=", ".join(map(str, record.awaiting)) or "none",
+                    found=str(event.seat),
+                    entry=i,
+                )
+            )
+        _check_contribution(w, i, event.seat, event.contribution)
+    else:
+        # The full fold before this entry knows entry 1's time, which the window runs from.
+        due = clock.deadline(w.shadow if w.shadow is not None else record)
+        early = due is None or due.kind != "CONTRIBUTIONS" or line["time_ms"] < due.at_ms
+        if early or line["seat"] != SYSTEM_SEAT or tuple(event.seats) != record.awaiting:
+            raise Bad(
+                Problem(
+                    where,
+                    "the contribution window was closed before its end, or on other seats "
+                    "than the silent ones",
+                    expected=f"seats {list(record.awaiting)} at {due.at_ms if due else '-'}",
+                    found=f"seats {list(event.seats)} at {line['time_ms']}",
+                    entry=i,
+                )
+            )
+    w.record = advance(record, [event], i, line["hash"])
+    if not w.record.open_seats and not w.record.awaiting:
+        _start(w, i, events, 1)
+    elif len(events) != 1:
+        raise Bad(
+            Problem(
+                where,
+                "the match still waits for seats, so it cannot start yet",
                 found=", ".join(str(e.get("type")) for e in events),
                 entry=i,
             )

@@ -173,6 +173,7 @@ async def start(wiring: Wiring) -> Running:
         int(config.abandon_grace_s * 1000),
         int(config.open_match_expiry_s * 1000),
         config.policy_dir,
+        int(config.contribution_window_s * 1000),
     )
     guard = Guard(config)
     server, port, health_servicer = await _grpc_server(wiring, servicer, guard)

@@ -294,10 +294,7 @@ class LoadGen:
 
     async def _create(self, stub: Stub, track: MatchTrack) -> bool:
         cfg = self.config
-        names = [
-            pb.SeatRequest(name=f"p{i}", seed_contribution=bytes([track.slot % 256, i]))
-            for i in range(self._players)
-        ]
+        names = [pb.SeatRequest(name=f"p{i}") for i in range(self._players)]
         request = pb.CreateMatchRequest(
             game=cfg.game, seats=names, request_id=f"loadgen-{self._run_id}-{track.slot}"
         )

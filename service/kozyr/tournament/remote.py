@@ -296,15 +296,8 @@ def play_remote(t: Tournament, fixture: Fixture, address: str) -> MatchResult:
     config = game.make_config(dict(t.options), len(names))
     organiser = client_for(address, -1)
     if t.deals == "seeded":  # the server's seed and each seat's own contribution: a fair deal
-        created = organiser.create_match(
-            game.NAME,
-            names,
-            dict(t.options),
-            seed_contributions=[
-                RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
-                for s in range(len(names))
-            ],
-        )
+        # create_match gives each named seat 32 random bytes after the commitment.
+        created = organiser.create_match(game.NAME, names, dict(t.options))
     else:
         first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
         created = organiser.create_match(

@@ -36,12 +36,12 @@ import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.bots import make_bot, parse_spec
-from kozyr.core.fairness import RandomStream
 from kozyr.games import get_game
 from kozyr.tournament.remote import EventReader, SeatMind, lane_connections, prearranged
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr.tournament.spec import MatchResult, Tournament
 from kozyr_client import Created, KozyrClient, KozyrError, PlaySession, match_request
+from kozyr_client.client import CONTRIBUTION_WINDOW_MS
 
 SESSIONS = 2  # sessions (connections) a worker plays its chunk over, each in a thread
 AT_ONCE = 128  # matches in play on one session (128 used ~6 % less CPU a move than 64)
@@ -146,9 +146,18 @@ def _unavailable(made: Created | KozyrError) -> bool:
     return isinstance(made, KozyrError) and made.code == grpc.StatusCode.UNAVAILABLE
 
 
+def contribute(client: KozyrClient, made: Sequence[Created]) -> None:
+    """Each named seat of matches with a contribution window gives 32 random bytes, after the
+    commitment (docs/fairness.md §1): the server could not have chosen the deal."""
+    for created in made:
+        for token in created.tokens.values():
+            client.seat(created.match_id, token).contribute()
+
+
 def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()) -> pb.CreateMatchRequest:
     """The CreateMatch request of the fixture: its deal prearranged (the in-process deal), or
-    with `deals="seeded"` the server's seed and each seat's contribution (a fair deal)."""
+    with `deals="seeded"` the server's seed and each seat's contribution, given after the
+    commitment (`contribute`): a fair deal."""
     game = get_game(t.game)
     names = [t.seat_names[p] for p in fixture.lineup]
     if t.deals == "seeded":
@@ -157,10 +166,7 @@ def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()) -> pb.
             names,
             dict(t.options),
             bots=list(bots) or None,
-            seed_contributions=[
-                RandomStream(t.master, f"tournament/contribution/{fixture.index}/{s}").read(16)
-                for s in range(len(names))
-            ],
+            contribution_window_ms=CONTRIBUTION_WINDOW_MS,
         )
     config = game.make_config(dict(t.options), len(names))
     first, decks, dice = prearranged(game, config, names, deal_seed(t.master, fixture.deal))
@@ -238,6 +244,8 @@ class _Window:
     def _create(self, batch: list[Fixture]) -> None:
         t, game = self.t, self.game
         made = create_all(self.client, [request_of(t, f) for f in batch])
+        if t.deals == "seeded":
+            contribute(self.client, made)
         seats = []
         for fixture, created in zip(batch, made, strict=True):
             match_id = created.match_id

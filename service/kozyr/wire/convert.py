@@ -25,7 +25,14 @@ from kozyr.games.contract import OptionSpec
 from kozyr.match import clock
 from kozyr.match.errors import bad_request
 from kozyr.match.limits import MAX_CARD_TEXT
-from kozyr.match.log import LIFECYCLE_EVENTS, MatchCreated, SeatJoined, SeedRevealed
+from kozyr.match.log import (
+    LIFECYCLE_EVENTS,
+    ContributionsClosed,
+    MatchCreated,
+    SeatJoined,
+    SeedContributed,
+    SeedRevealed,
+)
 from kozyr.match.record import MatchRecord
 from kozyr.wire import clockview, event_messages
 
@@ -415,6 +422,11 @@ def _describe(game: Game, event: Any) -> str:
         return f"match created: {event.game}, {len(event.seats)} seats"
     if isinstance(event, SeatJoined):
         return f"{event.name} takes seat {event.seat}"
+    if isinstance(event, SeedContributed):
+        return f"seat {event.seat} contributes to the match seed"
+    if isinstance(event, ContributionsClosed):
+        seats = ", ".join(str(s) for s in event.seats)
+        return f"the contribution window ends; seat {seats} gave none"
     if isinstance(event, SeedRevealed):
         return "the match is over; the server seed is revealed"
     if (text := clock.describe(event)) is not None:

@@ -22,7 +22,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -111,6 +111,7 @@ def match_request(
     timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
     policy_bot: str = "",
     bots: Sequence[str] | None = None,
+    contribution_window_ms: int | None = None,
 ) -> pb.CreateMatchRequest:
     """A CreateMatch request (see KozyrClient.create_match), always with a request id."""
     request = pb.CreateMatchRequest(
@@ -134,6 +135,8 @@ def match_request(
     )
     if first_dealer is not None:
         request.first_dealer = first_dealer
+    if contribution_window_ms is not None:
+        request.contribution_window_ms = contribution_window_ms
     if time_control is not None:
         request.time_control.CopyFrom(time_control)
     return request
@@ -161,6 +164,9 @@ def refused(refusal: pb.Refusal) -> KozyrError:
 
 
 _CODES = {c.value[0]: c for c in grpc.StatusCode}
+# How long a match created by create_match waits for its named seats' contributions (ms): the
+# client gives them at once, so the window only matters to a client that dies in between.
+CONTRIBUTION_WINDOW_MS = 30_000
 FEED_CURSOR = "kozyr-feed-cursor"  # WatchEvents' initial metadata: the cursor it starts after
 
 
@@ -276,14 +282,40 @@ class KozyrClient:
         return self.call(self.stub.ListGames, pb.ListGamesRequest()).process
 
     def create_match(
-        self, game: str, seats: list[str], options: Mapping[str, str] | None = None, **terms: Any
+        self,
+        game: str,
+        seats: list[str],
+        options: Mapping[str, str] | None = None,
+        *,
+        contribute: bool = True,
+        **terms: Any,
     ) -> Created:
         """Create a match; one name per seat ("" leaves a seat open for join()). The keywords
         are match_request's: `bots` names a server-side bot per seat ("" for a person);
-        `time_control` and `timeout_policy` set the clock (docs/rules.md R-8, R-9)."""
-        return created_of(
-            self.call(self.stub.CreateMatch, match_request(game, seats, options, **terms))
-        )
+        `time_control` and `timeout_policy` set the clock (docs/rules.md R-8, R-9).
+
+        With `contribute` (the default), a match dealt from its seed waits for its named
+        seats' contributions (a contribution window, CONTRIBUTION_WINDOW_MS unless
+        `contribution_window_ms` says), and this client gives each of them 32 fresh random
+        bytes once the commitment is public (docs/fairness.md §1): the deal is one the server
+        could not choose. The version returned is the one after those contributions."""
+        prearranged = bool(terms.get("prearranged_decks") or terms.get("prearranged_dice"))
+        if contribute and not prearranged:
+            terms.setdefault("contribution_window_ms", CONTRIBUTION_WINDOW_MS)
+        request = match_request(game, seats, options, **terms)
+        created = created_of(self.call(self.stub.CreateMatch, request))
+        if not (contribute and request.contribution_window_ms):
+            return created
+        version = created.version
+        for token in created.tokens.values():
+            seat = self.seat(created.match_id, token)
+            try:
+                version = seat.contribute().version
+            except KozyrError as e:  # a retry's answer: the first call contributed already
+                if e.reason != "NOT_AWAITING_CONTRIBUTION":
+                    raise
+                version = seat.view().version
+        return replace(created, version=version)
 
     def create_matches(
         self, requests: Sequence[pb.CreateMatchRequest]
@@ -437,6 +469,20 @@ class SeatClient:
             match_id=self.match_id, reason=reason, command_id=command_id or uuid.uuid4().hex
         )
         return self.client.call(self.client.stub.EndMatch, request, self.token)
+
+    def contribute(self, contribution: bytes | None = None) -> pb.ContributeResponse:
+        """Give this named seat's seed contribution, after the commitment (a match with a
+        contribution window, docs/fairness.md §1): 32 fresh random bytes unless given
+        (b"" for none). Never retried blindly: a second try is refused
+        NOT_AWAITING_CONTRIBUTION once the first landed."""
+        if contribution is None:
+            contribution = os.urandom(32)
+        request = pb.ContributeRequest(match_id=self.match_id, seed_contribution=contribution)
+        response: pb.ContributeResponse = self.client.call(
+            self.client.stub.Contribute, request, self.token, retry=False
+        )
+        self.receipts.keep(receipt_of(response))
+        return response
 
     def resign(self) -> pb.EndMatchResponse:
         """Give the match up (the game's forfeit, R-7)."""

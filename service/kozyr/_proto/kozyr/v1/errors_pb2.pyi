@@ -53,6 +53,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: command_id is not 1..64 printable ASCII characters without spaces."""
     ERROR_REASON_BAD_CONTRIBUTION: _ErrorReason.ValueType  # 7
     """INVALID_ARGUMENT: a seed contribution is missing or longer than 64 bytes."""
+    ERROR_REASON_BAD_CONTRIBUTION_WINDOW: _ErrorReason.ValueType  # 146
+    """INVALID_ARGUMENT: CreateMatch's contribution_window_ms is not 0 to 600,000."""
     ERROR_REASON_BAD_CURSOR: _ErrorReason.ValueType  # 8
     """INVALID_ARGUMENT: WatchEvents' from_cursor is neither empty, "$" nor a cursor the feed gave."""
     ERROR_REASON_BAD_DECK: _ErrorReason.ValueType  # 9
@@ -115,6 +117,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the card is not in the mover's hand."""
     ERROR_REASON_CARD_NOT_PLAYABLE: _ErrorReason.ValueType  # 34
     """FAILED_PRECONDITION: Six Dozens: the card cannot go on the bank now."""
+    ERROR_REASON_CONTRIBUTION_BEFORE_COMMITMENT: _ErrorReason.ValueType  # 147
+    """INVALID_ARGUMENT: CreateMatch gives a named seat a seed contribution, which the server
+    would see before it commits; the seat contributes with Contribute after it.
+    """
     ERROR_REASON_DUPLICATE_AUTHORIZATION: _ErrorReason.ValueType  # 35
     """UNAUTHENTICATED: the call carries more than one authorization header."""
     ERROR_REASON_EMPTY_CARD: _ErrorReason.ValueType  # 36
@@ -166,6 +172,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_NOT_ABANDONED: _ErrorReason.ValueType  # 55
     """FAILED_PRECONDITION: EndMatch CLAIM_VICTORY while the seat to act is watched or within its
     grace (R-7).
+    """
+    ERROR_REASON_NOT_AWAITING_CONTRIBUTION: _ErrorReason.ValueType  # 148
+    """FAILED_PRECONDITION: Contribute for a seat the match does not wait for (no window, its
+    contribution given already, or the window over).
     """
     ERROR_REASON_NOT_A_SEAT: _ErrorReason.ValueType  # 56
     """INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED: a seat number outside the match, a
@@ -325,6 +335,8 @@ ERROR_REASON_BAD_COMMAND_ID: ErrorReason.ValueType  # 6
 """INVALID_ARGUMENT: command_id is not 1..64 printable ASCII characters without spaces."""
 ERROR_REASON_BAD_CONTRIBUTION: ErrorReason.ValueType  # 7
 """INVALID_ARGUMENT: a seed contribution is missing or longer than 64 bytes."""
+ERROR_REASON_BAD_CONTRIBUTION_WINDOW: ErrorReason.ValueType  # 146
+"""INVALID_ARGUMENT: CreateMatch's contribution_window_ms is not 0 to 600,000."""
 ERROR_REASON_BAD_CURSOR: ErrorReason.ValueType  # 8
 """INVALID_ARGUMENT: WatchEvents' from_cursor is neither empty, "$" nor a cursor the feed gave."""
 ERROR_REASON_BAD_DECK: ErrorReason.ValueType  # 9
@@ -387,6 +399,10 @@ ERROR_REASON_CARD_NOT_IN_HAND: ErrorReason.ValueType  # 33
 """FAILED_PRECONDITION: the card is not in the mover's hand."""
 ERROR_REASON_CARD_NOT_PLAYABLE: ErrorReason.ValueType  # 34
 """FAILED_PRECONDITION: Six Dozens: the card cannot go on the bank now."""
+ERROR_REASON_CONTRIBUTION_BEFORE_COMMITMENT: ErrorReason.ValueType  # 147
+"""INVALID_ARGUMENT: CreateMatch gives a named seat a seed contribution, which the server
+would see before it commits; the seat contributes with Contribute after it.
+"""
 ERROR_REASON_DUPLICATE_AUTHORIZATION: ErrorReason.ValueType  # 35
 """UNAUTHENTICATED: the call carries more than one authorization header."""
 ERROR_REASON_EMPTY_CARD: ErrorReason.ValueType  # 36
@@ -438,6 +454,10 @@ ERROR_REASON_NOTHING_TO_TAKE: ErrorReason.ValueType  # 54
 ERROR_REASON_NOT_ABANDONED: ErrorReason.ValueType  # 55
 """FAILED_PRECONDITION: EndMatch CLAIM_VICTORY while the seat to act is watched or within its
 grace (R-7).
+"""
+ERROR_REASON_NOT_AWAITING_CONTRIBUTION: ErrorReason.ValueType  # 148
+"""FAILED_PRECONDITION: Contribute for a seat the match does not wait for (no window, its
+contribution given already, or the window over).
 """
 ERROR_REASON_NOT_A_SEAT: ErrorReason.ValueType  # 56
 """INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED: a seat number outside the match, a

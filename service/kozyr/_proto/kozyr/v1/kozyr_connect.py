@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .kozyr_pb2 import CreateMatchRequest, CreateMatchResponse, CreateMatchesRequest, CreateMatchesResponse, EndMatchRequest, EndMatchResponse, GetConsistencyProofRequest, GetConsistencyProofResponse, GetInclusionProofRequest, GetInclusionProofResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, GetTreeHeadRequest, GetTreeHeadResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
+from .kozyr_pb2 import ContributeRequest, ContributeResponse, CreateMatchRequest, CreateMatchResponse, CreateMatchesRequest, CreateMatchesResponse, EndMatchRequest, EndMatchResponse, GetConsistencyProofRequest, GetConsistencyProofResponse, GetInclusionProofRequest, GetInclusionProofResponse, GetMatchLogRequest, GetMatchLogResponse, GetMatchRequest, GetMatchResponse, GetSigningKeysRequest, GetSigningKeysResponse, GetTreeHeadRequest, GetTreeHeadResponse, InspectReplayRequest, InspectReplayResponse, JoinMatchRequest, JoinMatchResponse, ListGamesRequest, ListGamesResponse, ListLegalMovesRequest, ListLegalMovesResponse, ListMatchesRequest, ListMatchesResponse, MatchUpdate, ReplayMatchRequest, ReplayMatchResponse, SessionPushes, SessionRequest, SubmitMoveRequest, SubmitMoveResponse, TenantEvent, WatchEventsRequest, WatchMatchRequest
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -65,6 +65,15 @@ class KozyrService(Protocol):
     async def join_match(self, request: JoinMatchRequest, ctx: RequestContext[JoinMatchRequest, JoinMatchResponse], /) -> JoinMatchResponse:
         """
         Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def contribute(self, request: ContributeRequest, ctx: RequestContext[ContributeRequest, ContributeResponse], /) -> ContributeResponse:
+        """
+        A seat named at creation gives its seed contribution, after the commitment (a match with a
+        contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+        Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+        (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -259,6 +268,17 @@ class KozyrServiceASGIApplication(ConnectASGIApplication[KozyrService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.join_match,
+                ),
+                "/kozyr.v1.KozyrService/Contribute": Endpoint.unary(
+                    method=MethodInfo(
+                        name="Contribute",
+                        service_name="kozyr.v1.KozyrService",
+                        input=ContributeRequest,
+                        output=ContributeResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.contribute,
                 ),
                 "/kozyr.v1.KozyrService/GetMatch": Endpoint.unary(
                     method=MethodInfo(
@@ -555,6 +575,32 @@ class KozyrServiceClient(ConnectClient):
                 service_name="kozyr.v1.KozyrService",
                 input=JoinMatchRequest,
                 output=JoinMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def contribute(
+        self,
+        request: ContributeRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ContributeResponse:
+        """
+        A seat named at creation gives its seed contribution, after the commitment (a match with a
+        contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+        Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+        (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Contribute",
+                service_name="kozyr.v1.KozyrService",
+                input=ContributeRequest,
+                output=ContributeResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),
@@ -982,6 +1028,15 @@ class KozyrServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def contribute(self, request: ContributeRequest, ctx: RequestContext[ContributeRequest, ContributeResponse], /) -> ContributeResponse:
+        """
+        A seat named at creation gives its seed contribution, after the commitment (a match with a
+        contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+        Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+        (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def get_match(self, request: GetMatchRequest, ctx: RequestContext[GetMatchRequest, GetMatchResponse], /) -> GetMatchResponse:
         """
         The caller's view of a match. Errors: NOT_FOUND, INVALID_ARGUMENT, UNAUTHENTICATED.
@@ -1171,6 +1226,17 @@ class KozyrServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.join_match,
+                ),
+                "/kozyr.v1.KozyrService/Contribute": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="Contribute",
+                        service_name="kozyr.v1.KozyrService",
+                        input=ContributeRequest,
+                        output=ContributeResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.contribute,
                 ),
                 "/kozyr.v1.KozyrService/GetMatch": EndpointSync.unary(
                     method=MethodInfo(
@@ -1467,6 +1533,32 @@ class KozyrServiceClientSync(ConnectClientSync):
                 service_name="kozyr.v1.KozyrService",
                 input=JoinMatchRequest,
                 output=JoinMatchResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def contribute(
+        self,
+        request: ContributeRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ContributeResponse:
+        """
+        A seat named at creation gives its seed contribution, after the commitment (a match with a
+        contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+        Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+        (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Contribute",
+                service_name="kozyr.v1.KozyrService",
+                input=ContributeRequest,
+                output=ContributeResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

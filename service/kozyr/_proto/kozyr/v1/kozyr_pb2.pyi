@@ -415,7 +415,10 @@ class SeatRequest(_message.Message):
     name: _builtins.str
     """The player's display name; empty leaves the seat open for JoinMatch."""
     seed_contribution: _builtins.bytes
-    """The seat's contribution to the match seed (at most 64 bytes; docs/fairness.md)."""
+    """Refused when non-empty for a named seat (CONTRIBUTION_BEFORE_COMMITMENT): a contribution
+    the server sees before it commits could be ground against (docs/fairness.md §1). A named
+    seat contributes with Contribute after the commitment, an open seat when it joins.
+    """
     bot: _builtins.str
     """A server-side bot plays this seat (a bot spec: "random", "heuristic", "ismcts:iters=200");
     empty for a person. A bot's seat gets no token; name defaults to "<bot> (bot)".
@@ -477,6 +480,7 @@ class CreateMatchRequest(_message.Message):
     ABANDON_GRACE_MS_FIELD_NUMBER: _builtins.int
     EXPIRE_MS_FIELD_NUMBER: _builtins.int
     SPECTATOR_DELAY_MS_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_WINDOW_MS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game's name (see ListGames)."""
     request_id: _builtins.str
@@ -494,6 +498,13 @@ class CreateMatchRequest(_message.Message):
     spectator_delay_ms: _builtins.int
     """How far behind the live table a spectator's GetMatch and WatchMatch run, ms (0: none; at
     most 366 days). Seats and the arbiter are never delayed; a broadcast table cannot ghost.
+    """
+    contribution_window_ms: _builtins.int
+    """The contribution window (docs/fairness.md §1): the match waits this long (ms, at most
+    600,000) for each seat named here (a person's, not a bot's) to give its seed contribution
+    with Contribute, after the commitment; it starts when the last one is in, and at the end
+    of the window without the silent ones, said so in the log. 0: no window, the named seats
+    contribute nothing (the match may start at once). Unset: the server's default.
     """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
@@ -535,19 +546,24 @@ class CreateMatchRequest(_message.Message):
         abandon_grace_ms: _builtins.int | None = ...,
         expire_ms: _builtins.int | None = ...,
         spectator_delay_ms: _builtins.int = ...,
+        contribution_window_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_contribution_window_ms", b"_contribution_window_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "contribution_window_ms", b"contribution_window_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "policy_bot", b"policy_bot", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats", "spectator_delay_ms", b"spectator_delay_ms", "time_control", b"time_control", "timeout_policy", b"timeout_policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms", "_contribution_window_ms", b"_contribution_window_ms", "_expire_ms", b"_expire_ms", "_first_dealer", b"_first_dealer", "abandon_grace_ms", b"abandon_grace_ms", "contribution_window_ms", b"contribution_window_ms", "expire_ms", b"expire_ms", "first_dealer", b"first_dealer", "game", b"game", "options", b"options", "policy_bot", b"policy_bot", "prearranged_decks", b"prearranged_decks", "prearranged_dice", b"prearranged_dice", "request_id", b"request_id", "seats", b"seats", "spectator_delay_ms", b"spectator_delay_ms", "time_control", b"time_control", "timeout_policy", b"timeout_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__abandon_grace_ms: _TypeAlias = _typing.Literal["abandon_grace_ms"]  # noqa: Y015
     _WhichOneofArgType__abandon_grace_ms: _TypeAlias = _typing.Literal["_abandon_grace_ms", b"_abandon_grace_ms"]  # noqa: Y015
+    _WhichOneofReturnType__contribution_window_ms: _TypeAlias = _typing.Literal["contribution_window_ms"]  # noqa: Y015
+    _WhichOneofArgType__contribution_window_ms: _TypeAlias = _typing.Literal["_contribution_window_ms", b"_contribution_window_ms"]  # noqa: Y015
     _WhichOneofReturnType__expire_ms: _TypeAlias = _typing.Literal["expire_ms"]  # noqa: Y015
     _WhichOneofArgType__expire_ms: _TypeAlias = _typing.Literal["_expire_ms", b"_expire_ms"]  # noqa: Y015
     _WhichOneofReturnType__first_dealer: _TypeAlias = _typing.Literal["first_dealer"]  # noqa: Y015
     _WhichOneofArgType__first_dealer: _TypeAlias = _typing.Literal["_first_dealer", b"_first_dealer"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__abandon_grace_ms) -> _WhichOneofReturnType__abandon_grace_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__contribution_window_ms) -> _WhichOneofReturnType__contribution_window_ms | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__expire_ms) -> _WhichOneofReturnType__expire_ms | None: ...
     @_typing.overload
@@ -798,6 +814,64 @@ class JoinMatchRequest(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___JoinMatchRequest: _TypeAlias = JoinMatchRequest  # noqa: Y015
+
+@_typing.final
+class ContributeRequest(_message.Message):
+    """Request of Contribute."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    SEED_CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """The match."""
+    seed_contribution: _builtins.bytes
+    """The seat's contribution to the match seed (at most 64 bytes; empty: none)."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        seed_contribution: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "seed_contribution", b"seed_contribution"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributeRequest: _TypeAlias = ContributeRequest  # noqa: Y015
+
+@_typing.final
+class ContributeResponse(_message.Message):
+    """Response of Contribute."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    STARTED_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The match's version after the contribution."""
+    started: _builtins.bool
+    """True when it was the last the match waited for and the match started."""
+    @_builtins.property
+    def receipt(self) -> Global___Receipt:
+        """The server's signed receipt of the entry; it carries the match's seed commitment."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        started: _builtins.bool = ...,
+        receipt: Global___Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "started", b"started", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributeResponse: _TypeAlias = ContributeResponse  # noqa: Y015
 
 @_typing.final
 class JoinMatchResponse(_message.Message):
@@ -1637,6 +1711,8 @@ class Event(_message.Message):
     MATCH_STARTED_FIELD_NUMBER: _builtins.int
     FIRST_DEALER_CHOSEN_FIELD_NUMBER: _builtins.int
     DEALT_FIELD_NUMBER: _builtins.int
+    SEED_CONTRIBUTED_FIELD_NUMBER: _builtins.int
+    CONTRIBUTIONS_CLOSED_FIELD_NUMBER: _builtins.int
     DIX_TURNED_UP_FIELD_NUMBER: _builtins.int
     DIX_CARD_PLAYED_FIELD_NUMBER: _builtins.int
     DIX_TRICK_WON_FIELD_NUMBER: _builtins.int
@@ -1730,6 +1806,14 @@ class Event(_message.Message):
     @_builtins.property
     def dealt(self) -> Global___Dealt:
         """A hand (Durak: a game) was dealt."""
+
+    @_builtins.property
+    def seed_contributed(self) -> Global___SeedContributed:
+        """A seat named at creation gave its seed contribution, after the commitment."""
+
+    @_builtins.property
+    def contributions_closed(self) -> Global___ContributionsClosed:
+        """The contribution window ended; these seats gave none."""
 
     @_builtins.property
     def dix_turned_up(self) -> Global___DixTurnedUp:
@@ -1852,6 +1936,8 @@ class Event(_message.Message):
         match_started: Global___MatchStarted | None = ...,
         first_dealer_chosen: Global___FirstDealerChosen | None = ...,
         dealt: Global___Dealt | None = ...,
+        seed_contributed: Global___SeedContributed | None = ...,
+        contributions_closed: Global___ContributionsClosed | None = ...,
         dix_turned_up: Global___DixTurnedUp | None = ...,
         dix_card_played: Global___DixCardPlayed | None = ...,
         dix_trick_won: Global___DixTrickWon | None = ...,
@@ -1877,11 +1963,11 @@ class Event(_message.Message):
         durak_dice_game_ended: Global___DurakDiceGameEnded | None = ...,
         durak_dice_match_ended: Global___DurakDiceMatchEnded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["abandoned", b"abandoned", "aborted", b"aborted", "dealt", b"dealt", "dix_card_played", b"dix_card_played", "dix_hand_ended", b"dix_hand_ended", "dix_match_ended", b"dix_match_ended", "dix_trick_won", b"dix_trick_won", "dix_turned_up", b"dix_turned_up", "durak_dice_attacked", b"durak_dice_attacked", "durak_dice_beaten", b"durak_dice_beaten", "durak_dice_bout_started", b"durak_dice_bout_started", "durak_dice_discarded", b"durak_dice_discarded", "durak_dice_game_ended", b"durak_dice_game_ended", "durak_dice_match_ended", b"durak_dice_match_ended", "durak_dice_passed", b"durak_dice_passed", "durak_dice_player_out", b"durak_dice_player_out", "durak_dice_thrown_in", b"durak_dice_thrown_in", "durak_dice_took", b"durak_dice_took", "durak_dice_trump_turned", b"durak_dice_trump_turned", "event", b"event", "expired", b"expired", "first_dealer_chosen", b"first_dealer_chosen", "match_created", b"match_created", "match_started", b"match_started", "match_terms", b"match_terms", "resigned", b"resigned", "seat_joined", b"seat_joined", "seed_revealed", b"seed_revealed", "six_dozens_bank_covered", b"six_dozens_bank_covered", "six_dozens_bank_turned", b"six_dozens_bank_turned", "six_dozens_card_played", b"six_dozens_card_played", "six_dozens_hand_settled", b"six_dozens_hand_settled", "six_dozens_match_ended", b"six_dozens_match_ended", "six_dozens_passed", b"six_dozens_passed", "six_dozens_player_out", b"six_dozens_player_out", "six_dozens_turn_skipped", b"six_dozens_turn_skipped", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["abandoned", b"abandoned", "aborted", b"aborted", "contributions_closed", b"contributions_closed", "dealt", b"dealt", "dix_card_played", b"dix_card_played", "dix_hand_ended", b"dix_hand_ended", "dix_match_ended", b"dix_match_ended", "dix_trick_won", b"dix_trick_won", "dix_turned_up", b"dix_turned_up", "durak_dice_attacked", b"durak_dice_attacked", "durak_dice_beaten", b"durak_dice_beaten", "durak_dice_bout_started", b"durak_dice_bout_started", "durak_dice_discarded", b"durak_dice_discarded", "durak_dice_game_ended", b"durak_dice_game_ended", "durak_dice_match_ended", b"durak_dice_match_ended", "durak_dice_passed", b"durak_dice_passed", "durak_dice_player_out", b"durak_dice_player_out", "durak_dice_thrown_in", b"durak_dice_thrown_in", "durak_dice_took", b"durak_dice_took", "durak_dice_trump_turned", b"durak_dice_trump_turned", "event", b"event", "expired", b"expired", "first_dealer_chosen", b"first_dealer_chosen", "match_created", b"match_created", "match_started", b"match_started", "match_terms", b"match_terms", "resigned", b"resigned", "seat_joined", b"seat_joined", "seed_contributed", b"seed_contributed", "seed_revealed", b"seed_revealed", "six_dozens_bank_covered", b"six_dozens_bank_covered", "six_dozens_bank_turned", b"six_dozens_bank_turned", "six_dozens_card_played", b"six_dozens_card_played", "six_dozens_hand_settled", b"six_dozens_hand_settled", "six_dozens_match_ended", b"six_dozens_match_ended", "six_dozens_passed", b"six_dozens_passed", "six_dozens_player_out", b"six_dozens_player_out", "six_dozens_turn_skipped", b"six_dozens_turn_skipped", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned", b"abandoned", "aborted", b"aborted", "data_json", b"data_json", "dealt", b"dealt", "dix_card_played", b"dix_card_played", "dix_hand_ended", b"dix_hand_ended", "dix_match_ended", b"dix_match_ended", "dix_trick_won", b"dix_trick_won", "dix_turned_up", b"dix_turned_up", "durak_dice_attacked", b"durak_dice_attacked", "durak_dice_beaten", b"durak_dice_beaten", "durak_dice_bout_started", b"durak_dice_bout_started", "durak_dice_discarded", b"durak_dice_discarded", "durak_dice_game_ended", b"durak_dice_game_ended", "durak_dice_match_ended", b"durak_dice_match_ended", "durak_dice_passed", b"durak_dice_passed", "durak_dice_player_out", b"durak_dice_player_out", "durak_dice_thrown_in", b"durak_dice_thrown_in", "durak_dice_took", b"durak_dice_took", "durak_dice_trump_turned", b"durak_dice_trump_turned", "event", b"event", "expired", b"expired", "first_dealer_chosen", b"first_dealer_chosen", "match_created", b"match_created", "match_started", b"match_started", "match_terms", b"match_terms", "resigned", b"resigned", "seat_joined", b"seat_joined", "seed_revealed", b"seed_revealed", "six_dozens_bank_covered", b"six_dozens_bank_covered", "six_dozens_bank_turned", b"six_dozens_bank_turned", "six_dozens_card_played", b"six_dozens_card_played", "six_dozens_hand_settled", b"six_dozens_hand_settled", "six_dozens_match_ended", b"six_dozens_match_ended", "six_dozens_passed", b"six_dozens_passed", "six_dozens_player_out", b"six_dozens_player_out", "six_dozens_turn_skipped", b"six_dozens_turn_skipped", "text", b"text", "timed_out", b"timed_out", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abandoned", b"abandoned", "aborted", b"aborted", "contributions_closed", b"contributions_closed", "data_json", b"data_json", "dealt", b"dealt", "dix_card_played", b"dix_card_played", "dix_hand_ended", b"dix_hand_ended", "dix_match_ended", b"dix_match_ended", "dix_trick_won", b"dix_trick_won", "dix_turned_up", b"dix_turned_up", "durak_dice_attacked", b"durak_dice_attacked", "durak_dice_beaten", b"durak_dice_beaten", "durak_dice_bout_started", b"durak_dice_bout_started", "durak_dice_discarded", b"durak_dice_discarded", "durak_dice_game_ended", b"durak_dice_game_ended", "durak_dice_match_ended", b"durak_dice_match_ended", "durak_dice_passed", b"durak_dice_passed", "durak_dice_player_out", b"durak_dice_player_out", "durak_dice_thrown_in", b"durak_dice_thrown_in", "durak_dice_took", b"durak_dice_took", "durak_dice_trump_turned", b"durak_dice_trump_turned", "event", b"event", "expired", b"expired", "first_dealer_chosen", b"first_dealer_chosen", "match_created", b"match_created", "match_started", b"match_started", "match_terms", b"match_terms", "resigned", b"resigned", "seat_joined", b"seat_joined", "seed_contributed", b"seed_contributed", "seed_revealed", b"seed_revealed", "six_dozens_bank_covered", b"six_dozens_bank_covered", "six_dozens_bank_turned", b"six_dozens_bank_turned", "six_dozens_card_played", b"six_dozens_card_played", "six_dozens_hand_settled", b"six_dozens_hand_settled", "six_dozens_match_ended", b"six_dozens_match_ended", "six_dozens_passed", b"six_dozens_passed", "six_dozens_player_out", b"six_dozens_player_out", "six_dozens_turn_skipped", b"six_dozens_turn_skipped", "text", b"text", "timed_out", b"timed_out", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "seat_joined", "seed_revealed", "match_terms", "resigned", "aborted", "timed_out", "abandoned", "expired", "match_started", "first_dealer_chosen", "dealt", "dix_turned_up", "dix_card_played", "dix_trick_won", "dix_hand_ended", "dix_match_ended", "six_dozens_bank_turned", "six_dozens_card_played", "six_dozens_player_out", "six_dozens_turn_skipped", "six_dozens_passed", "six_dozens_bank_covered", "six_dozens_hand_settled", "six_dozens_match_ended", "durak_dice_trump_turned", "durak_dice_bout_started", "durak_dice_attacked", "durak_dice_thrown_in", "durak_dice_beaten", "durak_dice_passed", "durak_dice_player_out", "durak_dice_discarded", "durak_dice_took", "durak_dice_game_ended", "durak_dice_match_ended"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["match_created", "seat_joined", "seed_revealed", "match_terms", "resigned", "aborted", "timed_out", "abandoned", "expired", "match_started", "first_dealer_chosen", "dealt", "seed_contributed", "contributions_closed", "dix_turned_up", "dix_card_played", "dix_trick_won", "dix_hand_ended", "dix_match_ended", "six_dozens_bank_turned", "six_dozens_card_played", "six_dozens_player_out", "six_dozens_turn_skipped", "six_dozens_passed", "six_dozens_bank_covered", "six_dozens_hand_settled", "six_dozens_match_ended", "durak_dice_trump_turned", "durak_dice_bout_started", "durak_dice_attacked", "durak_dice_thrown_in", "durak_dice_beaten", "durak_dice_passed", "durak_dice_player_out", "durak_dice_discarded", "durak_dice_took", "durak_dice_game_ended", "durak_dice_match_ended"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -2079,6 +2165,56 @@ class SeatJoined(_message.Message):
 Global___SeatJoined: _TypeAlias = SeatJoined  # noqa: Y015
 
 @_typing.final
+class SeedContributed(_message.Message):
+    """A seat named at creation gave its seed contribution, after the commitment (docs/fairness.md)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    contribution: _builtins.str
+    """Its contribution, hex."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        contribution: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contribution", b"contribution", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeedContributed: _TypeAlias = SeedContributed  # noqa: Y015
+
+@_typing.final
+class ContributionsClosed(_message.Message):
+    """The contribution window ended; the silent seats' contributions are empty."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats that gave none."""
+
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributionsClosed: _TypeAlias = ContributionsClosed  # noqa: Y015
+
+@_typing.final
 class SeedRevealed(_message.Message):
     """The match is over: the server seed is revealed."""
 
@@ -2120,6 +2256,7 @@ class MatchTerms(_message.Message):
     GRACE_MS_FIELD_NUMBER: _builtins.int
     EXPIRE_MS_FIELD_NUMBER: _builtins.int
     SPECTATOR_DELAY_MS_FIELD_NUMBER: _builtins.int
+    CONTRIBUTE_MS_FIELD_NUMBER: _builtins.int
     clock: _builtins.str
     """NONE, DECISION, FISCHER or CORRESPONDENCE."""
     limit_ms: _builtins.int
@@ -2138,6 +2275,8 @@ class MatchTerms(_message.Message):
     """How long open seats are waited for, ms."""
     spectator_delay_ms: _builtins.int
     """How far behind the live table spectators are served, ms."""
+    contribute_ms: _builtins.int
+    """The contribution window of the seats named at creation, ms (docs/fairness.md §1)."""
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The server-side bot of each seat ("" for a person)."""
@@ -2155,10 +2294,11 @@ class MatchTerms(_message.Message):
         grace_ms: _builtins.int = ...,
         expire_ms: _builtins.int = ...,
         spectator_delay_ms: _builtins.int = ...,
+        contribute_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "bots", b"bots", "clock", b"clock", "expire_ms", b"expire_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "limit_ms", b"limit_ms", "policy", b"policy", "policy_bot", b"policy_bot", "spectator_delay_ms", b"spectator_delay_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "bots", b"bots", "clock", b"clock", "contribute_ms", b"contribute_ms", "expire_ms", b"expire_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "limit_ms", b"limit_ms", "policy", b"policy", "policy_bot", b"policy_bot", "spectator_delay_ms", b"spectator_delay_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

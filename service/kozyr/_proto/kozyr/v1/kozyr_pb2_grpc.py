@@ -55,6 +55,11 @@ class KozyrServiceStub:
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.JoinMatchRequest.SerializeToString,
                 response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.JoinMatchResponse.FromString,
                 _registered_method=True)
+        self.Contribute = channel.unary_unary(
+                '/kozyr.v1.KozyrService/Contribute',
+                request_serializer=kozyr_dot_v1_dot_kozyr__pb2.ContributeRequest.SerializeToString,
+                response_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ContributeResponse.FromString,
+                _registered_method=True)
         self.GetMatch = channel.unary_unary(
                 '/kozyr.v1.KozyrService/GetMatch',
                 request_serializer=kozyr_dot_v1_dot_kozyr__pb2.GetMatchRequest.SerializeToString,
@@ -162,6 +167,16 @@ class KozyrServiceServicer:
 
     def JoinMatch(self, request, context):
         """Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Contribute(self, request, context):
+        """A seat named at creation gives its seed contribution, after the commitment (a match with a
+        contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+        Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+        (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -338,6 +353,11 @@ def add_KozyrServiceServicer_to_server(servicer, server):
                     servicer.JoinMatch,
                     request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.JoinMatchRequest.FromString,
                     response_serializer=kozyr_dot_v1_dot_kozyr__pb2.JoinMatchResponse.SerializeToString,
+            ),
+            'Contribute': grpc.unary_unary_rpc_method_handler(
+                    servicer.Contribute,
+                    request_deserializer=kozyr_dot_v1_dot_kozyr__pb2.ContributeRequest.FromString,
+                    response_serializer=kozyr_dot_v1_dot_kozyr__pb2.ContributeResponse.SerializeToString,
             ),
             'GetMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.GetMatch,
@@ -524,6 +544,33 @@ class KozyrService:
             '/kozyr.v1.KozyrService/JoinMatch',
             kozyr_dot_v1_dot_kozyr__pb2.JoinMatchRequest.SerializeToString,
             kozyr_dot_v1_dot_kozyr__pb2.JoinMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Contribute(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kozyr.v1.KozyrService/Contribute',
+            kozyr_dot_v1_dot_kozyr__pb2.ContributeRequest.SerializeToString,
+            kozyr_dot_v1_dot_kozyr__pb2.ContributeResponse.FromString,
             options,
             channel_credentials,
             insecure,

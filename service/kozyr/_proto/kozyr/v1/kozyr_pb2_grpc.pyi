@@ -69,6 +69,12 @@ class KozyrServiceStub:
     """
     JoinMatch: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.JoinMatchRequest, _kozyr_pb2.JoinMatchResponse]
     """Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat)."""
+    Contribute: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.ContributeRequest, _kozyr_pb2.ContributeResponse]
+    """A seat named at creation gives its seed contribution, after the commitment (a match with a
+    contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+    Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+    (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
+    """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.GetMatchRequest, _kozyr_pb2.GetMatchResponse]
     """The caller's view of a match. Errors: NOT_FOUND, INVALID_ARGUMENT, UNAUTHENTICATED."""
     ListLegalMoves: _grpc.UnaryUnaryMultiCallable[_kozyr_pb2.ListLegalMovesRequest, _kozyr_pb2.ListLegalMovesResponse]
@@ -175,6 +181,12 @@ class KozyrServiceAsyncStub(KozyrServiceStub):
     """
     JoinMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.JoinMatchRequest, _kozyr_pb2.JoinMatchResponse]  # type: ignore[assignment]
     """Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat)."""
+    Contribute: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ContributeRequest, _kozyr_pb2.ContributeResponse]  # type: ignore[assignment]
+    """A seat named at creation gives its seed contribution, after the commitment (a match with a
+    contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+    Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+    (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
+    """
     GetMatch: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.GetMatchRequest, _kozyr_pb2.GetMatchResponse]  # type: ignore[assignment]
     """The caller's view of a match. Errors: NOT_FOUND, INVALID_ARGUMENT, UNAUTHENTICATED."""
     ListLegalMoves: _aio.UnaryUnaryMultiCallable[_kozyr_pb2.ListLegalMovesRequest, _kozyr_pb2.ListLegalMovesResponse]  # type: ignore[assignment]
@@ -302,6 +314,18 @@ class KozyrServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_kozyr_pb2.JoinMatchResponse, _abc.Awaitable[_kozyr_pb2.JoinMatchResponse]]:
         """Claims an open seat. Errors: NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION (no open seat)."""
+
+    @_abc_1.abstractmethod
+    def Contribute(
+        self,
+        request: _kozyr_pb2.ContributeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kozyr_pb2.ContributeResponse, _abc.Awaitable[_kozyr_pb2.ContributeResponse]]:
+        """A seat named at creation gives its seed contribution, after the commitment (a match with a
+        contribution window; docs/fairness.md §1). Authenticated by the seat's token.
+        Errors: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, FAILED_PRECONDITION
+        (NOT_AWAITING_CONTRIBUTION, MATCH_OVER), UNAVAILABLE.
+        """
 
     @_abc_1.abstractmethod
     def GetMatch(
