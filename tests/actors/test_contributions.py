@@ -23,20 +23,10 @@ from kozyr.replay import archive
 from kozyr.replay.report import Report
 from kozyr.replay.verify import verify
 from kozyr.store.memory import MemoryStore
+from tests.actors.test_timers import Clock
 from tests.replay.helpers import rehash
 
-T0 = 1_767_225_600.0
 WINDOW = 30_000
-
-
-class Clock:
-    """A clock the test moves by hand (seconds, like time.time)."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def windowed(engine: Engine, bots: tuple[str, ...] = ()) -> str:

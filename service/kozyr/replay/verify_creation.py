@@ -229,18 +229,7 @@ def _check_joined(w: Walk, i: int, line: dict[str, Any]) -> None:
             )
         ) from None
     w.record = advance(record, [joined], i, line["hash"])
-    if not w.record.open_seats and not w.record.awaiting:
-        _start(w, i, events, 1)
-    elif len(events) != 1:
-        raise Bad(
-            Problem(
-                where,
-                "seats are still open, so the match cannot start yet",
-                expected="SeatJoined only",
-                found=", ".join(str(e.get("type")) for e in events),
-                entry=i,
-            )
-        )
+    _start_when_ready(w, i, events)
 
 
 def _note_contributions(w: Walk) -> None:
@@ -300,13 +289,22 @@ def _check_contributed(w: Walk, i: int, line: dict[str, Any]) -> None:
                 )
             )
     w.record = advance(record, [event], i, line["hash"])
-    if not w.record.open_seats and not w.record.awaiting:
+    _start_when_ready(w, i, events)
+
+
+def _start_when_ready(w: Walk, i: int, events: list[dict[str, Any]]) -> None:
+    """After a seat joined or contributed: the opening once no seat is open or awaited, and
+    nothing else in the entry while one is."""
+    record = w.record
+    assert record is not None
+    if not record.open_seats and not record.awaiting:
         _start(w, i, events, 1)
     elif len(events) != 1:
         raise Bad(
             Problem(
-                where,
-                "the match still waits for seats, so it cannot start yet",
+                f"entry {i}",
+                "seats are still open or awaited, so the match cannot start yet",
+                expected=f"{events[0].get('type')} only",
                 found=", ".join(str(e.get("type")) for e in events),
                 entry=i,
             )
