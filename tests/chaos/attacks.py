@@ -226,7 +226,7 @@ def bad_tickets_and_bytes(
     """Refused tickets and random bytes: each its precise reason, with ErrorInfo."""
     stub = server.stub()
     forged = {
-        "alg none": jwt.encode(_claims(match_id), None, algorithm="none"),
+        "alg none": jwt.encode(_claims_of(ticket("acme", match_id)), None, algorithm="none"),
         "expired": ticket("acme", match_id, expires_in=-60),
         "past max lifetime": ticket("acme", match_id, expires_in=10 * 365 * 86400),
         "wrong audience": ticket("acme", match_id, aud="elsewhere"),
@@ -285,9 +285,10 @@ def bad_tickets_and_bytes(
     )
 
 
-def _claims(match_id: str) -> dict[str, Any]:
-    return {"iss": "acme", "sub": "u", "aud": "kozyr", "match": match_id, "seat": 0,
-            "scope": "play", "exp": int(time.time()) + 300}  # fmt: skip
+def _claims_of(token: str) -> dict[str, Any]:
+    """A platform's ticket's claims, unsigned: what an `alg: none` forgery would carry."""
+    claims: dict[str, Any] = jwt.decode(token, options={"verify_signature": False})
+    return claims
 
 
 # ---------------------------------------------------------------------------- (f) watchers
