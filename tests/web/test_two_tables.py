@@ -307,6 +307,9 @@ def _contribute_keep_and_resign(web: Web, chromium: Any) -> None:
     mover.locator(PLAYABLE).first.click()
     mover.locator("[data-testid=resign]").click()
     mover.locator("[data-testid=resign-confirm]").click()
+    # The page shows the log's head only once it saw the match end: the log read next holds
+    # the resignation (read before it, the log could end one entry short of the kept receipt).
+    mover.locator("[data-testid=tree-head]").wait_for()
     stub = web.server.stub()
     entries = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER))
     log = [json.loads(e.canonical_json) for e in entries.entries]
