@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from kozyr.engine import Engine
+from kozyr.engine import Engine, early_endings
 from kozyr.match.errors import Kind, MatchError
 from kozyr.match.log import Entry
 from kozyr.match.record import MatchRecord, fold_entries
@@ -326,5 +326,54 @@ def test_a_sink_is_handed_own_steps_within_their_appends_and_others_come_from_th
             await asyncio.wait_for(failing, 30)
         await own.close()
         await other.close()
+
+    run(body)
+
+
+class _GatedEnding:
+    """A lifecycle listener that holds the append that ends a match until `gate` is set (as
+    the transparency log's file write does, in a thread)."""
+
+    def __init__(self) -> None:
+        self.entered, self.gate = asyncio.Event(), asyncio.Event()
+
+    async def creating(self, tenant: str, match_id: str) -> None:
+        pass
+
+    async def appended(self, before: MatchRecord | None, step: Any, tenant: str = "") -> None:
+        if step.record.finished:
+            self.entered.set()
+            await self.gate.wait()
+
+
+def test_a_watcher_hears_of_the_end_only_after_the_lifecycle_listener_was_told() -> None:
+    """writing.committed tells the lifecycle listener first, so a tree head asked for after
+    the end holds it: the store's tick, which comes while the listener is at work, waits
+    for the writer to be done (it once woke the watcher, who read the end from the log)."""
+
+    async def body(store: MemoryStore) -> None:
+        eng, listener = engine(store), _GatedEnding()
+        eng.lifecycle = listener
+        match_id = (await eng.create("dix", {"single_hand": "true"}, seats("dix"))).match_id
+        seen: list[MatchRecord] = []
+
+        async def watch() -> None:
+            async for step in eng.updates(match_id, 0):
+                seen.append(step.record)
+
+        watcher = asyncio.ensure_future(watch())
+        while not seen:
+            await asyncio.sleep(0.01)
+        ending = asyncio.ensure_future(early_endings.resign(eng, match_id, 0, "r1"))
+        await asyncio.wait_for(listener.entered.wait(), 30)
+        for _ in range(3_000):  # until the tick arrived (held) or the watcher read the end
+            if eng.feeds.holding(match_id) or seen[-1].finished:
+                break
+            await asyncio.sleep(0.01)
+        assert eng.feeds.holding(match_id) and not seen[-1].finished
+        listener.gate.set()
+        await asyncio.wait_for(asyncio.gather(ending, watcher), 30)
+        assert seen[-1].finished and not eng.feeds.holding(match_id)
+        await eng.close()
 
     run(body)

@@ -92,7 +92,7 @@ class Engine:
         # The highest version this process saw acknowledged, for matches whose log fell behind
         # it: their writes stay refused until an operator repairs the log (never written over).
         self.fences: dict[str, int] = {}
-        self.feeds = Feeds(store)
+        self.feeds = Feeds(store, writing=self._writing)
         self.snapshots = Snapshots(store, self.forget, self.seeds.of)  # see snapshots.py
         # Called after every append this process made, with its step (a run's last: see
         # writing.committed), by the seat bots and the timers: never blocks.
@@ -453,6 +453,11 @@ class Engine:
         return step.receipt
 
     # ------------------------------------------------------------------ helpers
+
+    def _writing(self, match_id: str) -> bool:
+        """Whether an append to the match is under way here (its lock is held)."""
+        lock = self.locks.get(match_id)
+        return lock is not None and lock.locked()
 
     def now_ms(self) -> int:
         """The server's clock, in ms: the only clock a match's times come from."""

@@ -69,8 +69,15 @@ class _Feed:
 class Feeds:
     """The feeds of every watched match of this process, and their one listener."""
 
-    def __init__(self, store: Store, *, linger: float = 30.0) -> None:
+    def __init__(
+        self, store: Store, *, linger: float = 30.0, writing: Callable[[str], bool] | None = None
+    ) -> None:
         self.store = store
+        # Whether this process is appending to a match now (its lock is held): a tick heard
+        # for it waits until the writer is done (`released`), so a watcher never hears of an
+        # entry before the writer told the lifecycle listener of it (writing.committed).
+        self._writing = writing or (lambda _: False)
+        self._held: dict[str, int] = {}
         self.linger = linger  # an unwatched match stays subscribed this long (watchers come back)
         self._feeds: dict[str, _Feed] = {}
         self._new: set[str] = set()
@@ -171,6 +178,23 @@ class Feeds:
             feed.top = version
             self._ring(feed)
 
+    def heard(self, match_id: str, version: int) -> None:
+        """The store says the match reached `version`: wake its watchers, unless this process
+        is appending to it now (then when it is done: `released`)."""
+        if self._writing(match_id):
+            self._held[match_id] = max(version, self._held.get(match_id, 0))
+        else:
+            self.wake(match_id, version)
+
+    def holding(self, match_id: str) -> bool:
+        """Whether a tick heard for the match waits for this process's writer to be done."""
+        return match_id in self._held
+
+    def released(self, match_id: str) -> None:
+        """This process is done appending to the match: wake for what was heard meanwhile."""
+        if self._held and (version := self._held.pop(match_id, None)) is not None:
+            self.wake(match_id, version)
+
     def _ring(self, feed: _Feed, every: bool = False) -> None:
         """Wake the feed's waiters, and its follows that were not handed the newest version
         (`every`: all of them, to read the log again)."""
@@ -198,7 +222,7 @@ class Feeds:
                     self._new = set(self._feeds)
                 await self._sync(ticks, subscribed)
                 for match_id, version in await ticks.next(POLL):
-                    self.wake(match_id, version)
+                    self.heard(match_id, version)
                 self._expire()
                 backoff = POLL
             except MatchError as e:
@@ -233,7 +257,7 @@ class Feeds:
             tops = await ticks.subscribe(new)
             subscribed |= new
             for match_id, top in tops.items():
-                self.wake(match_id, top)
+                self.heard(match_id, top)
         now = asyncio.get_running_loop().time()
         if self._swept is not None and now - self._swept < 1.0:
             return

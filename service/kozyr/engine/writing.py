@@ -219,6 +219,7 @@ class Writing:
 
     async def __aexit__(self, *_: object) -> None:
         self.lock.release()
+        self.engine.feeds.released(self.match_id)
 
 
 def lock_of(engine: WriterState, match_id: str) -> asyncio.Lock:
@@ -333,7 +334,8 @@ async def committed(engine: WriterState, before: MatchRecord, steps: Sequence[St
     last, as of one append (a run's phase changes at its end only: a finishing step ends it).
     The lifecycle listener hears first: a match's end is in the transparency log (and its
     feed) before any watcher or seat is told of it, so a tree head asked for after the end
-    holds it. It returns at once for an entry that changes no phase, as most moves do."""
+    holds it (the store's tick for the append waits meanwhile: Feeds.heard). It returns at
+    once for an entry that changes no phase, as most moves do."""
     last = steps[-1]
     engine.remember(last.record, sum(len(s.text) for s in steps))  # first: a watcher may read it
     await engine.appended(steps[-2].record if len(steps) > 1 else before, last)
