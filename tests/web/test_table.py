@@ -118,7 +118,11 @@ def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False, mid:
             arg=before,
         )
         moves += 1
-    raise AssertionError("the match did not finish")
+    seen = [
+        (_state(p), _version(p), p.locator(PLAYABLE).count(), p.inner_text("[data-testid=message]"))
+        for p in pages
+    ]
+    raise AssertionError(f"the match did not finish after {moves} moves; pages: {seen}")
 
 
 def _refused_click(page: Any, lang: str) -> None:
