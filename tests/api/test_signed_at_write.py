@@ -90,10 +90,14 @@ def restore(client: redis.Redis, match_id: str, stored: list[tuple[str, dict[str
     pipe.execute()
 
 
-def verify_export(redis_url: str, signer: Signer, match_id: str, tmp: Path) -> tuple[int, str]:
-    server = ServerThread(redis_url, signer=signer)  # restarted: nothing cached
+def verify_export(
+    redis_url: str, signer: Signer, match_id: str, tmp: Path, token: str | None = None
+) -> tuple[int, str]:
+    """Export the match from a restarted server (nothing cached; `token` for an unfinished
+    match's log) and verify the file with the signer's public key."""
+    server = ServerThread(redis_url, signer=signer)
     try:
-        text = export(server.address, match_id, None).text
+        text = export(server.address, match_id, token).text
     finally:
         server.stop()
     path = tmp / "match.jsonl"

@@ -12,8 +12,9 @@ A match's first entry is the one exception (`append_first`): there is no record 
 or lock to hold (its id is fresh), and a CONFLICT there means the request id was used before,
 which only creation knows how to answer (engine/creation.py).
 
-Every entry is signed here, just before its append (`sealed`), and the signature goes into the
-store with it: receipts are made when an entry is written, never when it is read.
+Every append is signed here, just before it is made (`sealed`), and the signature goes into
+the store with it: receipts are made when an entry is written, never when it is read. A move's
+entry carries its own; a bot run's last entry carries the one that vouches for the whole run.
 
 Only this module calls the store's `append` / `append_many` (tests/engine/test_write_path.py).
 """
@@ -154,29 +155,19 @@ async def append_first(
 
 
 def sealed(engine: WriterState, steps: Sequence[Step]) -> Sequence[Step]:
-    """The steps, each with the server's receipt of its entry signed now, before its append:
-    the signature is stored with the entry and served as stored (docs/fairness.md §6)."""
+    """The steps, the last with the server's receipt of its entry signed now, before its
+    append: the signature is stored with the entry and served as stored (docs/fairness.md
+    §6). A run's earlier entries (engine/runs.py) carry none: the run's last signature
+    vouches for them through the hash chain, one signature a run instead of one an entry."""
     receipts = engine.receipts
     if receipts.signer is None:
         return steps
+    s = steps[-1]
+    receipt = receipts.sign(
+        s.record.match_id, s.entry.version, s.digest, s.record.created.commitment, s.entry.time_ms
+    )
     # Built positionally (Step's quick constructor): dataclasses.replace costs more per move.
-    return [
-        Step(
-            s.entry,
-            s.events,
-            s.record,
-            s.text,
-            s.digest,
-            receipts.sign(
-                s.record.match_id,
-                s.entry.version,
-                s.digest,
-                s.record.created.commitment,
-                s.entry.time_ms,
-            ),
-        )
-        for s in steps
-    ]
+    return [*steps[:-1], Step(s.entry, s.events, s.record, s.text, s.digest, receipt)]
 
 
 def seal_of(step: Step) -> str:

@@ -2,11 +2,15 @@
 player's receipts against the log (docs/fairness.md §6). Pure: needs `cryptography` only.
 
 Without a key, a replay file can only agree with itself: anyone can write a file whose hashes,
-commitment and deals all check. With the operator's public key, every entry must carry the
-operator's signature on exactly that entry, so a file edited and re-hashed by anyone without
-the key fails at the first edited entry. A player's receipt is the operator's signature on one
-entry, handed out when it was appended: a log that lacks that entry, or holds another one at
-its version, was rewritten after the operator signed it — and the receipt proves it.
+commitment and deals all check. With the operator's public key, every entry must be vouched
+for by the operator's signature: its own, or, inside a run of the server's bots appended as one
+(the moves of seats MatchTerms gives to bots carry none), the run's last entry's, which covers
+the run through the hash chain; the log's last entry must carry one. So a file edited and
+re-hashed by anyone without the key fails at the first edited entry, or, inside a bot run,
+at the run's last entry, naming the entries it vouches for. A player's receipt is the
+operator's signature on one entry, handed out when it was appended: a log that lacks that
+entry, or holds another one at its version, was rewritten after the operator signed it — and
+the receipt proves it.
 """
 
 from __future__ import annotations
@@ -29,15 +33,22 @@ class Signatures:
     commitment: str = ""
     checked: int = 0
     key_ids: set[str] = field(default_factory=set)
+    unsigned: int = 0  # entries since the last signed one: a bot run's, until its last
+    bot_seats: frozenset[int] = frozenset()  # MatchTerms.bots: only their moves may run
 
     def check(self, i: int, line: dict[str, Any]) -> None:
-        """Entry i's receipt must be the operator's signature on this very entry."""
+        """Entry i's receipt must be the operator's signature on this very entry; an entry
+        without one waits for the next signed entry to vouch for it (`finish`: the last)."""
         if not self.keys:
             return
         if i == 1:
             first = line["events"][0] if line["events"] else {}
             self.match_id = str(first.get("match_id", ""))
             self.commitment = str(first.get("commitment", ""))
+            self.bot_seats = _bot_seats(line["events"])
+        if i > 1 and RECEIPT_KEY not in line and line.get("seat") in self.bot_seats:
+            self.unsigned += 1  # a move of a bot run: the run's last signature vouches for it
+            return
         receipt = _receipt_of(i, line)
         self._check_claims(i, line, receipt)
         self._check_key(i, line, receipt)
@@ -54,6 +65,32 @@ class Signatures:
             )
         self.checked += 1
         self.key_ids.add(receipt.key_id)
+        self.unsigned = 0
+
+    def finish(self, last: int) -> None:
+        """The log's last entry must carry a signature: nothing vouches for unsigned ones
+        after the last signed entry."""
+        if self.keys and self.unsigned:
+            raise Bad(
+                Problem(
+                    f"entry {last}",
+                    f"the last {self.unsigned} entries carry no signature of the operator's "
+                    "and no later entry vouches for them, so nothing shows the operator "
+                    "wrote them",
+                    expected="a receipt signed with the key given on the last entry",
+                    found="no receipt",
+                    entry=last,
+                )
+            )
+
+    def _covered(self, i: int) -> str:
+        """How entry i's signature reaches back (for a problem's text)."""
+        if not self.unsigned:
+            return ""
+        return (
+            f" (its signature vouches for entries {i - self.unsigned}-{i} through the "
+            "chain: one of them was changed)"
+        )
 
     def _check_claims(self, i: int, line: dict[str, Any], receipt: Receipt) -> None:
         """The receipt must name this very entry (match, version, hash, commitment)."""
@@ -70,7 +107,7 @@ class Signatures:
                     Problem(
                         where,
                         f"the operator's signature is on another {what}: this "
-                        "entry is not the one the operator signed",
+                        f"entry is not the one the operator signed{self._covered(i)}",
                         expected=str(signed),
                         found=str(actual),
                         entry=i,
@@ -87,7 +124,7 @@ class Signatures:
                     where,
                     "the entry's signature does not verify with the key "
                     f"given: {problem}; whoever wrote this entry did not "
-                    "hold the operator's key",
+                    f"hold the operator's key{self._covered(i)}",
                     entry=i,
                 )
             )
@@ -103,6 +140,16 @@ class Signatures:
             )
 
 
+def _bot_seats(events: Sequence[Any]) -> frozenset[int]:
+    """The seats entry 1's MatchTerms gives to the server's bots."""
+    for event in events:
+        if isinstance(event, dict) and event.get("type") == "MatchTerms":
+            bots = event.get("bots")
+            if isinstance(bots, list):
+                return frozenset(seat for seat, bot in enumerate(bots) if bot)
+    return frozenset()
+
+
 def _receipt_of(i: int, line: dict[str, Any]) -> Receipt:
     """The entry's receipt; Bad when it carries none or an unreadable one."""
     where = f"entry {i}"
@@ -111,8 +158,9 @@ def _receipt_of(i: int, line: dict[str, Any]) -> Receipt:
         raise Bad(
             Problem(
                 where,
-                "the entry carries no signature of the operator's, so "
-                "nothing shows the operator wrote it",
+                "the entry carries no signature of the operator's (only a move of the "
+                "server's own bot, inside a run, may go without), so nothing shows the "
+                "operator wrote it",
                 expected="a receipt signed with the key given",
                 found="no receipt",
                 entry=i,

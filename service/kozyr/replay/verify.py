@@ -57,6 +57,7 @@ def _run(w: Walk) -> None:
                     entry=i,
                 )
             ) from None
+    w.signatures.finish(len(w.replay.entries))
 
 
 def _content(w: Walk, i: int, line: dict[str, Any]) -> None:

@@ -3688,7 +3688,9 @@ class MatchUpdate(_message.Message):
 
     @_builtins.property
     def receipt(self) -> Global___Receipt:
-        """The server's signed receipt of this entry."""
+        """The server's signed receipt of this entry (unset inside a run of the server's bots, whose
+        last entry's receipt vouches for it: docs/fairness.md §6).
+        """
 
     def __init__(
         self,
@@ -3746,7 +3748,9 @@ class LogEntry(_message.Message):
     """SHA-256 of canonical_json, hex."""
     @_builtins.property
     def receipt(self) -> Global___Receipt:
-        """The server's signed receipt of this entry (signed when the log is served)."""
+        """The server's receipt of this entry, signed when it was appended (unset inside a run of
+        the server's bots, whose last entry's receipt vouches for it: docs/fairness.md §6).
+        """
 
     def __init__(
         self,
