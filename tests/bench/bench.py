@@ -32,6 +32,8 @@ The service section also runs the same matches over PlaySession, interleaved wit
 moves and the health checks, and times the v10 and v1000 latency bands alternately.
 - clocks:  deadline lateness (deadline to the appended timeout, from the log) p50 and p99 with
            100 and with 1,000 running clocks (tests/bench/bench_clocks.py).
+- bots:    the server's CPU per match of a served `--server-bots` tournament, and its matches/s
+           (tests/bench/bench_bots.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -605,6 +607,7 @@ def main() -> int:
             "cold",
             "lane",
             "clocks",
+            "bots",
         ],
         help="run only these sections",
     )
@@ -675,6 +678,11 @@ def main() -> int:
 
         print("clocks: deadline lateness, kozyr serve + embedded Redis", flush=True)
         results["clocks"] = bench_clocks()
+    if "bots" in sections:
+        from tests.bench.bench_bots import bench_bots
+
+        print(f"bots: served --server-bots, server CPU per match, median of {RUNS}", flush=True)
+        results["bots"] = bench_bots()
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
