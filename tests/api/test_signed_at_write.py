@@ -54,10 +54,16 @@ def match(redis_url: str) -> Iterator[tuple[str, Signer, list[tuple[str, dict[st
         match_id = play_to_the_end(server.address)
     finally:
         server.stop()
+    yield match_id, signer, stream_of(redis_url, match_id)
+
+
+def stream_of(redis_url: str, match_id: str) -> list[tuple[str, dict[str, str]]]:
+    """The match's stream as stored: (entry id, fields) per entry."""
     client = redis.Redis.from_url(redis_url, decode_responses=True)
-    stored = client.xrange(log_key(match_id))
-    client.close()
-    yield match_id, signer, stored
+    try:
+        return list(client.xrange(log_key(match_id)))
+    finally:
+        client.close()
 
 
 def rewrite(client: redis.Redis, match_id: str, edit: Callable[[Entries], None]) -> None:
@@ -108,6 +114,23 @@ def verify_export(
     return code, out.getvalue()
 
 
+def verify_rewritten(
+    client: redis.Redis,
+    redis_url: str,
+    match: tuple[str, Signer, list[tuple[str, dict[str, str]]]],
+    edit: Callable[[Entries], None],
+    tmp: Path,
+    token: str | None = None,
+) -> tuple[int, str]:
+    """Rewrite the match's stream with `edit` (then put it back) and verify its export."""
+    match_id, signer, stored = match
+    try:
+        rewrite(client, match_id, edit)
+        return verify_export(redis_url, signer, match_id, tmp, token)
+    finally:
+        restore(client, match_id, stored)
+
+
 def later_time(entries: Entries) -> None:
     entries[4]["time_ms"] += 1  # an edit the rules cannot see
 
@@ -144,12 +167,7 @@ def test_a_log_rewritten_in_redis_without_the_key_fails_verify_at_the_first_chan
     edit: Callable[[Entries], None],
     first: int,
 ) -> None:
-    match_id, signer, stored = match
-    try:
-        rewrite(redis_client, match_id, edit)
-        code, text = verify_export(redis_url, signer, match_id, tmp_path)
-    finally:
-        restore(redis_client, match_id, stored)
+    code, text = verify_rewritten(redis_client, redis_url, match, edit, tmp_path)
     assert code == 1, text
     assert f"entry {first}:" in text and "did not hold the operator's key" in text, text
 

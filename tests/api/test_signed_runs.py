@@ -18,9 +18,14 @@ import redis
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.secrets.signing import Signer
-from kozyr.store.redis.names import log_key
 from tests.api.helpers import Watcher
-from tests.api.test_signed_at_write import Entries, restore, rewrite, verify_export
+from tests.api.test_signed_at_write import (
+    Entries,
+    restore,
+    stream_of,
+    verify_export,
+    verify_rewritten,
+)
 from tests.conftest import ARBITER, ServerThread
 
 Stored = list[tuple[str, dict[str, str]]]
@@ -41,10 +46,7 @@ def bots_match(redis_url: str) -> Iterator[tuple[str, Signer, Stored]]:
         assert watcher.updates[-1].view.status == pb.MATCH_STATUS_FINISHED
     finally:
         server.stop()
-    client = redis.Redis.from_url(redis_url, decode_responses=True)
-    stored = client.xrange(log_key(match_id))
-    client.close()
-    yield match_id, signer, stored
+    yield match_id, signer, stream_of(redis_url, match_id)
 
 
 def _signed(stored: Stored) -> list[bool]:
@@ -77,18 +79,14 @@ def test_a_bot_move_edited_inside_a_run_fails_at_the_runs_signed_entry(
     redis_client: redis.Redis,
     tmp_path: Path,
 ) -> None:
-    match_id, signer, stored = bots_match
+    stored = bots_match[2]
     inside = _first_unsigned(stored)
     end = _signed(stored).index(True, inside)  # the run's signed last entry
 
     def other_command_id(entries: Entries) -> None:
         entries[inside]["command_id"] += "x"  # an edit the rules cannot see
 
-    try:
-        rewrite(redis_client, match_id, other_command_id)
-        code, text = verify_export(redis_url, signer, match_id, tmp_path)
-    finally:
-        restore(redis_client, match_id, stored)
+    code, text = verify_rewritten(redis_client, redis_url, bots_match, other_command_id, tmp_path)
     assert code == 1, text
     assert f"entry {end + 1}:" in text and f"-{end + 1} through the chain" in text, text
 
@@ -99,17 +97,12 @@ def test_a_log_cut_inside_a_run_fails_for_its_unsigned_tail(
     redis_client: redis.Redis,
     tmp_path: Path,
 ) -> None:
-    match_id, signer, stored = bots_match
-    inside = _first_unsigned(stored)
+    inside = _first_unsigned(bots_match[2])
 
     def cut(entries: Entries) -> None:
         del entries[inside + 1 :]
 
-    try:
-        rewrite(redis_client, match_id, cut)
-        code, text = verify_export(redis_url, signer, match_id, tmp_path, ARBITER)
-    finally:
-        restore(redis_client, match_id, stored)
+    code, text = verify_rewritten(redis_client, redis_url, bots_match, cut, tmp_path, ARBITER)
     assert code == 1 and f"entry {inside + 1}:" in text, text
     assert "no later entry vouches for them" in text, text
 
