@@ -205,7 +205,7 @@ class Writing:
             cached = None if self.fresh else engine.cached(self.match_id)
             return await writable(engine, cached or await engine.record(self.match_id))
         except BaseException:
-            self.lock.release()
+            await self.__aexit__()
             raise
 
     async def __aexit__(self, *_: object) -> None:
