@@ -116,3 +116,30 @@ def test_a_follow_is_handed_each_own_step_and_closing_the_feeds_ends_it() -> Non
         assert last is not None and last.record.version == 3
 
     asyncio.run(body())
+
+
+def test_a_tick_for_a_match_being_written_here_waits_until_the_writer_releases_it() -> None:
+    """The store's tick comes while this process appends to the match: its watchers are woken
+    when the writer is done (`released`), whether it appended or gave up, never before."""
+
+    async def body() -> None:
+        store = MemoryStore()
+        await _append(store, "m1", 1)
+        writing: set[str] = set()
+        feeds = Feeds(store, writing=writing.__contains__)
+        await asyncio.wait_for(feeds.wait("m1", 0, timeout=600.0), 30.0)  # subscribed: at 1
+        waiting = asyncio.create_task(feeds.wait("m1", 1, timeout=600.0))
+        writing.add("m1")
+        await _append(store, "m1", 2)  # its tick reaches the listener while "m1" is written
+        for _ in range(3_000):
+            if feeds.holding("m1"):
+                break
+            await asyncio.sleep(0.01)
+        assert feeds.holding("m1") and not waiting.done()
+        writing.discard("m1")
+        feeds.released("m1")
+        await asyncio.wait_for(waiting, 10.0)
+        assert not feeds.holding("m1")
+        feeds.close()
+
+    asyncio.run(body())
