@@ -70,7 +70,7 @@ def test_only_a_runs_last_entry_is_signed_and_the_log_verifies(
             assert entry["seat"] >= 0 and entry["command_id"].startswith("bot-"), entry
     code, text = verify_export(redis_url, signer, match_id, tmp_path)
     unsigned = signed.count(False)
-    assert code == 0 and f"({unsigned} in runs of the server's bots" in text, text
+    assert code == 0 and f"other {unsigned} in runs of the server's bots" in text, text
 
 
 def test_a_bot_move_edited_inside_a_run_fails_at_the_runs_signed_entry(

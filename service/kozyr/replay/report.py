@@ -133,15 +133,16 @@ class Report:
             f"chain: {self.entries} entries, every version, link and hash checked; head {self.head}"
         ]
         if self.keyed:
-            runs = (
-                ""
+            signed = (
+                f"all {self.entries} entries signed"
                 if self.signatures == self.entries
-                else f" ({self.entries - self.signatures} in runs of the server's bots, each "
+                else f"all {self.entries} entries vouched for ({self.signatures} signed, the "
+                f"other {self.entries - self.signatures} in runs of the server's bots, each "
                 "vouched for by its run's last signature through the chain)"
             )
             out.append(
-                f"signatures: all {self.entries} entries signed by the operator's key "
-                f"{', '.join(self.key_ids)}{runs}: this is the operator's log"
+                f"signatures: {signed} by the operator's key {', '.join(self.key_ids)}: "
+                "this is the operator's log"
             )
         if self.receipts:
             out.append(
