@@ -146,18 +146,10 @@ def _unavailable(made: Created | KozyrError) -> bool:
     return isinstance(made, KozyrError) and made.code == grpc.StatusCode.UNAVAILABLE
 
 
-def contribute(client: KozyrClient, made: Sequence[Created]) -> None:
-    """Each named seat of matches with a contribution window gives 32 random bytes, after the
-    commitment (docs/fairness.md §1): the server could not have chosen the deal."""
-    for created in made:
-        for token in created.tokens.values():
-            client.seat(created.match_id, token).contribute()
-
-
 def request_of(t: Tournament, fixture: Fixture, bots: Sequence[str] = ()) -> pb.CreateMatchRequest:
     """The CreateMatch request of the fixture: its deal prearranged (the in-process deal), or
     with `deals="seeded"` the server's seed and each seat's contribution, given after the
-    commitment (`contribute`): a fair deal."""
+    commitment (KozyrClient.contribute_seats): a fair deal."""
     game = get_game(t.game)
     names = [t.seat_names[p] for p in fixture.lineup]
     if t.deals == "seeded":
@@ -244,8 +236,9 @@ class _Window:
     def _create(self, batch: list[Fixture]) -> None:
         t, game = self.t, self.game
         made = create_all(self.client, [request_of(t, f) for f in batch])
-        if t.deals == "seeded":
-            contribute(self.client, made)
+        if t.deals == "seeded":  # after the commitment: a deal the server could not choose
+            for created in made:
+                self.client.contribute_seats(created)
         seats = []
         for fixture, created in zip(batch, made, strict=True):
             match_id = created.match_id

@@ -306,6 +306,12 @@ class KozyrClient:
         created = created_of(self.call(self.stub.CreateMatch, request))
         if not (contribute and request.contribution_window_ms):
             return created
+        return replace(created, version=self.contribute_seats(created))
+
+    def contribute_seats(self, created: Created) -> int:
+        """Give 32 fresh random bytes for every seat of a just-created match this client got a
+        token for (a match with a contribution window, docs/fairness.md §1); the match's
+        version after them. A seat that contributed already (a retried call) is passed over."""
         version = created.version
         for token in created.tokens.values():
             seat = self.seat(created.match_id, token)
@@ -315,7 +321,7 @@ class KozyrClient:
                 if e.reason != "NOT_AWAITING_CONTRIBUTION":
                     raise
                 version = seat.view().version
-        return replace(created, version=version)
+        return version
 
     def create_matches(
         self, requests: Sequence[pb.CreateMatchRequest]
