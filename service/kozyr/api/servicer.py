@@ -203,8 +203,6 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
         decks, dice = _prearranged(request)
         match_terms, names = terms.terms_of(request, self.term_defaults)
         seats = [(name, s.seed_contribution) for name, s in zip(names, request.seats, strict=True)]
-        for _, contribution in seats:
-            limits.check_contribution(contribution)
         lifecycle.check_named_contributions(seats)
         created = await self.engine.create(
             request.game,
@@ -434,7 +432,6 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
     ) -> pb.ContributeResponse:
         """A named seat's seed contribution, after the commitment (docs/fairness.md §1)."""
         limits.check_match_id(request.match_id)
-        limits.check_contribution(request.seed_contribution)
         seat = await self._seat(request.match_id, context)
         step = await self.engine.contribute(request.match_id, seat, request.seed_contribution)
         log.info(

@@ -149,9 +149,11 @@ def create(
 
 
 def check_named_contributions(seats: Sequence[tuple[str, bytes]]) -> None:
-    """Refuse a contribution given with a named seat at creation (docs/fairness.md §1): the
-    server would see it before it commits, so it could grind its seed against it. Old logs
-    hold such contributions; only new requests are refused."""
+    """Refuse a contribution too long, or given with a named seat at creation (docs/fairness.md
+    §1): the server would see it before it commits, so it could grind its seed against it.
+    Old logs hold such contributions; only new requests are refused."""
+    for _, contribution in seats:
+        limits.check_contribution(contribution)
     if any(contribution for name, contribution in seats if name):
         raise bad_request(
             "CONTRIBUTION_BEFORE_COMMITMENT",
