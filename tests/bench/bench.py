@@ -172,6 +172,20 @@ def dix_script(seed: bytes, hands: int) -> tuple[list[str], list[tuple[int, str]
     return [" ".join(c.code for c in d) for d in decks], moves
 
 
+def dix_request(decks: list[str]) -> Any:
+    """The CreateMatch request of a `dix_script` match: its decks prearranged, seat 0 dealing,
+    a target no hand reaches (the match ends after its decks)."""
+    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+
+    return pb.CreateMatchRequest(
+        game="dix",
+        options={"target": "10000", "max_hands": str(len(decks))},
+        seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
+        first_dealer=0,
+        prearranged_decks=decks,
+    )
+
+
 def start_service(
     tmp: str, workers: int = 1, extra: tuple[str, ...] = ()
 ) -> tuple[subprocess.Popen[str], str]:
@@ -237,15 +251,7 @@ async def bench_service_async(
     health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
 
     async def new_match(stub: Any, decks: list[str]) -> tuple[str, list[str]]:
-        r = await stub.CreateMatch(
-            pb.CreateMatchRequest(
-                game="dix",
-                options={"target": "10000", "max_hands": str(len(decks))},
-                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-                first_dealer=0,
-                prearranged_decks=decks,
-            )
-        )
+        r = await stub.CreateMatch(dix_request(decks))
         return r.match_id, [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
 
     def move(match_id: str, card: str) -> pb.SubmitMoveRequest:

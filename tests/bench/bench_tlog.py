@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench import RUNS, dix_script  # noqa: E402
+from tests.bench.bench import RUNS, dix_request, dix_script  # noqa: E402
 
 SETUPS = ("plain", "signed", "signed+tlog", "signed+tlog-no-fsync")
 
@@ -99,15 +99,7 @@ async def served_rate(address: str, matches: int) -> float:
 
     async def one(i: int) -> int:
         stub, (decks, script) = stubs[i % 4], scripts[i]
-        created = await stub.CreateMatch(
-            pb.CreateMatchRequest(
-                game="dix",
-                options={"target": "10000", "max_hands": "1"},
-                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-                first_dealer=0,
-                prearranged_decks=decks,
-            )
-        )
+        created = await stub.CreateMatch(dix_request(decks))
         tokens = [t.token for t in sorted(created.tokens, key=lambda t: t.seat)]
         for n, (seat, card) in enumerate(script):
             await stub.SubmitMove(

@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.bench.bench import dix_script
+from tests.bench.bench import dix_request, dix_script
 
 RUNS = 3
 CONNECTIONS = 8  # client connections: the kernel spreads them over the workers
@@ -84,15 +84,7 @@ async def moves_per_s(address: str, matches: int) -> float:
     async def play(i: int) -> int:
         stub = stubs[i % CONNECTIONS]
         decks, moves = scripts[i]
-        r = await stub.CreateMatch(
-            pb.CreateMatchRequest(
-                game="dix",
-                options={"target": "10000", "max_hands": "1"},
-                seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-                first_dealer=0,
-                prearranged_decks=decks,
-            )
-        )
+        r = await stub.CreateMatch(dix_request(decks))
         tokens = [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
         await ready.wait()
         for seat, card in moves:
@@ -223,15 +215,7 @@ async def watch_delays(mover: str, watcher_address: str, moves: int) -> list[flo
     a = kozyr_pb2_grpc.KozyrServiceStub(grpc.aio.insecure_channel(mover))
     w = kozyr_pb2_grpc.KozyrServiceStub(grpc.aio.insecure_channel(watcher_address))
     decks, script = dix_script(b"watch", 2)
-    r = await a.CreateMatch(
-        pb.CreateMatchRequest(
-            game="dix",
-            options={"target": "10000", "max_hands": "2"},
-            seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")],
-            first_dealer=0,
-            prearranged_decks=decks,
-        )
-    )
+    r = await a.CreateMatch(dix_request(decks))
     tokens = [t.token for t in sorted(r.tokens, key=lambda t: t.seat)]
     seen: dict[int, float] = {}
 
