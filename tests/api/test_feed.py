@@ -38,9 +38,13 @@ def consume(
     seen: list[pb.TenantEvent],
     rng: random.Random,
     deadline: float,
+    expected: tuple[set[str], int],
 ) -> int:
     """Read the feed from the start, dropping the stream at random and resuming from the last
-    cursor on any replica; how many times it reconnected."""
+    cursor on any replica, until `until` is set, the expected number of events of the expected
+    matches came, and a stream then saw its timeout (so a late duplicate would be read too);
+    how many times it reconnected."""
+    matches, count = expected
     cursor, reconnects = "", 0
     while time.monotonic() < deadline:
         stub = rng.choice(servers).stub()
@@ -56,7 +60,11 @@ def consume(
                 if take == 0:
                     break
         except grpc.RpcError as e:  # the timeout, or a replica that is restarting
-            if until.is_set() and e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+            # A stream can time out with events still unread (one on the replica that stops,
+            # or one slowed by load): a timeout ends the reading only once every event came.
+            timed_out = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            came = sum(event.match_id in matches for event in seen)
+            if until.is_set() and timed_out and came >= count:
                 return reconnects
         stream.cancel()
         reconnects += 1
@@ -90,7 +98,14 @@ def test_a_consumer_that_disconnects_at_random_gets_every_event_once(
         reconnects: list[int] = []
         reader = threading.Thread(
             target=lambda: reconnects.append(
-                consume(servers, done, seen, random.Random(5), time.monotonic() + 240)
+                consume(
+                    servers,
+                    done,
+                    seen,
+                    random.Random(5),
+                    time.monotonic() + 240,
+                    (set(matches), MATCHES * len(EXPECTED)),
+                )
             )
         )
         reader.start()
