@@ -70,6 +70,7 @@ export class Table {
   private onTable = new Set<string>();  // the centre's cards at the last draw (new ones move in)
   private timer?: ReturnType<typeof setInterval>;
   private treeHead?: KeptTreeHead;  // the log's head asked for once the match ended
+  private headAsked = false;  // the end comes from the watch and from our own last move: ask once
   private readonly abort = new AbortController();
   private readonly onKey = (e: KeyboardEvent) => this.key(e);
 
@@ -141,7 +142,7 @@ export class Table {
     }
     this.view = view;
     this.legal = [];
-    if (this.seat && view.status === MatchStatus.FINISHED && !this.treeHead) void this.loggedHead();
+    if (this.seat && view.status === MatchStatus.FINISHED && !this.headAsked) void this.loggedHead();
     this.render();
     if (this.seat && view.status === MatchStatus.PLAYING && view.toAct === this.seat.seat) {
       try {
@@ -297,6 +298,7 @@ export class Table {
 
   /** Keep the transparency log's head once the match ended (its final head is in the log). */
   private async loggedHead(): Promise<void> {
+    this.headAsked = true;
     this.treeHead = await keepTreeHead();
     this.render();
   }
