@@ -34,6 +34,9 @@ moves and the health checks, and times the v10 and v1000 latency bands alternate
            100 and with 1,000 running clocks (tests/bench/bench_clocks.py).
 - bots:    the server's CPU per match of a served `--server-bots` tournament, and its matches/s
            (tests/bench/bench_bots.py).
+- edge:    moves/s over gRPC and Connect with the edge's limits at their defaults and opened
+           wide, interleaved in one run, and the limits' bookkeeping per call
+           (tests/bench/bench_edge.py).
 
 The machine is shared and noisy: compare ratios measured side by side, not absolute numbers
 across runs.
@@ -614,6 +617,7 @@ def main() -> int:
             "lane",
             "clocks",
             "bots",
+            "edge",
         ],
         help="run only these sections",
     )
@@ -689,6 +693,11 @@ def main() -> int:
 
         print(f"bots: served --server-bots, server CPU per match, median of {RUNS}", flush=True)
         results["bots"] = bench_bots()
+    if "edge" in sections:
+        from tests.bench.bench_edge import bench_edge
+
+        print(f"edge: moves/s, limits at defaults and wide, median of {RUNS}", flush=True)
+        results["edge"] = bench_edge(args.matches)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -18,7 +18,11 @@ from typing import Any
 CALLS = 300
 
 
-def _start(tmp: str) -> tuple[subprocess.Popen[str], str, str]:
+def start_web_service(
+    tmp: str, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[str], str, str]:
+    """`kozyr serve --web-port` (`extra` flags; the request rates out of the way) with an
+    embedded Redis; the process, its gRPC address and its web port's URL."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -40,6 +44,7 @@ def _start(tmp: str) -> tuple[subprocess.Popen[str], str, str]:
             "100000",
             "--burst-per-token",
             "100000",
+            *extra,
         ],
         stderr=subprocess.PIPE,
         text=True,
@@ -82,7 +87,7 @@ def bench_web() -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        proc, address, web = _start(tmp)
+        proc, address, web = start_web_service(tmp)
         try:
             stub = kozyr_pb2_grpc.KozyrServiceStub(grpc.insecure_channel(address))
             created = stub.CreateMatch(
