@@ -124,6 +124,52 @@ def test_a_served_match_exports_from_its_log(server: ServerThread, tmp_path: Pat
     assert [r["action"] for r in read_rows(out)] == [r.action for r in rows]
 
 
+def played(seats: list[Any], moves: int, rng: random.Random) -> pb.MatchView:
+    """Random legal moves by the seats to act, `moves` of them; the view after."""
+    view = seats[0].view()
+    for _ in range(moves):
+        seat = seats[view.to_act]
+        view = seat.move(rng.choice(seat.legal_moves())).view
+    assert view.status == pb.MATCH_STATUS_PLAYING
+    return view
+
+
+def test_a_resigned_match_exports_the_servers_outcome(server: ServerThread, tmp_path: Path) -> None:
+    """R-7: the resignation, not the rules' unfinished state, ends the match; its rows carry
+    the server's outcome (read from the rules' state alone, every reward was 0)."""
+    client = KozyrClient(server.address)
+    created = client.create_match("durak-dice", ["a", "b", "c"])
+    seats = [client.seat(created.match_id, created.tokens[s]) for s in range(3)]
+    played(seats, 7, random.Random(5))
+    seats[0].resign()
+    outcome = seats[1].view().outcome
+    assert outcome.termination == pb.TERMINATION_RESIGNED and list(outcome.seats) == [0]
+    winners = set(outcome.winners)
+    assert winners and 0 not in winners
+    out = tmp_path / "resigned.jsonl"
+    argv = ["export", "--server", server.address, "--match", created.match_id, "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 0
+    rows = read_rows(out)
+    assert len(rows) == 7 and {r["seat"] for r in rows} == {0, 1, 2}
+    expected = [1.0 if s in winners else -1.0 for s in range(3)]
+    assert [r["reward"] for r in rows] == [expected[r["seat"]] for r in rows]
+
+
+def test_an_aborted_match_exports_no_result(server: ServerThread) -> None:
+    """R-7: an abort before every seat decided has no winner: every reward is 0 (not -1)."""
+    client = KozyrClient(server.address)
+    created = client.create_match("durak-dice", ["a", "b"])
+    seats = [client.seat(created.match_id, created.tokens[s]) for s in range(2)]
+    mover = seats[0].view().to_act
+    played(seats, 1, random.Random(2))
+    seats[1 - mover].end(pb.END_REASON_ABORT)  # the seat that has not decided yet
+    outcome = seats[0].view().outcome
+    assert outcome.termination == pb.TERMINATION_ABORTED and not outcome.winners
+    entries = fetch_log(server.address, created.match_id, None)
+    rows = log_rows("durak-dice", created.match_id, [e.canonical for e in entries])
+    assert [(r.seat, r.reward) for r in rows] == [(mover, 0.0)]
+
+
 def test_a_failed_export_leaves_no_file(tmp_path: Path) -> None:
     out = tmp_path / "none.jsonl"
     argv = ["export", "--server", "127.0.0.1:1", "--match", "m", "--out", str(out)]

@@ -3,14 +3,15 @@
 A row (docs/agents.md "Export"): ``match`` (id), ``deal``, ``seat``, ``player`` (bot spec or
 seat name), ``step`` (the decision's number in the match, from 0), ``observation`` (the view's
 encoding, kozyr.bots.encodings), ``mask`` (the legal-action mask), ``action``, ``reward`` (the
-seat's reward at the end: +1 win, -1 loss, 0 shared) and ``view`` (the view as JSON). Only the
-seat's view enters a row: never the state, another seat's cards or the seed.
+seat's reward at the end: +1 win, -1 loss, 0 shared or no result) and ``view`` (the view as
+JSON). Only the seat's view enters a row: never the state, another seat's cards or the seed.
 
 Sources: an in-process tournament (`tournament_rows`: the fixtures of kozyr.tournament, same
 deals and bot seeds as `kozyr tournament`) or finished matches read from a server's logs
-(`log_rows`: GetMatchLog entries, decoded and folded with the rules). Rows are produced a match
-at a time and written in batches (`write_rows`), so memory stays bounded by one match and one
-batch whatever the number of matches.
+(`log_rows`: GetMatchLog entries folded into the match record, whose outcome, an early
+ending's included, gives the rewards). Rows are produced a match at a time and written in
+batches (`write_rows`), so memory stays bounded by one match and one batch whatever the number
+of matches.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from kozyr.bots import make_bot, parse_spec
+from kozyr.bots.encodings import Encoding
 from kozyr.core.jsontext import dumps, loads
 from kozyr.envs.table import Table, rewards_of
-from kozyr.games import fold, get_game
+from kozyr.games import Outcome, get_game
 from kozyr.games.codec import encode
-from kozyr.match.log import LIFECYCLE_EVENTS, decode_events, registry_for
+from kozyr.match.log import registry_for
+from kozyr.match.record import MatchRecord, apply_entry, revealed_in
 from kozyr.replay.archive import entry_of
 from kozyr.tournament.schedule import Fixture, bot_seed, deal_seed
 from kozyr.tournament.spec import Tournament
@@ -130,42 +133,63 @@ SERVED_DEAL = -1
 def log_rows(game_name: str, match_id: str, canonical: Iterable[str]) -> list[Decision]:
     """A finished match's decisions from its log entries (canonical JSON, in order).
 
-    Each entry of a seat's game command is a decision: the row holds the seat's view of the
-    state folded from the entries before it. Lifecycle events (joins, the seed reveal, a
-    resignation) are skipped; the game's own events are folded with the rules.
+    The entries are folded into the match record as the server folds them
+    (kozyr.match.record): each entry of a seat's game command is a decision, and its row holds
+    the seat's view of the state before it. The rewards come from the record's outcome, the
+    one the server and `kozyr verify` give: an early ending's (a resignation, a forfeit on
+    time, an abandonment claim, an abort, an expiry; R-7) when the log ends with one, else the
+    rules'.
     """
     game = get_game(game_name)
     code = Table.encoding_of(game_name)
     reg = registry_for(game)
-    lifecycle = tuple(LIFECYCLE_EVENTS)
-    state: Any = None
+    entries = [entry_of(loads(text)) for text in canonical]
+    # A finished log reveals the server seed: it restores a withheld match seed, as
+    # fold_entries does.
+    server_seed = revealed_in(entries)
+    record: MatchRecord | None = None
     rows: list[Decision] = []
-    players: tuple[str, ...] = ()
-    for text in canonical:
-        entry = entry_of(loads(text))
-        events = [e for e in decode_events(game, entry) if not isinstance(e, lifecycle)]
+    for entry in entries:
         command = reg.decode(entry.command) if entry.command else None
-        if state is not None and entry.seat >= 0 and isinstance(command, game.COMMAND_TYPES):
-            view = game.view(state, entry.seat)
-            rows.append(
-                Decision(
-                    match_id,
-                    SERVED_DEAL,
-                    entry.seat,
-                    players[entry.seat] if entry.seat < len(players) else "",
-                    len(rows),
-                    code.observe(view),
-                    code.mask(game.legal_commands(state, entry.seat)),
-                    code.action_of(command),
-                    0.0,
-                    dumps(encode(view)),
-                )
-            )
-        if events:
-            state = fold(game, events, state)
-            players = game.view(state, None).players
-    outcome = None if state is None else game.outcome(state)
-    return _with_rewards(rows, rewards_of(outcome, len(players)))
+        if (
+            record is not None
+            and record.state is not None
+            and entry.seat >= 0
+            and isinstance(command, game.COMMAND_TYPES)
+        ):
+            rows.append(_logged_decision(record, code, match_id, len(rows), entry.seat, command))
+        record = apply_entry(record, entry, server_seed=server_seed)
+    if record is None:
+        return rows
+    return _with_rewards(rows, match_rewards(record.outcome, record.players))
+
+
+def _logged_decision(
+    record: MatchRecord, code: Encoding, match_id: str, step: int, seat: int, command: Any
+) -> Decision:
+    game, state = record.game, record.state
+    view = game.view(state, seat)
+    return Decision(
+        match_id,
+        SERVED_DEAL,
+        seat,
+        record.names[seat] if seat < record.players else "",
+        step,
+        code.observe(view),
+        code.mask(game.legal_commands(state, seat)),
+        code.action_of(command),
+        0.0,
+        dumps(encode(view)),
+    )
+
+
+def match_rewards(outcome: Outcome | None, seats: int) -> list[float]:
+    """Each seat's reward from a match's outcome: the envs' scheme (+1 per winner, -1 per
+    other seat, 0 to all for a shared result); an outcome with no winner (an aborted or
+    expired match: no result, R-7) gives 0 to every seat."""
+    if outcome is not None and not outcome.winners:
+        return [0.0] * seats
+    return rewards_of(outcome, seats)
 
 
 def write_rows(
