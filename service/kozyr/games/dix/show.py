@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
+from typing import Final, cast
 
 from kozyr.core.cards import Card, Suit, cards_of
+from kozyr.core.fast import replacer
 from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
@@ -30,6 +31,12 @@ from kozyr.games.dix.model import (
     View,
 )
 from kozyr.games.dix.tables import C0, C1, C2, C3, CJ
+
+# The copies redaction and the bots' sampled tables make, by the fields they change (a bot's
+# every ISMCTS iteration places the cards it cannot see: core.fast.replacer, called by keyword).
+_redacted_trick: Final = replacer(TrickWon, "drawn")
+_with_stock: Final = replacer(HandInfo, "deck")
+_with_cards: Final = replacer(State, "info", "hands", "won", "trick")
 
 
 def legal_commands(state: State, seat: int) -> tuple[Play, ...]:
@@ -95,7 +102,7 @@ def redact(event: Event, viewer: int | None) -> Event | None:
             return e
         d0, d1 = e.drawn
         drawn = (d0 if viewer == 0 else None, d1 if viewer == 1 else None)
-        return TrickWon(e.seat, e.cards, e.points, e.ten, drawn)
+        return _redacted_trick(e, drawn=drawn)
     if t is Dealt:
         return redact_dealt(cast(Dealt, event), viewer)
     if t is MatchStarted:
@@ -236,33 +243,8 @@ def with_zones(state: State, new: Mapping[str, tuple[Card, ...]]) -> State:
         raise ValueError("the turn-up cannot move: it fixes the hand's trump")
     s = state
     if (stock := new.get("stock")) is not None:
-        info = HandInfo(
-            info.number,
-            info.dealer,
-            (*info.deck[: s.pos], *stock),
-            info.turn_up,
-            info.trump,
-            info.esuit,
-            info.erank,
-            info.follow,
-        )
+        info = _with_stock(info, deck=(*info.deck[: s.pos], *stock))
     trick = s.trick if (cards := new.get("trick")) is None else tuple(cards)
     hands = (zone_mask(new, "hand0", s.hands[0]), zone_mask(new, "hand1", s.hands[1]))
     won = (zone_mask(new, "won0", s.won[0]), zone_mask(new, "won1", s.won[1]))
-    return State(
-        s.match,
-        info,
-        hands,
-        won,
-        s.pos,
-        trick,
-        s.leader,
-        s.turn,
-        s.tricks,
-        s.tens,
-        s.last_trick,
-        s.last_winner,
-        s.totals,
-        s.match_tens,
-        s.result,
-    )
+    return _with_cards(s, info=info, hands=hands, won=won, trick=trick)

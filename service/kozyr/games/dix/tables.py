@@ -58,4 +58,6 @@ C0, C1, C2, C3 = (_chunk(13 * k) for k in range(4))
 CJ: Final = ((), (_PLAYS[52],))
 
 
-NO_HAND: Final = HandInfo(0, 0, (), None, -1, (), (), ())
+NO_HAND: Final = HandInfo(
+    number=0, dealer=0, deck=(), turn_up=None, trump=-1, esuit=(), erank=(), follow=()
+)

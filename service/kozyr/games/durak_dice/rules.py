@@ -169,7 +169,7 @@ def _deal(
     return (
         Dealt(game, dealer, tuple(order), tuple(rolls), sorted_hands),
         TrumpTurned(trump_card, tuple(len(h) for h in hands)),
-        _bout_started(1, attacker, defender, reason),
+        _bout_started(bout=1, attacker=attacker, defender=defender, reason=reason),
     )
 
 

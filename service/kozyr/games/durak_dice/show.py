@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from kozyr.core.cards import Card, cards_of
+from kozyr.core.fast import replacer
 from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
@@ -55,6 +57,10 @@ from kozyr.games.durak_dice.tables import (
     plural,
 )
 
+# The copy of a state the bots' sampled tables make, by the fields it changes (a bot's every
+# ISMCTS iteration places the cards it cannot see: core.fast.replacer, called by keyword).
+_with_cards: Final = replacer(State, "hands", "table", "ranks", "discard", "known")
+
 # --------------------------------------------------------------------------------------------
 # Queries
 
@@ -104,7 +110,7 @@ def outcome(state: State) -> Outcome | None:
         f"seat{'s' if len(winners) > 1 else ''} {who}"
     )
     details = (("games", str(games)), ("draws", str(state.draws)))
-    return Outcome(winners, fools, reason, details)
+    return Outcome(winners=winners, scores=fools, reason=reason, details=details)
 
 
 def view(state: State, viewer: int | None) -> View:
@@ -189,27 +195,8 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
         ranks = 0
         for c in flat:
             ranks |= RANK_MASK[c.index]
-    return State(
-        s.m,
-        s.g,
-        hands,
-        s.phase,
-        s.attacker,
-        s.defender,
-        s.actor,
-        s.k,
-        table,
-        ranks,
-        s.attacks,
-        zone_mask(new, "discard", s.discard),
-        s.out,
-        s.fools,
-        s.draws,
-        s.bout,
-        s.last_bout,
-        s.last_taker,
-        known,
-    )
+    discard = zone_mask(new, "discard", s.discard)
+    return _with_cards(s, hands=hands, table=table, ranks=ranks, discard=discard, known=known)
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from kozyr.core.cards import Card, cards_of
+from kozyr.core.fast import replacer
 from kozyr.games.contract import (
     Dealt,
     FirstDealerChosen,
@@ -30,6 +32,12 @@ from kozyr.games.six_dozens.model import (
     View,
 )
 from kozyr.games.six_dozens.tables import PLACES, SUIT_PLAYS
+
+# The copies of a state and its table that the bots' sampled tables make, by the fields they
+# change (a bot's every ISMCTS iteration places the cards it cannot see: core.fast.replacer,
+# called by keyword).
+_with_stock: Final = replacer(Table, "stock", "aside")
+_with_cards: Final = replacer(State, "table", "hands", "bank", "pile")
 
 # --------------------------------------------------------------------------------------------
 # Queries
@@ -124,28 +132,9 @@ def with_zones(state: State, new: Mapping[str, Sequence[Card]]) -> State:
     hands = tuple(zone_mask(new, f"hand/{p}", h) for p, h in enumerate(s.hands))
     bank = s.bank if (cards := new.get("bank")) is None else (cards[0] if cards else None)
     stock = t.stock if (rest := new.get("stock")) is None else tuple(rest)
-    table = Table(
-        t.hand_number,
-        t.dealer,
-        t.first_mover,
-        stock,
-        zone_mask(new, "aside", t.aside),
-        t.out_order,
-        t.capitals,
-        t.kitty,
-        t.result,
-    )
-    return State(
-        s.match,
-        table,
-        hands,
-        bank,
-        zone_mask(new, "pile", s.pile),
-        s.turn,
-        s.mover,
-        s.skip_next,
-        s.last,
-    )
+    table = _with_stock(t, stock=stock, aside=zone_mask(new, "aside", t.aside))
+    pile = zone_mask(new, "pile", s.pile)
+    return _with_cards(s, table=table, hands=hands, bank=bank, pile=pile)
 
 
 # --------------------------------------------------------------------------------------------
