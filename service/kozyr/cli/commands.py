@@ -12,13 +12,13 @@ from kozyr.cli import serve_command
 # Modules with a `register(subparsers)` function adding their subcommand(s).
 SUBCOMMANDS: list[str] = [
     "kozyr.cli.replay_command",
-    "kozyr.terminal.play",
+    "kozyr.cli.play_command",
     "kozyr.cli.tournament_command",
     "kozyr.cli.rules_command",
     "kozyr.cli.repair_command",
     "kozyr.cli.tokens_command",
     "kozyr.cli.tickets_command",
-    "kozyr.tools.loadgen",
+    "kozyr.cli.loadgen_command",
     "kozyr.cli.keys_command",
     "kozyr.cli.log_command",
     "kozyr.cli.health_command",
@@ -34,7 +34,7 @@ def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     serve_command.register(sub)
 
-    # Each further subcommand lives beside the code it drives and registers itself here.
+    # Each further subcommand registers itself from its own cli/<name>_command.py.
     for module in [] if serve_only else SUBCOMMANDS:
         importlib.import_module(module).register(sub)
     return parser

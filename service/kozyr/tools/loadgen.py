@@ -6,6 +6,7 @@ is unknown (UNAVAILABLE, a missed deadline, the store full) is retried with the 
 so the server answers a repeat with the recorded result: what was acknowledged once stays
 acknowledged. The run is bounded by count (matches, moves per match) and by time (--seconds, and
 each match gives up after --give-up seconds without progress: it is then *stuck*).
+The command's flags and its run are kozyr.cli.loadgen_command.
 
 At the end every match's log is read back (GetMatchLog: the arbiter token, or finished matches)
 and checked by `check_log`: versions 1..n with no gap, the hash chain, a fresh fold whose version
@@ -17,27 +18,21 @@ An UNAVAILABLE that carries the service's ErrorInfo (the server answered: the st
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import ipaddress
-import json
-import os
 import random
-import sys
 import time
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
-from kozyr.tools.load_report import passed, render
 from kozyr.tools.log_check import LogCheck, check_log
 from kozyr.wire.errorinfo import error_info
 
@@ -476,88 +471,3 @@ async def redis_probe(url: str, timeout: float = 0.5) -> StoreProbe:
             return False
 
     return healthy
-
-
-def _arbiter_token(path: str | None) -> str | None:
-    if path:
-        return Path(path).read_text().strip() or None
-    return os.environ.get("KOZYR_ARBITER_TOKEN") or None
-
-
-def _run(args: argparse.Namespace) -> int:
-    if not (args.allow_remote or is_loopback(args.server)):
-        print(
-            f"kozyr loadgen: {args.server} is not a loopback address "
-            "(pass --allow-remote to load another machine)",
-            file=sys.stderr,
-        )
-        return 2
-    token = _arbiter_token(args.arbiter_token_file)
-    moves = args.moves_per_match
-    if token is None:
-        moves = 100_000  # without the arbiter only finished logs can be read: play to the end
-        print("kozyr loadgen: no arbiter token; playing every match to its end", file=sys.stderr)
-    try:
-        config = LoadConfig(
-            server=args.server,
-            matches=args.matches,
-            concurrency=args.concurrency,
-            game=args.game,
-            moves_per_match=moves,
-            seconds=args.seconds,
-            seed=args.seed,
-            arbiter_token=token,
-            deadline=args.deadline,
-            give_up=args.give_up,
-        )
-    except ValueError as e:
-        print(f"kozyr loadgen: {e}", file=sys.stderr)
-        return 2
-
-    async def go() -> dict[str, Any]:
-        probe = await redis_probe(args.store_url) if args.store_url else None
-        return await LoadGen(config, probe).run()
-
-    report = asyncio.run(go())
-    print(render(report, sys.stdout.isatty()))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0 if passed(report) else 1
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `kozyr loadgen`."""
-    p = sub.add_parser(
-        "loadgen",
-        help="play many watched matches against a server and check them",
-        description="Play N matches with random legal clients that also watch "
-        "them, report throughput, latency and errors, then check "
-        "every match's log. Exit status 1 when a check fails.",
-    )
-    p.add_argument("--server", default="127.0.0.1:50051", help="host:port (loopback only)")
-    p.add_argument("--matches", type=int, default=100, help="matches to play in all")
-    p.add_argument("--concurrency", type=int, default=50, help="matches played at once")
-    p.add_argument("--game", default="dix", choices=["dix", "six-dozens", "durak-dice"])
-    p.add_argument("--moves-per-match", type=int, default=5, help="moves each match plays")
-    p.add_argument("--seconds", type=float, default=60.0, help="stop starting moves after this")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random clients")
-    p.add_argument("--deadline", type=float, default=5.0, help="deadline of each call, seconds")
-    p.add_argument(
-        "--give-up",
-        type=float,
-        default=20.0,
-        help="a match is stuck after this many seconds without progress",
-    )
-    p.add_argument("--json", default=None, metavar="FILE", help="also write the report as JSON")
-    p.add_argument(
-        "--arbiter-token-file",
-        default=None,
-        help="file holding the arbiter token (default: $KOZYR_ARBITER_TOKEN)",
-    )
-    p.add_argument(
-        "--store-url",
-        default=None,
-        help="Redis URL to PING when an UNAVAILABLE arrives (judges false ones)",
-    )
-    p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback server")
-    p.set_defaults(func=_run)
