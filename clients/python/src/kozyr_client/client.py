@@ -427,8 +427,10 @@ class SeatClient:
         self.client = client
         self.match_id = match_id
         self.token = token
-        # Every receipt this viewer was handed (moves, watched updates): its evidence of what
-        # the server's log held (docs/fairness.md §6); save them with receipts.save(path).
+        # Every receipt this viewer was handed (moves, contributions, early endings, watched
+        # updates): its evidence of what the server's log held (docs/fairness.md §6); the last
+        # one (receipts.last) vouches for the whole log up to it; save them with
+        # receipts.save(path).
         self.receipts = Receipts(match_id)
 
     def __repr__(self) -> str:
@@ -470,11 +472,17 @@ class SeatClient:
         self, reason: pb.EndReason.ValueType, command_id: str | None = None
     ) -> pb.EndMatchResponse:
         """End the match early for this seat: pb.END_REASON_RESIGN, _ABORT or _CLAIM_VICTORY
-        (docs/rules.md R-7). Retried on UNAVAILABLE with the same command id."""
+        (docs/rules.md R-7). Retried on UNAVAILABLE with the same command id. The answer's
+        receipt is kept in `receipts` like a move's: it is the receipt of the match's final
+        entry (the one that reveals the seed), so `receipts.last` vouches for the whole log."""
         request = pb.EndMatchRequest(
             match_id=self.match_id, reason=reason, command_id=command_id or uuid.uuid4().hex
         )
-        return self.client.call(self.client.stub.EndMatch, request, self.token)
+        response: pb.EndMatchResponse = self.client.call(
+            self.client.stub.EndMatch, request, self.token
+        )
+        self.receipts.keep(receipt_of(response))
+        return response
 
     def contribute(self, contribution: bytes | None = None) -> pb.ContributeResponse:
         """Give this named seat's seed contribution, after the commitment (a match with a
@@ -490,9 +498,10 @@ class SeatClient:
         self.receipts.keep(receipt_of(response))
         return response
 
-    def resign(self) -> pb.EndMatchResponse:
-        """Give the match up (the game's forfeit, R-7)."""
-        return self.end(pb.END_REASON_RESIGN)
+    def resign(self, command_id: str | None = None) -> pb.EndMatchResponse:
+        """Give the match up (the game's forfeit, R-7): `end(pb.END_REASON_RESIGN)`, its
+        receipt (the final entry's) kept in `receipts`."""
+        return self.end(pb.END_REASON_RESIGN, command_id)
 
     def watch(self, from_version: int = 0, backoff: Backoff | None = None) -> Watch:
         """Every update after `from_version` until the match ends, surviving dropped streams."""

@@ -47,6 +47,13 @@ class Receipts:
         return [self.by_version[v] for v in sorted(self.by_version)]
 
     @property
+    def last(self) -> Receipt | None:
+        """The receipt of the highest version kept (None before any): each entry's hash covers
+        the one before, so it vouches for the whole log up to its entry; once the match has
+        ended, the final entry's (the match's head)."""
+        return self.by_version[max(self.by_version)] if self.by_version else None
+
+    @property
     def commitment(self) -> str:
         """The seed commitment the server signed for this match ("" before any receipt)."""
         first = self.all()
