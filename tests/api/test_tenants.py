@@ -4,9 +4,11 @@ on a real server and Redis."""
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -19,6 +21,7 @@ from kozyr.wire.errorinfo import error_info
 from tests.api.platforms import (
     ACME_KEY,
     GLOBEX_KEY,
+    SHORT_DIX,
     PlatformServer,
     bearer,
     key,
@@ -208,3 +211,54 @@ def test_a_log_with_users_and_actors_verifies_offline(redis_url: str, tmp_path: 
     report = verify(archive.parse(exported.text))
     assert report.verified, report
     assert '"actor":"u' in exported.text and '"user":"u1"' in exported.text
+
+
+def test_a_session_seat_of_another_tenants_match_is_refused_as_a_call_would_be(
+    strict: PlatformServer,
+) -> None:
+    """A play session adds each seat through the same checks a unary call makes: a seat token
+    of one tenant's match, sent with another tenant's key, is OTHER_TENANT on both paths."""
+    stub = strict.stub()
+    created = stub.CreateMatch(
+        pb.CreateMatchRequest(
+            game="dix", options=SHORT_DIX, seats=[pb.SeatRequest(name=n) for n in "ab"]
+        ),
+        metadata=key(ACME_KEY),
+    )
+    token = created.tokens[0].token
+    as_globex = key(GLOBEX_KEY) + bearer(token)
+    get = pb.GetMatchRequest(match_id=created.match_id)
+    assert refused(stub.GetMatch, get, metadata=as_globex) == (
+        grpc.StatusCode.PERMISSION_DENIED,
+        "OTHER_TENANT",
+    )
+    seats = [
+        pb.SessionSeat(match_id=created.match_id, token=t.token, seat=t.seat)
+        for t in created.tokens
+    ]
+    refusal = first_push(stub, seats[:1], key(GLOBEX_KEY)).refusal
+    assert (refusal.reason, refusal.code) == (
+        "OTHER_TENANT",
+        grpc.StatusCode.PERMISSION_DENIED.value[0],
+    )
+    # The tenant's own key adds the same seats, and the one to act is told its decision.
+    assert first_push(stub, seats, key(ACME_KEY)).WhichOneof("kind") == "decision"
+
+
+def first_push(stub: Any, seats: list[pb.SessionSeat], metadata: list[tuple[str, str]]) -> Any:
+    """The first push of a play session that adds `seats` (our side kept open meanwhile: a
+    closed side ends the session)."""
+    done = threading.Event()
+
+    def requests() -> Iterator[pb.SessionRequest]:
+        yield pb.SessionRequest(seats=seats)
+        done.wait(60)
+
+    call = stub.PlaySession(requests(), metadata=metadata)
+    try:
+        for message in call:
+            return message.pushes[0]
+        raise AssertionError(f"no push: {call.code()} {call.details()}")
+    finally:
+        done.set()
+        call.cancel()

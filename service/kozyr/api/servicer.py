@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -83,10 +84,6 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
     # ------------------------------------------------------------------ helpers
 
     async def _viewer(self, match_id: str, context: Context) -> Viewer:
-        caller = tenants.current()
-        await self.access.check_owner(self.engine, self.platform, caller, match_id)
-        if caller.ticket is not None:
-            return await self.access.ticket_viewer(self.engine, caller.ticket, match_id)
         token = None
         for value in bearer_values(context):  # one value at most, printable ASCII, bounded
             scheme, _, token = value.partition(" ")
@@ -98,6 +95,14 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
                     match_id,
                 )
             token = token.strip()
+        return await self._viewer_as(tenants.current(), match_id, token)
+
+    async def _viewer_as(self, caller: tenants.Caller, match_id: str, token: str | None) -> Viewer:
+        """Who `caller` is in the match: the one check every call and every play-session seat
+        passes (the tenant owns the match, then its ticket, else the bearer token)."""
+        await self.access.check_owner(self.engine, self.platform, caller, match_id)
+        if caller.ticket is not None:
+            return await self.access.ticket_viewer(self.engine, caller.ticket, match_id)
         return await viewer_of(self.engine, self.arbiter, match_id, token)
 
     async def _seat(self, match_id: str, context: Context) -> int:
@@ -420,7 +425,7 @@ class KozyrServicer(HistoryRpcs, PlatformRpcs, TlogRpcs, kozyr_pb2_grpc.KozyrSer
             in_flight=self.session_moves,
             move_log=self.move_log,
             rate=self.session_rate,
-            arbiter=self.arbiter,
+            viewer=functools.partial(self._viewer_as, tenants.current()),
         )
         async with contextlib.aclosing(session.run(requests)) as pushes:
             async for push in pushes:

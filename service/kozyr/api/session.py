@@ -20,18 +20,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr.api.auth.arbiter import Arbiter, viewer_of
+from kozyr.api.auth.arbiter import viewer_of
 from kozyr.api.guard import TokenBucket
 from kozyr.api.metrics import count_move
 from kozyr.api.movelog import MoveLog
 from kozyr.engine import Engine
+from kozyr.engine.answers import Viewer
 from kozyr.match import limits
 from kozyr.match.errors import Kind, MatchError, bad_request
 from kozyr.wire import convert, receipt_messages
@@ -98,10 +99,12 @@ class Session:
         move_log: MoveLog | None = None,
         rate: tuple[float, int] = (5_000.0, 10_000),
         clock: Callable[[], float] = time.monotonic,
-        arbiter: Arbiter | None = None,
+        viewer: Callable[[str, str | None], Awaitable[Viewer]] | None = None,
     ) -> None:
         self.engine = engine
-        self.arbiter = arbiter
+        # Who a seat's token is in its match: the servicer's own check (the caller's tenant,
+        # ticket and token, as for a unary call); a bare token's seat without one.
+        self.viewer = viewer or (lambda match_id, token: viewer_of(engine, None, match_id, token))
         self.closing = closing
         self.move_log = move_log or MoveLog()
         # The messages being built, the last one open: each push is made in place in it (a
@@ -207,9 +210,7 @@ class Session:
                 limits.check_match_id(wanted.match_id)
                 if not 0 <= wanted.from_version < 2**31:
                     raise bad_request("NO_SUCH_VERSION", "from_version must be 0..2^31-1")
-                viewer = await viewer_of(
-                    self.engine, self.arbiter, wanted.match_id, wanted.token or None
-                )
+                viewer = await self.viewer(wanted.match_id, wanted.token or None)
                 if viewer.seat is None:
                     raise MatchError(
                         Kind.FORBIDDEN,
