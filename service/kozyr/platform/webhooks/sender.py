@@ -9,15 +9,22 @@ tried again after 1, 2, 4, ... backoff periods up to a cap, until it has been tr
 `webhook_retry_for_s`, then it is a dead letter (`kozyr webhooks redeliver` revives it). All of
 it lives in Redis (platform/webhooks/deliveries.py), so a restarted sender goes on where it stopped.
 
-Tenants are isolated: each has a loop of its own, so one tenant's slow, hanging or dribbling
-endpoint never delays another's deliveries; and each try has one deadline for the whole attempt
-(connect, send, the whole response), not a timeout per read that a dribbling endpoint resets.
-Every failure is logged at WARNING and counted (`WebhookStats`, exported as metrics).
+Tenants are isolated: each has a loop of its own and an HTTP client (a connection pool) of its
+own, as large as the tries it may have in flight (CLAIM), so one tenant's slow, hanging or
+dribbling endpoints - or those of any number of tenants - never delay another's deliveries,
+neither by its rounds nor by holding connections a shared pool would make others wait for.
+Each try has one deadline for the whole attempt (connect, send, the whole response), not a
+timeout per read that a dribbling endpoint resets. Every failed try is counted and logged at
+WARNING (`webhook_failed`; `WebhookStats`, exported as metrics) before the store is told, so a
+store that is away cannot hide it; a dead letter is logged too (`webhook_dead_letter`). The
+store's commands wait for a connection of its pool (deliveries.py): however many tries run at
+once, none fails for want of one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -32,7 +39,8 @@ from kozyr.config.settings import ServerConfig, Tenancy, WebhookEndpoint
 from kozyr.platform.webhooks.deliveries import Deliveries
 
 log = structlog.get_logger("kozyr.platform.webhooks")
-CLAIM = 32  # deliveries one round sends per tenant, concurrently
+CLAIM = 32  # deliveries one round sends per tenant, concurrently: its pool's connections
+KEEP_ALIVE = 8  # idle connections a tenant's pool keeps (httpx closes them after 5 s)
 
 
 def signed_headers(
@@ -47,6 +55,26 @@ def signed_headers(
         "webhook-signature": signature,
         "content-type": "application/json",
     }
+
+
+def tenant_client(timeout_s: float, tls: ssl.SSLContext) -> httpx.AsyncClient:
+    """One tenant's HTTP client: a pool of its own with a connection for every try the tenant
+    may have in flight, so no try waits for a connection that another tenant's tries hold."""
+    return httpx.AsyncClient(
+        timeout=timeout_s,
+        follow_redirects=False,
+        verify=tls,
+        limits=httpx.Limits(max_connections=CLAIM, max_keepalive_connections=KEEP_ALIVE),
+    )
+
+
+def failure(e: BaseException, url: str) -> str:
+    """Why a try failed, from what it raised: the exception's name (the metrics' kind), then
+    its message, the endpoint's URL left out (it may carry a token); a group (anyio's connect
+    raises one) by the first exception in it."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return f"{type(e).__name__} {str(e).replace(url, '<url>')[:200]}".strip()
 
 
 @dataclass
@@ -82,7 +110,10 @@ class Sender:
         self._endpoints = {
             t.id: {e.name: e for e in t.webhooks} for t in tenancy.tenants.values() if t.webhooks
         }
-        self._client = httpx.AsyncClient(timeout=config.webhook_timeout_s, follow_redirects=False)
+        tls = httpx.create_ssl_context()  # one CA bundle read, shared by every tenant's client
+        self._clients = {
+            tenant: tenant_client(config.webhook_timeout_s, tls) for tenant in self._endpoints
+        }
         self.stats = WebhookStats()
 
     @property
@@ -104,7 +135,12 @@ class Sender:
         endpoints = self._endpoints[tenant]
         await self.deliveries.enqueue(tenant, sorted(endpoints), now_ms)
         claimed = await self.deliveries.claim(tenant, now_ms, lease_ms, CLAIM)
-        await asyncio.gather(*(self._try(tenant, delivery) for delivery in claimed))
+        tries = [self._try(tenant, delivery) for delivery in claimed]
+        # Every try ends before the round does (never more than CLAIM in flight, the pool's
+        # size); then the first that raised (the store away) fails the round.
+        for outcome in await asyncio.gather(*tries, return_exceptions=True):
+            if isinstance(outcome, BaseException):
+                raise outcome
         return len(claimed)
 
     async def _try(self, tenant: str, delivery: str) -> None:
@@ -117,12 +153,20 @@ class Sender:
         body = item.body()
         headers = signed_headers(endpoint, f"{tenant}-{cursor}", body, self._clock())
         started = time.monotonic()
-        why = await self._post(endpoint.url, body, headers)
-        if not why:
-            self.stats.delivered[tenant] += 1
-            self.stats.took(tenant, time.monotonic() - started)
-            await self.deliveries.delivered(tenant, delivery)
+        why = await self._post(self._clients[tenant], endpoint.url, body, headers)
+        if why:
+            await self._failed(tenant, delivery, why)
             return
+        self.stats.delivered[tenant] += 1
+        self.stats.took(tenant, time.monotonic() - started)
+        await self.deliveries.delivered(tenant, delivery)
+
+    async def _failed(self, tenant: str, delivery: str, why: str) -> None:
+        """Count and log a failed try first (so a store that is away, slow or failing cannot
+        hide it), then note it in the store: tried again later, or a dead letter."""
+        name, _, cursor = delivery.partition("|")
+        self.stats.failed[(tenant, why.split(" ")[0])] += 1
+        log.warning("webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why)
         config = self.config
         dead = await self.deliveries.failed(
             tenant,
@@ -133,26 +177,26 @@ class Sender:
             backoff_ms=int(config.webhook_backoff_s * 1000),
             backoff_max_ms=int(config.webhook_backoff_max_s * 1000),
         )
-        self.stats.failed[(tenant, why.split(" ")[0])] += 1
-        self.stats.dead[tenant] += int(bool(dead))
-        log.warning(
-            "webhook_failed", tenant=tenant, endpoint=name, cursor=cursor, why=why, dead=dead
-        )
+        if dead:
+            self.stats.dead[tenant] += 1
+            log.warning("webhook_dead_letter", tenant=tenant, endpoint=name, cursor=cursor)
 
-    async def _post(self, url: str, body: str, headers: dict[str, str]) -> str:
+    async def _post(
+        self, client: httpx.AsyncClient, url: str, body: str, headers: dict[str, str]
+    ) -> str:
         """POST one try within one deadline for the whole attempt; why it failed, or ""."""
         limit = self.config.webhook_timeout_s
         try:
             async with asyncio.timeout(limit):
-                answer = await self._client.post(url, content=body.encode(), headers=headers)
+                answer = await client.post(url, content=body.encode(), headers=headers)
         except TimeoutError:
             return f"timeout the whole try took over {limit:g} s"
-        except httpx.HTTPError as e:
-            return f"{type(e).__name__}"
+        except Exception as e:  # refused, reset, TLS, the protocol, a URL it cannot use...
+            return failure(e, url)
         return "" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
 
     async def run_forever(self, interval_s: float = 0.2) -> None:
-        """A loop per tenant until cancelled (then the HTTP client is closed)."""
+        """A loop per tenant until cancelled (then the HTTP clients are closed)."""
         try:
             async with asyncio.TaskGroup() as loops:
                 for tenant in self._endpoints:
@@ -172,6 +216,7 @@ class Sender:
                 await asyncio.sleep(interval_s)
 
     async def close(self) -> None:
-        """Close the HTTP client and the deliveries' connections."""
-        await self._client.aclose()
+        """Close every tenant's HTTP client and the deliveries' connections."""
+        for client in self._clients.values():
+            await client.aclose()
         await self.deliveries.redis.aclose()
