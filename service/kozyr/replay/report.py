@@ -61,6 +61,7 @@ class Report:
     prearranged_rolls: int = 0
     lots: int = 0
     prearranged: bool = False
+    server_alone: bool = False  # no seat contributed after the commitment (fairness.md §8)
     finished: bool = False
     outcome: str = ""
     head: str = ""
@@ -79,8 +80,9 @@ class Report:
 
     @property
     def fair(self) -> bool:
-        """True when the match verified and every deal came from the committed seed."""
-        return self.verified and not self.prearranged
+        """True when the match verified, every deal came from the committed seed, and some
+        seat's contribution after the commitment kept the operator from choosing it."""
+        return self.verified and not self.prearranged and not self.server_alone
 
     @property
     def exit_code(self) -> int:
@@ -174,6 +176,11 @@ class Report:
             out.append(NO_KEY)
         if self.prearranged:
             out.append("VERIFIED — prearranged: not a fair random deal")
+        elif self.server_alone:
+            out.append(
+                "VERIFIED — the server's deal alone: no seat contributed after the commitment, "
+                "so the operator could have chosen it (docs/fairness.md §8)"
+            )
         else:
             out.append(
                 "VERIFIED — a fair deal: every shuffle and roll came from the committed seed"

@@ -165,6 +165,7 @@ def verify(
         prearranged_rolls=draws.prearranged_rolls if draws else 0,
         lots=draws.lots if draws else 0,
         prearranged=bool(created and created.prearranged),
+        server_alone=walk.server_alone,
         finished=bool(walk.finished_at),
         outcome=outcome_text(game, walk.state, record.names, record.outcome)
         if game and record is not None and (walk.state is not None or record.finished)

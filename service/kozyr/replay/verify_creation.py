@@ -22,7 +22,7 @@ from kozyr.match.log import (
     SeedContributed,
     registry_for,
 )
-from kozyr.match.record import advance, new_record
+from kozyr.match.record import MatchRecord, advance, new_record
 from kozyr.replay import verify_clock
 from kozyr.replay.draws import Draws
 from kozyr.replay.report import Bad, Problem, is_hex, short
@@ -233,8 +233,9 @@ def _check_joined(w: Walk, i: int, line: dict[str, Any]) -> None:
 
 
 def _note_contributions(w: Walk) -> None:
-    """A match dealt from its seed whose named seats gave nothing after the commitment (no
-    contribution window) could have been dealt as the operator chose: the report says so."""
+    """The named seats that will give nothing after the commitment (no contribution window):
+    the report says so (and, when no other seat contributes either, that the operator could
+    have chosen the deal: `Walk.server_alone`)."""
     record, created = w.record, w.created
     assert record is not None and created is not None
     people = [
@@ -245,7 +246,7 @@ def _note_contributions(w: Walk) -> None:
     if people and not created.prearranged and not record.awaiting:
         w.notes.append(
             f"seat {', '.join(map(str, people))} named at creation gave no contribution after "
-            "the commitment: the operator could have chosen this deal (docs/fairness.md §8)"
+            "the commitment (no contribution window; docs/fairness.md §8)"
         )
 
 
@@ -351,6 +352,7 @@ def _start(w: Walk, i: int, events: list[dict[str, Any]], offset: int) -> None:
                 )
             )
     w.seed = seed
+    w.server_alone = not created.prearranged and not _contributed_after(record, created)
     w.draws = Draws(created, record.players, seed)
     w.draws.check(i, recorded)
     try:
@@ -364,6 +366,16 @@ def _start(w: Walk, i: int, events: list[dict[str, Any]], offset: int) -> None:
         after = game.evolve(after, event)
     logged = lifecycle.withheld(expected) if w.schema >= WITHHELD_SEED_SCHEMA else expected
     w.set_state(i, compare(w, i, None, logged, offset, len(events), after))
+
+
+def _contributed_after(record: MatchRecord, created: MatchCreated) -> list[int]:
+    """The seats whose contribution, as the match starts, came after the commitment (entry 1
+    held another, or none): only those keep the server from knowing every input of the deal."""
+    return [
+        seat
+        for seat, given in enumerate(record.contributions)
+        if given and given != created.contributions[seat]
+    ]
 
 
 def _withheld_seed(w: Walk, i: int, started: dict[str, Any]) -> bytes | None:

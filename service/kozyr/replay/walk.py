@@ -36,6 +36,8 @@ class Walk:
         self.finished_at = 0
         self.revealed = ""
         self.notes: list[str] = []
+        # No seat gave a contribution after the commitment: the deal is the server's alone.
+        self.server_alone = False
         self.divergent = False  # another rules version: collect divergences, follow the record
         self.divergences: list[Problem] = []
         self.commands = 0
