@@ -1,8 +1,10 @@
 """The card table in a real Chromium, in English and in Russian (the browser's language picks
 it): a whole match of each game by clicking (Dix against the server's bot, Six Dozens with three
-seats, Durak with four browser contexts), a refused click explained by its rule ID, the end
-banner and a rematch, axe-core on the lobby, the table, the spectator's page and the replay
-viewer, and a spectator whose delay holds the table back; every page's traffic is leak-checked.
+seats, Durak with four browser contexts), a refused click explained by its rule ID (a card
+out of turn, and a card Dix's follow-suit rule refuses), the end banner and a rematch (its
+seat contributing after the commitment), axe-core on the lobby, the table, the spectator's
+page and the replay viewer, and a spectator whose delay holds the table back; every page's
+traffic is leak-checked.
 
 Screenshots of each game mid-match and at the end, at 1280 x 800 (the English runs) and
 390 x 844 (the Russian runs), go to docs/ with KOZYR_WEB_SHOTS=docs (`make screenshots`)."""
@@ -18,12 +20,14 @@ import grpc
 import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from tests.conftest import repo_root
+from tests.api.helpers import auth
+from tests.conftest import ARBITER, repo_root
 from tests.web.conftest import Web
 from tests.web.helpers import STATUS, Traffic, browser, leaks, messages, shots
 
 pytestmark = pytest.mark.slow
 PLAYABLE = "button.card.legal, button.action"
+REFUSED = "[data-testid=hand] button.card[aria-disabled=true]"
 AXE = repo_root() / "web" / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = {"en": {"width": 1280, "height": 800}, "ru": {"width": 390, "height": 844}}
 LOCALES = {"en": "en-GB", "ru": "ru-RU"}
@@ -87,13 +91,17 @@ def _shot(page: Any, game: str, lang: str, when: str) -> None:
     page.screenshot(path=str(shots() / f"web-{game}-{width}-{when}.png"))
 
 
-def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False, mid: int = 8) -> int:
+def _play_out(
+    pages: list[Any], game: str, lang: str, refuse: bool = False, rule: str = "", mid: int = 8
+) -> int:
     """Click a playable card (or take / pass) on whichever page offers one, every other move
     from the keyboard, until every page shows the match finished; a screenshot of the first
-    page after `mid` moves; with `refuse`, one click on a card the rules refuse first."""
+    page after `mid` moves; with `refuse`, one click first on a page whose turn it is not;
+    with `rule`, one click on a card that rule refuses the seat to act (it must come)."""
     moves = 0
     for _ in range(600):
         if all(_state(p) == "finished" for p in pages):
+            assert not rule, f"no card was ever refused by {rule}"
             return moves
         mover = next((p for p in pages if p.locator(PLAYABLE).count()), None)
         if mover is None:
@@ -103,6 +111,9 @@ def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False, mid:
         if refuse and idle:
             _refused_click(idle[0], lang)
             refuse = False
+        if rule and mover.locator(REFUSED).count():
+            _refused_click(mover, lang, rule)
+            rule = ""
         if moves == mid:
             _shot(pages[0], game, lang, "mid")
         before = _version(mover)
@@ -125,15 +136,17 @@ def _play_out(pages: list[Any], game: str, lang: str, refuse: bool = False, mid:
     raise AssertionError(f"the match did not finish after {moves} moves; pages: {seen}")
 
 
-def _refused_click(page: Any, lang: str) -> None:
-    """A page whose seat may not play now: its card is dimmed, and a click on it says why,
-    with the rule's ID and its name in the page's language (from the server's ErrorInfo)."""
-    card = page.locator("button.card[aria-disabled=true]").first
+def _refused_click(page: Any, lang: str, expected: str = "") -> None:
+    """A card the page dims (its seat may not play now, or may not play that card): a click
+    on it says why, with the rule's ID and its name in the page's language (from the server's
+    ErrorInfo); `expected`, the rule it must be."""
+    card = page.locator(REFUSED).first
     card.click(force=True)  # playwright takes aria-disabled for disabled; a person can click it
     page.wait_for_function("document.querySelector('[data-testid=message]').dataset.rule")
     rule = page.get_attribute("[data-testid=message]", "data-rule")
     text = page.inner_text("[data-testid=message]")
     assert rule and re.fullmatch(r"(R|DIX|SIX|DUR)-\d+", rule), rule
+    assert rule == (expected or rule), (rule, text)
     assert f"{rule} — " in text and re.search(r"\([A-Z_]+\)", text), text
     assert text.startswith("Нельзя" if lang == "ru" else "Not now"), text
     if lang == "ru":  # worded from the catalogue: no English sentence of the server's
@@ -171,7 +184,8 @@ def test_dix_against_a_bot_then_a_rematch(web: Web, chromium: Any, lang: str) ->
     match_id = page.url.rsplit("/", 1)[1]
     _in_language(page, lang)
     _axe(page, f"table ({lang})")
-    assert _play_out([page], "dix", lang) > 5
+    # Following a lead, a card of another suit is dimmed; clicked, it says DIX-5 (follow suit).
+    assert _play_out([page], "dix", lang, rule="DIX-5") > 5
     _banner(page, seats=2)
     # The hand is played out: the empty stock is said in words beside the trump card, with no
     # count badge over it.
@@ -197,9 +211,21 @@ def test_dix_against_a_bot_then_a_rematch(web: Web, chromium: Any, lang: str) ->
     page.wait_for_function("id => !location.hash.endsWith(id)", arg=match_id)
     again = page.url.rsplit("/", 1)[1]
     page.locator(PLAYABLE).first.wait_for()
-    view = web.server.stub().GetMatch(pb.GetMatchRequest(match_id=again)).view
+    stub = web.server.stub()
+    view = stub.GetMatch(pb.GetMatchRequest(match_id=again)).view
     assert again != match_id and [p.bot for p in view.players] == ["", "heuristic"]
     assert view.options["single_hand"] == "true" and view.players[0].name == "me"
+    # The rematch's seat gave its 32 random bytes after the commitment, as the lobby's do.
+    log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=again), metadata=auth(ARBITER))
+    given = [
+        event
+        for entry in log.entries
+        for event in json.loads(entry.canonical_json)["events"]
+        if event["type"] == "SeedContributed"
+    ]
+    assert [(e["seat"], len(bytes.fromhex(e["contribution"]))) for e in given] == [(0, 32)], [
+        json.loads(e.canonical_json)["events"] for e in log.entries[:3]
+    ]
     context.close()
 
 

@@ -4,7 +4,8 @@
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { KozyrService, type Receipt } from "./gen/kozyr/v1/kozyr_pb";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { KozyrService, type CreateMatchRequestSchema, type Receipt } from "./gen/kozyr/v1/kozyr_pb";
 
 export type Kozyr = Client<typeof KozyrService>;
 
@@ -83,6 +84,34 @@ export function commandId(): string {
  * once the match's commitment is public, so the server cannot have chosen its seed against it. */
 export function contribution(): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(32));
+}
+
+// How long a match this page creates waits for its seat's contribution (docs/fairness.md §1).
+const CONTRIBUTION_WINDOW_MS = 30_000n;
+
+/** How long a match this page creates waits for its open seats: an hour (a correspondence
+ * match the server's default day), not the server's default day, so a match its creator left
+ * soon leaves the lobby's open list (ListMatches hides expired ones). */
+export function openSeatWait(correspondence: boolean): bigint | undefined {
+  return correspondence ? undefined : 3_600_000n;
+}
+
+/** Create a match and take its seat `seat` under `name`, the way every match this page makes
+ * is made (the lobby's form and a rematch): with a contribution window, and the seat's 32
+ * random bytes given once the commitment is public, so the server cannot have chosen the deal
+ * against them (docs/fairness.md §1). The seat is remembered; its receipts kept. */
+export async function createWithSeat(request: MessageInitShape<typeof CreateMatchRequestSchema>,
+  seat: number, name: string): Promise<string> {
+  const made = await kozyr.createMatch({ ...request, requestId: crypto.randomUUID(),
+    contributionWindowMs: CONTRIBUTION_WINDOW_MS });
+  keepReceipt(made.receipt);
+  const token = made.tokens.find((x) => x.seat === seat)?.token;
+  if (token !== undefined) {
+    remember({ matchId: made.matchId, game: request.game ?? "", seat, name, token });
+    const given = await kozyr.contribute({ matchId: made.matchId, seedContribution: contribution() }, auth(token));
+    keepReceipt(given.receipt);
+  }
+  return made.matchId;
 }
 
 /** A receipt as a receipts file holds it (docs/fairness.md §6): a line `kozyr replay verify

@@ -2,7 +2,7 @@
 // (ListMatches, paged), a match id or join link to open, and the form that creates a match
 // (game, seats, options) and takes its first seat.
 
-import { auth, contribution, keepReceipt, kozyr, refusal, remember, seatIn, seats } from "./api";
+import { auth, contribution, createWithSeat, keepReceipt, kozyr, openSeatWait, refusal, remember, seatIn, seats } from "./api";
 import { TIME_CONTROLS } from "./clock";
 import { h, mount } from "./dom";
 import { MatchStatus, type GameInfo, type MatchSummary, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
@@ -16,12 +16,10 @@ const PAGE = 10;
 const BOTS: [string, () => string][] = [
   ["heuristic", () => t("bot.heuristic")], ["random", () => t("bot.random")], ["ismcts:iters=200", () => t("bot.ismcts")],
 ];
-const CONTRIBUTION_WINDOW_MS = 30_000n;  // how long a new match waits for our contribution
 
 // The spectator delays offered (CreateMatchRequest.spectator_delay_ms): a broadcast table
 // shown that far behind cannot be used to ghost.
 const DELAYS = [0, 10, 60, 300];
-const OPEN_SEAT_WAIT_MS = 3_600_000n;
 
 function optionInput(game: string, o: OptionSpec): HTMLElement {
   const id = `opt-${game}-${o.name}`;
@@ -212,23 +210,10 @@ export class Lobby {
       const preset = form.querySelector<HTMLSelectElement>("[data-clock-preset]")?.value ?? "none";
       const timeControl = TIME_CONTROLS.find(([key]) => key === preset && key !== "none")?.[2];
       const delaySeconds = Number(form.querySelector<HTMLSelectElement>("[data-delay]")?.value ?? "0");
-      // An open seat waits an hour (a day with a correspondence clock), not the server's default
-      // day: a match its creator left leaves the open list (ListMatches hides expired ones).
-      const expireMs = preset === "correspondence-1" ? undefined : OPEN_SEAT_WAIT_MS;
-      // A contribution window: the match deals once this browser's seat has given its
-      // contribution, after the commitment is public (docs/fairness.md §1).
-      const made = await kozyr.createMatch({ game: g.name, options, seats: seatRequests, timeControl,
-        spectatorDelayMs: BigInt(delaySeconds * 1000), expireMs, requestId: crypto.randomUUID(),
-        contributionWindowMs: CONTRIBUTION_WINDOW_MS });
-      keepReceipt(made.receipt);
-      for (const x of made.tokens) {
-        if (x.seat !== 0) continue;
-        remember({ matchId: made.matchId, game: g.name, seat: 0, name: me, token: x.token });
-        const given = await kozyr.contribute({ matchId: made.matchId, seedContribution: contribution() },
-          auth(x.token));
-        keepReceipt(given.receipt);
-      }
-      location.hash = `#/m/${made.matchId}`;
+      const expireMs = openSeatWait(preset === "correspondence-1");
+      const matchId = await createWithSeat({ game: g.name, options, seats: seatRequests, timeControl,
+        spectatorDelayMs: BigInt(delaySeconds * 1000), expireMs }, 0, me);
+      location.hash = `#/m/${matchId}`;
     } catch (e) {
       this.message = explain(refusal(e));
       this.render();

@@ -4,11 +4,11 @@
 // page (#/watch/<id>) is the same table as a spectator: it never sends a seat's token.
 
 import { create } from "@bufbuild/protobuf";
-import { auth, commandId, contribution, keepReceipt, keepTreeHead, kozyr, lastReceipt, refusal, remember, seatIn, shortFingerprint, type KeptTreeHead, type Refusal, type Seat } from "./api";
+import { auth, commandId, contribution, createWithSeat, keepReceipt, keepTreeHead, kozyr, lastReceipt, openSeatWait, refusal, remember, seatIn, shortFingerprint, type KeptTreeHead, type Refusal, type Seat } from "./api";
 import { colour, faceParts, faces } from "./cards";
 import { deadlineLine, knownEnding, scoresText, seatClock, terminationText, tick } from "./clock";
 import { h, mount } from "./dom";
-import { EndReason, MatchStatus, MoveSchema, type Event as MatchEvent, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
+import { EndReason, MatchStatus, MoveSchema, TimeControlKind, type Event as MatchEvent, type MatchView, type Move } from "./gen/kozyr/v1/kozyr_pb";
 import { cardName, gameTitle, lang, reasonText, ruleName, t } from "./i18n";
 import { eventText } from "./moves";
 import { back, board, handOf, inWords, nameOf, seatFacts } from "./panels";
@@ -198,18 +198,21 @@ export class Table {
     }
   }
 
-  /** A new match with the same game, options, clock and seats: this browser's seat under its
-   * name, each bot's seat the same bot, every other person's seat open to the join link. */
+  /** A new match with the same game, options, clock, timeout policy and seats: this
+   * browser's seat under its name (contributing after the commitment, as the lobby's matches
+   * do), each bot's seat the same bot, every other person's seat open to the join link, which
+   * the new table shows (an open seat waits an hour, as the lobby's do). */
   private async rematch(view: MatchView): Promise<void> {
     if (!this.seat) return;
     const mine = this.seat;
     const seats = view.players.map((p) => p.seat === mine.seat ? { name: mine.name } : p.bot ? { name: p.name, bot: p.bot } : { name: "" });
+    const open = seats.some((s) => s.name === "");
+    const correspondence = view.timeControl?.kind === TimeControlKind.CORRESPONDENCE;
     try {
-      const made = await kozyr.createMatch({ game: view.game, options: { ...view.options }, seats,
-        timeControl: view.timeControl, requestId: crypto.randomUUID() });
-      const token = made.tokens.find((x) => x.seat === mine.seat)?.token ?? "";
-      remember({ matchId: made.matchId, game: view.game, seat: mine.seat, name: mine.name, token });
-      location.hash = `#/m/${made.matchId}`;
+      const matchId = await createWithSeat({ game: view.game, options: { ...view.options }, seats,
+        timeControl: view.timeControl, timeoutPolicy: view.timeoutPolicy,
+        expireMs: open ? openSeatWait(correspondence) : undefined }, mine.seat, mine.name);
+      location.hash = `#/m/${matchId}`;
     } catch (e) {
       this.refused(refusal(e));
     }
