@@ -244,6 +244,7 @@ def test_six_dozens_with_three_seats(web: Web, chromium: Any, lang: str) -> None
     page.wait_for_selector("section.board")
     match_id = page.url.rsplit("/", 1)[1]
     assert page.locator(".seats li.seat").count() == 2  # the two others, around the table
+    _axe(page, f"Six Dozens table ({lang})")
     _play_out([page], "six-dozens", lang, mid=2)
     _banner(page, seats=3)
     _shot(page, "six-dozens", lang, "end")
@@ -276,13 +277,30 @@ def test_durak_with_four_browsers(web: Web, chromium: Any, lang: str) -> None:
         )
         assert page.locator(".seats li.seat").count() == 3
     _in_language(first, lang)
+    _axe(first, f"Durak table ({lang})")
+    # A spectator with no delay watches the match live, from another browser context: its
+    # page holds no hand, and its traffic is leak-checked as a spectator's (seat None).
+    watching, spectator, seen = _context(chromium, lang)
+    spectator.goto(f"{web.url}/#/watch/{match_id}")
+    spectator.wait_for_function(
+        "document.querySelector('[data-testid=status]')?.dataset.state === 'playing'"
+    )
+    _axe(spectator, f"live spectator page ({lang})")
     _play_out(pages, "durak-dice", lang, refuse=True)
     for page in pages:
         _banner(page, seats=4)
+    spectator.wait_for_function(
+        "document.querySelector('[data-testid=status]')?.dataset.state === 'finished'"
+    )
+    assert spectator.locator("[data-testid=hand] button").count() == 0
     _shot(first, "durak-dice", lang, "end")
     seats = [int(_seat_of(page, match_id)) for page in pages]
-    _check_traffic(web, match_id, [(s, t) for s, (_, _, t) in zip(seats, opened, strict=True)])
-    for context, _, _ in opened:
+    _check_traffic(
+        web,
+        match_id,
+        [*((s, t) for s, (_, _, t) in zip(seats, opened, strict=True)), (None, seen)],
+    )
+    for context, _, _ in [*opened, (watching, spectator, seen)]:
         context.close()
 
 
