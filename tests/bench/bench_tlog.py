@@ -4,7 +4,7 @@
 Moves/s through the engine on its in-memory store, every match created, played out (one hand
 of Dix, its moves decided in advance) and ended, all matches at once (as a server runs them, so
 leaves arriving together share one grouped write), in four set-ups interleaved run by run:
-no signing and no log (before issue 30), write-time signing, signing and the transparency log
+no signing and no log (an engine with no key), write-time signing, signing and the transparency log
 with fsync, and with the log but no fsync. A creation and an ending are counted in the time,
 as they are where the log appends its two leaves; the medians and the ratios to no log.
 """
