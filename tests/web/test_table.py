@@ -476,3 +476,30 @@ def test_the_low_time_cue_marks_the_seat_whose_time_runs_low(web: Web, chromium:
     assert low == ["0"] and {role for _, _, role in clocks} == {"timer"}, clocks
     assert len(clocks) == 2, clocks
     context.close()
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_card_moves_onto_the_table_unless_the_browser_asks_for_less_motion(
+    web: Web, chromium: Any, motion: str
+) -> None:
+    """A card arriving in the centre slides in (the page marks it `arrive`, and its style
+    animates it); under the browser's prefers-reduced-motion it simply appears. The style is
+    read from the page's own stylesheet, on a card marked as the page marks one (the page's own
+    mark lasts only until the next update)."""
+    context = chromium.new_context(
+        bypass_csp=True, locale="en-GB", viewport=SIZES["en"], reduced_motion=motion
+    )
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(web.url + "/")
+    page.locator("form[data-game=dix]").wait_for()
+    animation = page.evaluate(
+        """() => {
+            const card = document.createElement("button");
+            card.className = "card arrive";
+            document.body.append(card);
+            return getComputedStyle(card).animationName;
+        }"""
+    )
+    assert animation == ("none" if motion == "reduce" else "arrive"), animation
+    context.close()
