@@ -14,15 +14,18 @@ instead of moving again). JoinMatch is never retried: a repeat could claim a sec
 
 Watching: `SeatClient.watch()` reconnects after a dropped stream and resumes after the last
 version it delivered, so its updates have consecutive versions with no gap and no duplicate.
+
+This module holds the connection and the server-wide calls (games, matches made and joined, the
+tenant's feed, the transparency log); a match's own calls are its SeatClient's (seat.py), its
+watch is watch.py's, and what creating a match sends and answers is matches.py's.
 """
 
 from __future__ import annotations
 
 import os
 import time
-import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -32,172 +35,16 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 from kozyr.core.receipts import Receipt
 from kozyr_client.errors import KozyrError
-from kozyr_client.receipts import Receipts, receipt_of
+from kozyr_client.feed import Feed, open_feed
+from kozyr_client.matches import Created, Joined, created_of, joined_of, match_request, refused
+from kozyr_client.seat import SeatClient
+from kozyr_client.transport import CHANNEL_OPTIONS, Backoff, bearer
 
 Resp = TypeVar("Resp")
 
-# Transport failures a watch recovers from by reconnecting: the server went away (UNAVAILABLE),
-# the stream was cut (CANCELLED that we did not ask for, or an RST_STREAM that grpc reports as
-# INTERNAL/UNKNOWN). Errors carrying the service's ErrorInfo are answers, not drops — except
-# UNAVAILABLE, which the service sends while its event store is unreachable.
-_DROPPED = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.CANCELLED,
-        grpc.StatusCode.INTERNAL,
-        grpc.StatusCode.UNKNOWN,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-    }
-)
-
-# grpc waits 1 s and more before reconnecting a channel whose connection failed; a player waiting
-# on a restarted server wants it back within our own retry schedule.
-CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
-    ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 2000),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Created:
-    """A new match: its id, the named seats' tokens by seat, the version after creation."""
-
-    match_id: str
-    tokens: dict[int, str]
-    version: int = 0
-    commitment: str = ""
-    receipt: Receipt | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Joined:
-    """A claimed seat: the seat, its token, the version after joining, whether play began."""
-
-    seat: int
-    token: str
-    version: int = 0
-    started: bool = False
-    commitment: str = ""
-    receipt: Receipt | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Backoff:
-    """Retry schedule: `attempts` retries after the first try, sleeping first, first*2, … ≤ cap."""
-
-    attempts: int = 6
-    first: float = 0.1
-    cap: float = 2.0
-
-    def delays(self) -> Iterator[float]:
-        """The sleeps between tries."""
-        delay = self.first
-        for _ in range(self.attempts):
-            yield delay
-            delay = min(delay * 2, self.cap)
-
-
-def match_request(
-    game: str,
-    seats: Sequence[str],
-    options: Mapping[str, str] | None = None,
-    request_id: str | None = None,
-    first_dealer: int | None = None,
-    prearranged_decks: Sequence[str] | None = None,
-    prearranged_dice: Sequence[str] | None = None,
-    seed_contributions: Sequence[bytes] | None = None,
-    time_control: pb.TimeControl | None = None,
-    timeout_policy: pb.TimeoutPolicy.ValueType = pb.TIMEOUT_POLICY_UNSPECIFIED,
-    policy_bot: str = "",
-    bots: Sequence[str] | None = None,
-    contribution_window_ms: int | None = None,
-) -> pb.CreateMatchRequest:
-    """A CreateMatch request (see KozyrClient.create_match), always with a request id."""
-    request = pb.CreateMatchRequest(
-        game=game,
-        options=dict(options or {}),
-        seats=[
-            pb.SeatRequest(name=name, seed_contribution=contribution, bot=bot)
-            for name, contribution, bot in zip(
-                seats,
-                seed_contributions or [b""] * len(seats),
-                bots or [""] * len(seats),
-                strict=True,
-            )
-        ],
-        timeout_policy=timeout_policy,
-        policy_bot=policy_bot,
-        # Always an id, so a retry after UNAVAILABLE returns the same match, not a second one.
-        request_id=request_id or uuid.uuid4().hex,
-        prearranged_decks=list(prearranged_decks or []),
-        prearranged_dice=list(prearranged_dice or []),
-    )
-    if first_dealer is not None:
-        request.first_dealer = first_dealer
-    if contribution_window_ms is not None:
-        request.contribution_window_ms = contribution_window_ms
-    if time_control is not None:
-        request.time_control.CopyFrom(time_control)
-    return request
-
-
-def created_of(response: pb.CreateMatchResponse) -> Created:
-    """The Created of a CreateMatch answer."""
-    return Created(
-        response.match_id,
-        {t.seat: t.token for t in response.tokens},
-        response.version,
-        response.seed_commitment,
-        receipt_of(response),
-    )
-
-
-def refused(refusal: pb.Refusal) -> KozyrError:
-    """The KozyrError of one refused item of a batch."""
-    return KozyrError(
-        _CODES.get(refusal.code, grpc.StatusCode.UNKNOWN),
-        refusal.reason,
-        refusal.message,
-        dict(refusal.metadata),
-    )
-
-
-_CODES = {c.value[0]: c for c in grpc.StatusCode}
 # How long a match created by create_match waits for its named seats' contributions (ms): the
 # client gives them at once, so the window only matters to a client that dies in between.
 CONTRIBUTION_WINDOW_MS = 30_000
-FEED_CURSOR = "kozyr-feed-cursor"  # WatchEvents' initial metadata: the cursor it starts after
-
-
-class Feed:
-    """An open WatchEvents stream: iterate its TenantEvents; `start` is where it began."""
-
-    def __init__(self, call: Any, start: str) -> None:
-        self._call = call
-        self.start = start
-
-    def __iter__(self) -> Iterator[pb.TenantEvent]:
-        try:
-            yield from self._call
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.CANCELLED:
-                raise KozyrError.from_rpc_error(e) from None
-
-    def close(self) -> None:
-        """End the stream."""
-        self._call.cancel()
-
-    def __enter__(self) -> Feed:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-
-def bearer(token: str | None) -> tuple[tuple[str, str], ...]:
-    """Call metadata for a token (none for a spectator)."""
-    return () if token is None else (("authorization", f"Bearer {token}"),)
 
 
 class KozyrClient:
@@ -281,6 +128,8 @@ class KozyrClient:
         call): `kozyr serve --workers N` has N processes behind one address."""
         return self.call(self.stub.ListGames, pb.ListGamesRequest()).process
 
+    # ------------------------------------------------------------------ matches made and joined
+
     def create_match(
         self,
         game: str,
@@ -335,24 +184,6 @@ class KozyrClient:
             for r in response.results
         ]
 
-    def feed(self, from_cursor: str = "$", types: Sequence[str] = ()) -> Feed:
-        """The tenant's lifecycle events after `from_cursor` ("$": from now; "" from the start),
-        only `types` if given (match.ended, …). Returns once the server has said where the feed
-        starts, so nothing that happens after this call is missed."""
-        call = self.stub.WatchEvents(
-            pb.WatchEventsRequest(from_cursor=from_cursor, types=list(types))
-        )
-        try:
-            start = dict(call.initial_metadata()).get(FEED_CURSOR, "")
-        except grpc.RpcError as e:
-            raise KozyrError.from_rpc_error(e) from None
-        if not start:  # the call failed before its headers: its status says why
-            try:
-                next(iter(call))
-            except grpc.RpcError as e:
-                raise KozyrError.from_rpc_error(e) from None
-        return Feed(call, str(start))
-
     def join(
         self,
         match_id: str,
@@ -371,15 +202,31 @@ class KozyrClient:
         )
         if seat is not None:
             request.seat = seat
-        response = self.call(self.stub.JoinMatch, request, retry=False)
-        return Joined(
-            response.seat,
-            response.token,
-            response.version,
-            response.started,
-            response.seed_commitment,
-            receipt_of(response),
-        )
+        return joined_of(self.call(self.stub.JoinMatch, request, retry=False))
+
+    def seat(
+        self, match_id: str, token: str, receipts: Sequence[Receipt | None] = ()
+    ) -> SeatClient:
+        """Act in a match with a seat token (or look with the arbiter token); `receipts` are
+        ones the seat got already (its Created or Joined receipt)."""
+        seat = SeatClient(self, match_id, token)
+        for receipt in receipts:
+            seat.receipts.keep(receipt)
+        return seat
+
+    def spectate(self, match_id: str) -> SeatClient:
+        """Look at a match as a spectator (no token: the public table only)."""
+        return SeatClient(self, match_id, None)
+
+    # ------------------------------------------------------------------ the tenant's feed
+
+    def feed(self, from_cursor: str = "$", types: Sequence[str] = ()) -> Feed:
+        """The tenant's lifecycle events after `from_cursor` ("$": from now; "" from the start),
+        only `types` if given (match.ended, …). Returns once the server has said where the feed
+        starts, so nothing that happens after this call is missed."""
+        return open_feed(self.stub, from_cursor, types)
+
+    # ------------------------------------------------------------------ the transparency log
 
     def signing_keys(self) -> list[pb.SigningKey]:
         """The public keys the server signs receipts with (the current one first)."""
@@ -404,285 +251,3 @@ class KozyrClient:
         (0: the current one)."""
         request = pb.GetConsistencyProofRequest(first_size=first, second_size=second)
         return self.call(self.stub.GetConsistencyProof, request)
-
-    def seat(
-        self, match_id: str, token: str, receipts: Sequence[Receipt | None] = ()
-    ) -> SeatClient:
-        """Act in a match with a seat token (or look with the arbiter token); `receipts` are
-        ones the seat got already (its Created or Joined receipt)."""
-        seat = SeatClient(self, match_id, token)
-        for receipt in receipts:
-            seat.receipts.keep(receipt)
-        return seat
-
-    def spectate(self, match_id: str) -> SeatClient:
-        """Look at a match as a spectator (no token: the public table only)."""
-        return SeatClient(self, match_id, None)
-
-
-class SeatClient:
-    """One viewer of one match: a seat (with its token) or a spectator (token None)."""
-
-    def __init__(self, client: KozyrClient, match_id: str, token: str | None) -> None:
-        self.client = client
-        self.match_id = match_id
-        self.token = token
-        # Every receipt this viewer was handed (moves, contributions, early endings, watched
-        # updates): its evidence of what the server's log held (docs/fairness.md §6); the last
-        # one (receipts.last) vouches for the whole log up to it; save them with
-        # receipts.save(path).
-        self.receipts = Receipts(match_id)
-
-    def __repr__(self) -> str:
-        who = "spectator" if self.token is None else "seat"
-        return f"SeatClient({self.match_id!r}, {who})"
-
-    def view(self) -> pb.MatchView:
-        """The match as this viewer sees it now."""
-        return self.client.call(
-            self.client.stub.GetMatch, pb.GetMatchRequest(match_id=self.match_id), self.token
-        ).view
-
-    def legal(self) -> pb.ListLegalMovesResponse:
-        """The legal moves with the version they are legal at."""
-        return self.client.call(
-            self.client.stub.ListLegalMoves,
-            pb.ListLegalMovesRequest(match_id=self.match_id),
-            self.token,
-        )
-
-    def legal_moves(self) -> list[pb.Move]:
-        """This seat's legal moves now (empty when it is not its turn)."""
-        return list(self.legal().moves)
-
-    def move(
-        self, move: pb.Move, command_id: str | None = None, expected_version: int | None = None
-    ) -> pb.SubmitMoveResponse:
-        """Play a move. Retried on UNAVAILABLE with the same command id, so at most once."""
-        request = pb.SubmitMoveRequest(
-            match_id=self.match_id, move=move, command_id=command_id or uuid.uuid4().hex
-        )
-        if expected_version is not None:
-            request.expected_version = expected_version
-        response = self.client.call(self.client.stub.SubmitMove, request, self.token)
-        self.receipts.keep(receipt_of(response))
-        return response
-
-    def end(
-        self, reason: pb.EndReason.ValueType, command_id: str | None = None
-    ) -> pb.EndMatchResponse:
-        """End the match early for this seat: pb.END_REASON_RESIGN, _ABORT or _CLAIM_VICTORY
-        (docs/rules.md R-7). Retried on UNAVAILABLE with the same command id. The answer's
-        receipt is kept in `receipts` like a move's: it is the receipt of the match's final
-        entry (the one that reveals the seed), so `receipts.last` vouches for the whole log."""
-        request = pb.EndMatchRequest(
-            match_id=self.match_id, reason=reason, command_id=command_id or uuid.uuid4().hex
-        )
-        response: pb.EndMatchResponse = self.client.call(
-            self.client.stub.EndMatch, request, self.token
-        )
-        self.receipts.keep(receipt_of(response))
-        return response
-
-    def contribute(self, contribution: bytes | None = None) -> pb.ContributeResponse:
-        """Give this named seat's seed contribution, after the commitment (a match with a
-        contribution window, docs/fairness.md §1): 32 fresh random bytes unless given
-        (b"" for none). Never retried blindly: a second try is refused
-        NOT_AWAITING_CONTRIBUTION once the first landed."""
-        if contribution is None:
-            contribution = os.urandom(32)
-        request = pb.ContributeRequest(match_id=self.match_id, seed_contribution=contribution)
-        response: pb.ContributeResponse = self.client.call(
-            self.client.stub.Contribute, request, self.token, retry=False
-        )
-        self.receipts.keep(receipt_of(response))
-        return response
-
-    def resign(self, command_id: str | None = None) -> pb.EndMatchResponse:
-        """Give the match up (the game's forfeit, R-7): `end(pb.END_REASON_RESIGN)`, its
-        receipt (the final entry's) kept in `receipts`."""
-        return self.end(pb.END_REASON_RESIGN, command_id)
-
-    def watch(self, from_version: int = 0, backoff: Backoff | None = None) -> Watch:
-        """Every update after `from_version` until the match ends, surviving dropped streams."""
-        return Watch(self, from_version, backoff or self.client.backoff)
-
-    def play(
-        self, choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move], watch: Watch | None = None
-    ) -> pb.MatchView:
-        """Play this seat to the end: at each of its turns, move `choose(view, legal moves)`.
-        Returns the final view. By default over one PlaySession stream (the server pushes each
-        decision with its legal moves and takes the move on the same stream: one message each
-        way a move, resumed after drops); with `watch`, by following that Watch (which the
-        caller may close) and moving by unary calls."""
-        now = self.view()
-        if not now.HasField("seat") or self.token is None:
-            raise ValueError("play() needs a seat token")
-        if watch is not None:
-            return self._play_watching(now, choose, watch)
-        # session.py builds on this module, so it is imported where it is used.
-        from kozyr_client.session import PlaySession
-
-        def decide(decision: pb.Decision) -> pb.Move:
-            self.receipts.keep(receipt_of(decision))
-            return choose(decision.view, list(decision.moves))
-
-        session = PlaySession(self.client, decide)
-        session.add(self.match_id, now.seat, self.token, now.version)
-        finished = session.run()[(self.match_id, now.seat)]
-        self.receipts.keep(receipt_of(finished))
-        return finished.view
-
-    def _play_watching(
-        self,
-        now: pb.MatchView,
-        choose: Callable[[pb.MatchView, list[pb.Move]], pb.Move],
-        updates: Watch,
-    ) -> pb.MatchView:
-        seat, last = now.seat, now
-        with updates:
-            for update in updates:
-                last = update.view
-                mine = last.HasField("to_act") and last.to_act == seat
-                if last.status != pb.MATCH_STATUS_PLAYING or not mine:
-                    continue
-                legal = self.legal()
-                if legal.version != update.version or not legal.moves:
-                    continue  # the table moved on: a later update decides
-                try:
-                    self.move(choose(last, list(legal.moves)), expected_version=legal.version)
-                except KozyrError as e:
-                    # Another client of this seat moved in between: the next update decides.
-                    if e.code != grpc.StatusCode.ABORTED and e.reason != "NOT_YOUR_TURN":
-                        raise
-        return last
-
-    def log(self) -> pb.GetMatchLogResponse:
-        """The full log (a finished match, or any match with the arbiter token)."""
-        return self.client.call(
-            self.client.stub.GetMatchLog, pb.GetMatchLogRequest(match_id=self.match_id), self.token
-        )
-
-    def replay(
-        self, version: int, as_seat: int | None = None, spectator: bool = False
-    ) -> pb.ReplayMatchResponse:
-        """The view at `version` (a finished match, or any match with the arbiter token)."""
-        request = pb.ReplayMatchRequest(
-            match_id=self.match_id, version=version, spectator=spectator
-        )
-        if as_seat is not None:
-            request.as_seat = as_seat
-        return self.client.call(self.client.stub.ReplayMatch, request, self.token)
-
-
-class Watch(Iterator[pb.MatchUpdate]):
-    """An iterator of MatchUpdates that reconnects after a drop and resumes where it was.
-
-    `version` is the last version delivered; `reconnects` counts the resumed streams. Close it
-    (or use it as a context manager) to stop early; `close()` may be called from another thread.
-    """
-
-    def __init__(self, seat: SeatClient, from_version: int, backoff: Backoff) -> None:
-        self.seat = seat
-        self.version = from_version
-        self.backoff = backoff
-        self.reconnects = 0
-        self.finished = False
-        self._closed = False
-        self._call: Any = None
-        self._updates = self._run()
-
-    def __iter__(self) -> Watch:
-        return self
-
-    def __next__(self) -> pb.MatchUpdate:
-        return next(self._updates)
-
-    def __enter__(self) -> Watch:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        """True once close() was called."""
-        return self._closed
-
-    def close(self) -> None:
-        """Stop watching; the iteration ends."""
-        self._closed = True
-        call = self._call
-        if call is not None:
-            call.cancel()
-
-    def _connect(self) -> Any:
-        client = self.seat.client
-        return client.stub.WatchMatch(
-            pb.WatchMatchRequest(match_id=self.seat.match_id, from_version=self.version),
-            metadata=bearer(self.seat.token),
-        )
-
-    def _run(self) -> Iterator[pb.MatchUpdate]:
-        delays = self.backoff.delays()
-        while not self._closed:
-            call = self._call = self._connect()
-            progressed = False
-            try:
-                for update in call:
-                    if update.version <= self.version:
-                        continue  # already delivered before the reconnect: never a duplicate
-                    if update.version != self.version + 1:
-                        break  # a gap would be a server bug; resume after what we have
-                    self.version = update.version
-                    self.seat.receipts.keep(receipt_of(update))
-                    progressed = True
-                    delays = self.backoff.delays()  # progress earns a fresh retry budget
-                    if update.view.status == pb.MATCH_STATUS_FINISHED:
-                        self.finished = True
-                    yield update
-                    if self.finished:
-                        return
-            except grpc.RpcError as e:
-                if self._closed:
-                    return
-                error = KozyrError.from_rpc_error(e)
-                if error.code not in _DROPPED or not (
-                    error.transport or error.code == grpc.StatusCode.UNAVAILABLE
-                ):
-                    raise error from None
-            else:
-                # The stream ended without the final update: the server is shutting down, or the
-                # match was already over at our version. Ask which.
-                if not progressed and self._over():
-                    self.finished = True
-                    return
-            finally:
-                call.cancel()
-            if self._closed:
-                return
-            delay = next(delays, None)
-            if delay is None:
-                raise KozyrError(
-                    grpc.StatusCode.UNAVAILABLE,
-                    "WATCH_LOST",
-                    f"the watch of {self.seat.match_id} could not be resumed "
-                    f"after version {self.version}",
-                    transport=True,
-                )
-            time.sleep(delay)
-            self.reconnects += 1
-
-    def _over(self) -> bool:
-        try:
-            view = self.seat.view()
-        except KozyrError as e:
-            if e.code == grpc.StatusCode.UNAVAILABLE:
-                return False
-            raise
-        return view.status == pb.MATCH_STATUS_FINISHED and view.version <= self.version

@@ -80,6 +80,15 @@ def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     return None
 
 
+def status_of(code: int) -> grpc.StatusCode:
+    """The grpc.StatusCode of a status's number (a refusal inside a batch or a stream carries
+    the number); UNKNOWN for a number grpc does not know."""
+    return _CODES.get(code, grpc.StatusCode.UNKNOWN)
+
+
+_CODES = {c.value[0]: c for c in grpc.StatusCode}
+
+
 def _code(error: grpc.RpcError) -> grpc.StatusCode:
     code = error.code() if isinstance(error, grpc.Call) else None
     return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN

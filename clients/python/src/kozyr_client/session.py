@@ -22,13 +22,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
-from kozyr_client.client import _DROPPED, Backoff, KozyrClient
-from kozyr_client.errors import KozyrError
+from kozyr_client.errors import KozyrError, status_of
+from kozyr_client.transport import Backoff, dropped
+
+if TYPE_CHECKING:
+    from kozyr_client.client import KozyrClient
 
 MAX_SEATS_PER_MESSAGE = 1_000
 # Refusals that only mean the table moved on before the move arrived: a later push decides.
@@ -119,9 +122,7 @@ class PlaySession:
                 if self._closed:
                     break
                 error = KozyrError.from_rpc_error(e)
-                if error.code not in _DROPPED or not (
-                    error.transport or error.code == grpc.StatusCode.UNAVAILABLE
-                ):
+                if not dropped(error):
                     raise error from None
             if self._closed or not (until_closed or self._open_seats()):
                 break
@@ -198,61 +199,71 @@ class PlaySession:
     ) -> None:
         kind = push.WhichOneof("kind")
         if kind == "decision":
-            decision = push.decision
-            state = self.seats.get((decision.match_id, decision.seat))
-            if state is None or decision.version < state.version:
-                return
-            state.version = decision.version
-            if self.on_event is not None:
-                self.on_event(decision)
-            if state.answered is not None and state.answered[0] == decision.version:
-                # Pushed again on a resume while our answer may have landed: the same move
-                # with the same id again, which the server records at most once.
-                move = state.answered[1]
-            else:
-                move = self.choose(decision)
-                state.answered, state.retries = (decision.version, move), 0
-                state.moves += 1
-            moves.append(_move(state))
+            self._decide(push.decision, moves)
         elif kind == "finished":
-            done = push.finished
-            state = self.seats.get((done.match_id, done.seat))
-            if state is not None:
-                state.version, state.finished = done.version, done
-                if self.on_event is not None:
-                    self.on_event(done)
+            self._finished(push.finished)
         elif kind == "refusal":
-            refusal = push.refusal
-            if refusal.reason in STALE:
-                self.stale += 1
-                return
-            state = self.seats.get((refusal.match_id, refusal.seat))
-            if (
-                refusal.code == grpc.StatusCode.UNAVAILABLE.value[0]
-                and state is not None
-                and state.answered is not None
-                and refusal.command_id
-                and state.retries < self.backoff.attempts
-            ):
-                # The store was briefly away: the same move, same id, after a pause.
-                delay = list(self.backoff.delays())[state.retries]
-                state.retries += 1
-                timer = threading.Timer(
-                    delay, outbox.put, (pb.SessionRequest(moves=[_move(state)]),)
-                )
-                timer.daemon = True
-                timer.start()
-                return
-            raise KozyrError(
-                _status(refusal.code),
-                refusal.reason,
-                refusal.message,
-                {
-                    "matchId": refusal.match_id,
-                    "seat": str(refusal.seat),
-                    "commandId": refusal.command_id,
-                },
-            )
+            self._refused(push.refusal, outbox)
+
+    def _decide(self, decision: pb.Decision, moves: list[pb.SessionMove]) -> None:
+        """Answer a decision pushed for one of our seats (none for an older one's repeat)."""
+        state = self.seats.get((decision.match_id, decision.seat))
+        if state is None or decision.version < state.version:
+            return
+        state.version = decision.version
+        if self.on_event is not None:
+            self.on_event(decision)
+        if state.answered is not None and state.answered[0] == decision.version:
+            # Pushed again on a resume while our answer may have landed: the same move
+            # with the same id again, which the server records at most once.
+            move = state.answered[1]
+        else:
+            move = self.choose(decision)
+            state.answered, state.retries = (decision.version, move), 0
+            state.moves += 1
+        moves.append(_move(state))
+
+    def _finished(self, done: pb.SeatFinished) -> None:
+        """A seat's match ended: keep its final push."""
+        state = self.seats.get((done.match_id, done.seat))
+        if state is not None:
+            state.version, state.finished = done.version, done
+            if self.on_event is not None:
+                self.on_event(done)
+
+    def _refused(
+        self, refusal: pb.SessionRefusal, outbox: queue.SimpleQueue[pb.SessionRequest | None]
+    ) -> None:
+        """A move refused: counted when the table had moved on, sent again after a pause when
+        the store was briefly away, raised otherwise."""
+        if refusal.reason in STALE:
+            self.stale += 1
+            return
+        state = self.seats.get((refusal.match_id, refusal.seat))
+        if (
+            refusal.code == grpc.StatusCode.UNAVAILABLE.value[0]
+            and state is not None
+            and state.answered is not None
+            and refusal.command_id
+            and state.retries < self.backoff.attempts
+        ):
+            # The store was briefly away: the same move, same id, after a pause.
+            delay = list(self.backoff.delays())[state.retries]
+            state.retries += 1
+            timer = threading.Timer(delay, outbox.put, (pb.SessionRequest(moves=[_move(state)]),))
+            timer.daemon = True
+            timer.start()
+            return
+        raise KozyrError(
+            status_of(refusal.code),
+            refusal.reason,
+            refusal.message,
+            {
+                "matchId": refusal.match_id,
+                "seat": str(refusal.seat),
+                "commandId": refusal.command_id,
+            },
+        )
 
 
 def _move(state: SessionSeat) -> pb.SessionMove:
@@ -265,10 +276,3 @@ def _move(state: SessionSeat) -> pb.SessionMove:
         command_id=f"ps-v{version}",
         version=version,
     )
-
-
-def _status(code: int) -> grpc.StatusCode:
-    for status in grpc.StatusCode:
-        if status.value[0] == code:
-            return status
-    return grpc.StatusCode.UNKNOWN
