@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from kozyr.envs.table import full_deck as table_deck  # noqa: E402
 from kozyr.games import GAMES, Game, fold  # noqa: E402
 from kozyr.games.contract import Setup  # noqa: E402
-from tests.bench.bench import PLAYERS  # noqa: E402
+from tests.bench.bench_games import PLAYERS  # noqa: E402
 from tests.bench.peers.chance import draw, rolls, shuffled  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "peers"

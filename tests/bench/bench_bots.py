@@ -13,8 +13,8 @@ import statistics
 import tempfile
 from typing import Any
 
-from tests.bench.bench import RUNS, start_service
 from tests.bench.bounded import proc_stat
+from tests.bench.harness import RUNS, start_service
 
 
 def bench_bots(matches: int = 300, runs: int = RUNS) -> dict[str, Any]:

@@ -27,9 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench import RUNS, dix_request, dix_script  # noqa: E402
 from tests.bench.bench_tlog import served_rate  # noqa: E402
 from tests.bench.bench_web import start_web_service  # noqa: E402
+from tests.bench.harness import RUNS, dix_request, dix_script  # noqa: E402
 
 BIG = str(1_000_000)
 WIDE = (

@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench import RUNS, dix_request, dix_script  # noqa: E402
+from tests.bench.harness import RUNS, dix_request, dix_script  # noqa: E402
 
 SETUPS = ("plain", "signed", "signed+tlog", "signed+tlog-no-fsync")
 
@@ -123,7 +123,7 @@ async def served_rate(address: str, matches: int) -> float:
 def bench_tlog_served(matches: int = 64, runs: int = RUNS) -> dict[str, Any]:
     """Moves/s through two `kozyr serve` processes (each with its embedded Redis), the log on
     (the default, fsync on) and off (--no-tlog), runs interleaved; medians and their ratio."""
-    from tests.bench.bench import start_service
+    from tests.bench.harness import start_service
 
     rates: dict[str, list[float]] = {"tlog": [], "no_tlog": []}
     with tempfile.TemporaryDirectory() as on, tempfile.TemporaryDirectory() as off:

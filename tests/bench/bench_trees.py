@@ -43,9 +43,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench import dix_script  # noqa: E402
 from tests.bench.bench_tlog import served_rate  # noqa: E402
 from tests.bench.bounded import proc_stat  # noqa: E402
+from tests.bench.harness import dix_script  # noqa: E402
 
 GAMES = ("dix", "six-dozens", "durak-dice")
 SERVED_MATCHES = 64
@@ -54,7 +54,7 @@ SERVED_TIMEOUT_S = 120
 START_TIMEOUT_S = 60
 
 # Run with `python -c` in each tree: only what both trees have (the game protocol and `fold`
-# of kozyr.games), the loop of tests/bench/bench.py's `playout`, identical in both.
+# of kozyr.games), the loop of tests/bench/bench_games.py's `playout`, identical in both.
 PLAYOUTS = r"""
 import json, random, sys, time
 from kozyr.games import GAMES, fold

@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from kozyr.games import GAMES
-from tests.bench.bench import PLAYERS, playout
+from tests.bench.bench_games import PLAYERS, playout
 
 
 def main() -> None:

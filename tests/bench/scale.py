@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.bench.bench import dix_request, dix_script
+from tests.bench.harness import dix_request, dix_script
 
 RUNS = 3
 CONNECTIONS = 8  # client connections: the kernel spreads them over the workers
