@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tests.bench.bounded import (
     CLI,
@@ -367,53 +367,13 @@ def phase_loadgen() -> None:
         try:
             secs = max(3.0, min(seconds, left("loadgen") - 10))
             limit = max(10, min(secs + 45, hard_left()))
-            procs = []
             before, busy0, t = srv.cpu(), machine_busy()[0], time.monotonic()
             log(
                 f"loadgen-n{n}: {n} x `loadgen --concurrency {conc} --seconds {secs:.0f}` "
                 f"({-(-conc // per_channel)} connections each), limit {limit:.0f} s"
             )
-            for i in range(n):
-                js = WORK / f"loadgen-n{n}-{i}.json"
-                head = [PY, "-c", LOADGEN, str(per_channel)] if LOADGEN_CHANNELS else CLI
-                argv = [
-                    *head,
-                    "loadgen",
-                    "--server",
-                    srv.address,
-                    "--matches",
-                    str(conc * 4),
-                    "--concurrency",
-                    str(conc),
-                    "--seconds",
-                    str(secs),
-                    "--seed",
-                    str(i),
-                    "--give-up",
-                    "10",
-                    "--json",
-                    str(js),
-                ]
-                out = (WORK / f"loadgen-n{n}-{i}.out").open("w")
-                p = subprocess.Popen(
-                    ["timeout", "-k", "5", str(int(limit)), *argv],
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                )
-                GROUPS.add(p.pid)
-                procs.append((p, js, out))
-            rcs = []
-            for p, _, out in procs:
-                try:
-                    rcs.append(p.wait(max(1, limit + 20 - (time.monotonic() - t))))
-                except subprocess.TimeoutExpired:
-                    kill_group(p.pid)
-                    rcs.append(p.wait())
-                out.close()
-                if group_alive(p.pid):
-                    kill_group(p.pid)
-                GROUPS.discard(p.pid)
+            procs = start_loadgens(srv.address, n, conc, per_channel, secs, limit)
+            rcs = wait_loadgens(procs, limit, t)
             wall = time.monotonic() - t
             busy = (machine_busy()[0] - busy0) / wall
             cpu = cpu_delta(before, srv.cpu(), wall)
@@ -422,9 +382,6 @@ def phase_loadgen() -> None:
             for _, js, _ in procs:
                 with contextlib.suppress(OSError, ValueError):
                     reports.append(json.loads(js.read_text()))
-            errors: Counter[str] = Counter()
-            for r in reports:
-                errors.update(r.get("errors", {}))
             fig: dict[str, Any] = {
                 "measure": "loadgen",
                 "server_workers": n,
@@ -438,26 +395,7 @@ def phase_loadgen() -> None:
                 "wall_s": round(wall, 1),
             }
             if reports:
-                acked = sum(r["moves_acknowledged"] for r in reports)
-                played = max(r["seconds"] for r in reports)
-                fig.update(
-                    moves_per_s_total=round(sum(r["moves_per_second"] for r in reports), 1),
-                    moves_acknowledged=acked,
-                    played_s_max=played,
-                    moves_per_s_by_max_seconds=round(acked / played, 1) if played else None,
-                    requests_total=sum(sum(r["requests"].values()) for r in reports),
-                    errors_total=sum(errors.values()),
-                    errors=dict(errors.most_common(12)),
-                    submit_p50_ms=[r["submit_latency_ms"]["p50"] for r in reports],
-                    submit_p99_ms=[r["submit_latency_ms"]["p99"] for r in reports],
-                    matches_finished=sum(r["matches_finished"] for r in reports),
-                    matches_checked=sum(r["matches_checked"] for r in reports),
-                    acknowledged_lost=sum(r["acknowledged_lost"] for r in reports),
-                    matches_corrupted=sum(r["matches_corrupted"] for r in reports),
-                    matches_stuck=sum(r["matches_stuck"] for r in reports),
-                    false_unavailable=sum(r["false_unavailable"] for r in reports),
-                    watch_gaps=sum(r["watch_gaps"] for r in reports),
-                )
+                fig.update(loadgen_totals(reports))
             else:
                 fig["error"] = "no loadgen report; " + tail(WORK / f"loadgen-n{n}-0.out", 5, 20)
             # CPU over the whole step (the play, and the checks of finished matches after it)
@@ -467,6 +405,90 @@ def phase_loadgen() -> None:
             emit(fig)
         finally:
             srv.stop()
+
+
+def start_loadgens(
+    address: str, n: int, conc: int, per_channel: int, secs: float, limit: float
+) -> list[tuple[subprocess.Popen[bytes], Path, IO[str]]]:
+    """`n` loadgen processes against `address`, each under `timeout`: (process, its JSON
+    report's path, its output file)."""
+    procs = []
+    for i in range(n):
+        js = WORK / f"loadgen-n{n}-{i}.json"
+        head = [PY, "-c", LOADGEN, str(per_channel)] if LOADGEN_CHANNELS else CLI
+        argv = [
+            *head,
+            "loadgen",
+            "--server",
+            address,
+            "--matches",
+            str(conc * 4),
+            "--concurrency",
+            str(conc),
+            "--seconds",
+            str(secs),
+            "--seed",
+            str(i),
+            "--give-up",
+            "10",
+            "--json",
+            str(js),
+        ]
+        out = (WORK / f"loadgen-n{n}-{i}.out").open("w")
+        p = subprocess.Popen(
+            ["timeout", "-k", "5", str(int(limit)), *argv],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        GROUPS.add(p.pid)
+        procs.append((p, js, out))
+    return procs
+
+
+def wait_loadgens(
+    procs: list[tuple[subprocess.Popen[bytes], Path, IO[str]]], limit: float, t: float
+) -> list[int]:
+    """Each loadgen's exit status, its group killed if it outlives `limit` (from `t`)."""
+    rcs = []
+    for p, _, out in procs:
+        try:
+            rcs.append(p.wait(max(1, limit + 20 - (time.monotonic() - t))))
+        except subprocess.TimeoutExpired:
+            kill_group(p.pid)
+            rcs.append(p.wait())
+        out.close()
+        if group_alive(p.pid):
+            kill_group(p.pid)
+        GROUPS.discard(p.pid)
+    return rcs
+
+
+def loadgen_totals(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """The loadgens' reports summed (their latencies listed side by side)."""
+    errors: Counter[str] = Counter()
+    for r in reports:
+        errors.update(r.get("errors", {}))
+    acked = sum(r["moves_acknowledged"] for r in reports)
+    played = max(r["seconds"] for r in reports)
+    return dict(
+        moves_per_s_total=round(sum(r["moves_per_second"] for r in reports), 1),
+        moves_acknowledged=acked,
+        played_s_max=played,
+        moves_per_s_by_max_seconds=round(acked / played, 1) if played else None,
+        requests_total=sum(sum(r["requests"].values()) for r in reports),
+        errors_total=sum(errors.values()),
+        errors=dict(errors.most_common(12)),
+        submit_p50_ms=[r["submit_latency_ms"]["p50"] for r in reports],
+        submit_p99_ms=[r["submit_latency_ms"]["p99"] for r in reports],
+        matches_finished=sum(r["matches_finished"] for r in reports),
+        matches_checked=sum(r["matches_checked"] for r in reports),
+        acknowledged_lost=sum(r["acknowledged_lost"] for r in reports),
+        matches_corrupted=sum(r["matches_corrupted"] for r in reports),
+        matches_stuck=sum(r["matches_stuck"] for r in reports),
+        false_unavailable=sum(r["false_unavailable"] for r in reports),
+        watch_gaps=sum(r["watch_gaps"] for r in reports),
+    )
 
 
 def evenness(cores: list[float], n: int) -> float | None:
