@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from typing import Any
 
 import redis
 
@@ -22,10 +23,9 @@ from tests.api.helpers import auth
 from tests.conftest import ARBITER, ServerThread
 
 
-def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later_deal(
-    server: ServerThread, redis_client: redis.Redis
-) -> None:
-    stub = server.stub()
+def play_into_the_first_game(stub: Any) -> str:
+    """A three-game Durak match, its seats' contributions given after the commitment, played
+    12 random moves into game 1 (far from its end): its id."""
     created = stub.CreateMatch(
         pb.CreateMatchRequest(
             game="durak-dice",
@@ -55,6 +55,42 @@ def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later
             ),
             metadata=auth(tokens[view.to_act]),
         )
+    return match_id
+
+
+def secrets_of(redis_client: redis.Redis, match_id: str) -> list[bytes]:
+    """What would predict game 2: the server seed and the match seed (raw and hex), and game
+    2's first cards as they would be written in JSON or in the protobuf encoding."""
+    server_seed = bytes.fromhex(str(redis_client.hget(f"kozyr:{{{match_id}}}:meta", "server_seed")))
+    seed = match_seed(server_seed, [b"\x01", b"", b"xyz"])
+    game2 = RandomStream(seed, deal_label(2)).shuffle(deck(36))
+    return [
+        server_seed,
+        server_seed.hex().encode(),
+        seed,
+        seed.hex().encode(),
+        ",".join(f'"{c.code}"' for c in game2[:8]).encode(),
+        "".join(f"{len(c.code):c}{c.code}" for c in game2[:8]).encode(),
+    ]
+
+
+def logged_events(log: pb.GetMatchLogResponse, kind: str) -> list[dict[str, Any]]:
+    """The events of type `kind` in a match's log, as its export writes them."""
+    return [
+        ev
+        for e in log.entries
+        for ev in archive.entry_line(archive.RawEntry(e.version, e.canonical_json, e.hash))[
+            "events"
+        ]
+        if ev["type"] == kind
+    ]
+
+
+def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later_deal(
+    server: ServerThread, redis_client: redis.Redis
+) -> None:
+    stub = server.stub()
+    match_id = play_into_the_first_game(stub)
     log = stub.GetMatchLog(pb.GetMatchLogRequest(match_id=match_id), metadata=auth(ARBITER))
     replay = stub.ReplayMatch(
         pb.ReplayMatchRequest(match_id=match_id, version=2), metadata=auth(ARBITER)
@@ -69,17 +105,7 @@ def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later
     watched = [next(stream).SerializeToString() for _ in log.entries]
     stream.cancel()
 
-    server_seed = bytes.fromhex(str(redis_client.hget(f"kozyr:{{{match_id}}}:meta", "server_seed")))
-    seed = match_seed(server_seed, [b"\x01", b"", b"xyz"])
-    game2 = RandomStream(seed, deal_label(2)).shuffle(deck(36))
-    secrets = [
-        server_seed,
-        server_seed.hex().encode(),
-        seed,
-        seed.hex().encode(),
-        ",".join(f'"{c.code}"' for c in game2[:8]).encode(),
-        "".join(f"{len(c.code):c}{c.code}" for c in game2[:8]).encode(),
-    ]
+    secrets = secrets_of(redis_client, match_id)
     arbiter_bytes = [
         log.SerializeToString(),
         replay.SerializeToString(),
@@ -90,21 +116,7 @@ def test_the_arbiter_bytes_of_a_running_match_hold_nothing_that_predicts_a_later
         for secret in secrets:
             assert secret not in blob
     # What the arbiter does see: game 1's deal (deck and rolls), and no other deal.
-    dealt = [
-        ev
-        for e in log.entries
-        for ev in archive.entry_line(archive.RawEntry(e.version, e.canonical_json, e.hash))[
-            "events"
-        ]
-        if ev["type"] == "Dealt"
-    ]
+    dealt = logged_events(log, "Dealt")
     assert [d["number"] for d in dealt] == [1] and dealt[0]["deck"]
-    started = [
-        ev
-        for e in log.entries
-        for ev in archive.entry_line(archive.RawEntry(e.version, e.canonical_json, e.hash))[
-            "events"
-        ]
-        if ev["type"] == "MatchStarted"
-    ]
+    started = logged_events(log, "MatchStarted")
     assert started[0]["seed"] == ""
