@@ -287,6 +287,51 @@ def test_refusals_are_pushes_with_the_reason(server: ServerThread) -> None:
         assert kinds["decision"].decision.moves
 
 
+class Outbox:
+    """The requests of a PlaySession call, added by the test while the stream runs."""
+
+    def __init__(self, first: pb.SessionRequest) -> None:
+        self.queued: list[pb.SessionRequest] = [first]
+        self.ready = threading.Condition()
+        self.closed = threading.Event()
+
+    def requests(self) -> Iterator[pb.SessionRequest]:
+        """What the call sends: every request put, until closed."""
+        sent = 0
+        while not self.closed.is_set():
+            with self.ready:
+                self.ready.wait_for(lambda n=sent: len(self.queued) > n or self.closed.is_set(), 30)
+                batch, sent = self.queued[sent:], len(self.queued)
+            yield from batch
+
+    def put(self, request: pb.SessionRequest) -> None:
+        """Send `request` next."""
+        with self.ready:
+            self.queued.append(request)
+            self.ready.notify()
+
+    def close(self) -> None:
+        """End our side of the stream."""
+        self.closed.set()
+        with self.ready:
+            self.ready.notify()
+
+
+def first_move(d: pb.Decision) -> pb.SessionRequest:
+    """The answer to a decision: its first legal move, at its version."""
+    return pb.SessionRequest(
+        moves=[
+            pb.SessionMove(
+                match_id=d.match_id,
+                seat=d.seat,
+                version=d.version,
+                command_id=f"v{d.version}",
+                move=d.moves[0],
+            )
+        ]
+    )
+
+
 def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: str) -> None:
     # A bucket of two moves that refills once in a thousand seconds: the third is refused.
     server = ServerThread(
@@ -304,19 +349,8 @@ def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: 
                 pb.SessionSeat(match_id=created.match_id, seat=s, token=t)
                 for s, t in created.tokens.items()
             ]
-            outbox: list[pb.SessionRequest] = [pb.SessionRequest(seats=seats)]
-            ready = threading.Condition()
-            closed = threading.Event()
-
-            def requests() -> Iterator[pb.SessionRequest]:
-                sent = 0
-                while not closed.is_set():
-                    with ready:
-                        ready.wait_for(lambda n=sent: len(outbox) > n or closed.is_set(), 30)
-                        batch, sent = outbox[sent:], len(outbox)
-                    yield from batch
-
-            call = server.stub().PlaySession(requests())
+            outbox = Outbox(pb.SessionRequest(seats=seats))
+            call = server.stub().PlaySession(outbox.requests())
             refusal, moved = None, 0
             for message in call:
                 for push in message.pushes:
@@ -325,27 +359,11 @@ def test_moves_past_the_sessions_rate_are_refused_and_change_nothing(redis_url: 
                     elif push.HasField("decision"):
                         d = push.decision
                         assert d.view.deadline_ms > 0  # the decision's deadline is pushed
-                        with ready:
-                            outbox.append(
-                                pb.SessionRequest(
-                                    moves=[
-                                        pb.SessionMove(
-                                            match_id=d.match_id,
-                                            seat=d.seat,
-                                            version=d.version,
-                                            command_id=f"v{d.version}",
-                                            move=d.moves[0],
-                                        )
-                                    ]
-                                )
-                            )
-                            ready.notify()
+                        outbox.put(first_move(d))
                         moved += 1
                 if refusal is not None:
                     break
-            closed.set()
-            with ready:
-                ready.notify()
+            outbox.close()
             call.cancel()
             assert refusal is not None and moved == 3
             assert (refusal.reason, refusal.code) == (
