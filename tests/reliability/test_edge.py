@@ -4,8 +4,9 @@ changes nothing; limits refuse with RESOURCE_EXHAUSTED and QuotaFailure/RetryInf
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -190,17 +191,13 @@ def test_a_flood_of_prearranged_rolls_is_refused_at_once(
     assert not added(redis_client, before)
 
 
-def test_every_numeric_field_is_range_checked_at_the_edge(
-    edge: EdgeServer, redis_client: redis.Redis
-) -> None:
-    stub = edge.stub()
-    match_id, tokens = create(stub, "dix")
-    open_id = stub.CreateMatch(
-        pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])
-    ).match_id
-    before = settled_keys(redis_client)
+def out_of_range_calls(
+    stub: Any, match_id: str, tokens: list[str], open_id: str
+) -> list[tuple[str, Callable[[int], object], tuple[int, ...]]]:
+    """Each call with a numeric field, the reason it must be refused with and the values out
+    of the field's range to try it with (`open_id`: a match with seat 1 open)."""
     huge, tiny = 2**63 - 1, -(2**63)
-    cases = [
+    return [
         (
             "NOT_A_SEAT",
             lambda v: stub.JoinMatch(pb.JoinMatchRequest(match_id=open_id, name="b", seat=v)),
@@ -252,6 +249,18 @@ def test_every_numeric_field_is_range_checked_at_the_edge(
             (65, 10_000),
         ),
     ]
+
+
+def test_every_numeric_field_is_range_checked_at_the_edge(
+    edge: EdgeServer, redis_client: redis.Redis
+) -> None:
+    stub = edge.stub()
+    match_id, tokens = create(stub, "dix")
+    open_id = stub.CreateMatch(
+        pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])
+    ).match_id
+    before = settled_keys(redis_client)
+    cases = out_of_range_calls(stub, match_id, tokens, open_id)
     for reason, call, values in cases:
         for value in values:
             with pytest.raises(grpc.RpcError) as error:

@@ -8,6 +8,7 @@ import random
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -49,6 +50,39 @@ def named_server(redis_url: str) -> Iterator[ServerThread]:
     srv.stop()
 
 
+async def dix_matches(stub: Any, count: int) -> list[tuple[str, dict[int, str]]]:
+    """`count` Dix matches created one after the other: each id with its tokens by seat."""
+    matches = []
+    for _ in range(count):
+        created = await stub.CreateMatch(
+            pb.CreateMatchRequest(
+                game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]
+            )
+        )
+        matches.append((created.match_id, {t.seat: t.token for t in created.tokens}))
+    return matches
+
+
+async def first_legal_move(stub: Any, match_id: str, tokens: dict[int, str]) -> str | None:
+    """The seat to act plays its first legal move; how the move failed, if it did."""
+    view = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).view
+    token = tokens[view.to_act]
+    legal = await stub.ListLegalMoves(
+        pb.ListLegalMovesRequest(match_id=match_id),
+        metadata=[("authorization", f"Bearer {token}")],
+    )
+    try:
+        await stub.SubmitMove(
+            pb.SubmitMoveRequest(
+                match_id=match_id, move=legal.moves[0], command_id=uuid.uuid4().hex
+            ),
+            metadata=[("authorization", f"Bearer {token}")],
+        )
+    except grpc.aio.AioRpcError as e:
+        return f"{e.code().name}: {e.details()}"
+    return None
+
+
 def test_many_watched_matches_share_few_connections_and_moves_never_starve(
     named_server: ServerThread, redis_client: redis.Redis
 ) -> None:
@@ -58,14 +92,7 @@ def test_many_watched_matches_share_few_connections_and_moves_never_starve(
     async def scenario() -> tuple[Counter[str], int, list[str]]:
         async with grpc.aio.insecure_channel(server.address) as channel:
             stub = kozyr_pb2_grpc.KozyrServiceStub(channel)
-            matches = []
-            for _ in range(MATCHES):
-                created = await stub.CreateMatch(
-                    pb.CreateMatchRequest(
-                        game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest(name="b")]
-                    )
-                )
-                matches.append((created.match_id, {t.seat: t.token for t in created.tokens}))
+            matches = await dix_matches(stub, MATCHES)
             seen: dict[str, int] = {}
 
             async def watch(match_id: str) -> None:
@@ -83,21 +110,9 @@ def test_many_watched_matches_share_few_connections_and_moves_never_starve(
             failures: list[str] = []
             rng = random.Random(1)
             for match_id, tokens in rng.sample(matches, 60):
-                view = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id))).view
-                token = tokens[view.to_act]
-                legal = await stub.ListLegalMoves(
-                    pb.ListLegalMovesRequest(match_id=match_id),
-                    metadata=[("authorization", f"Bearer {token}")],
-                )
-                try:
-                    await stub.SubmitMove(
-                        pb.SubmitMoveRequest(
-                            match_id=match_id, move=legal.moves[0], command_id=uuid.uuid4().hex
-                        ),
-                        metadata=[("authorization", f"Bearer {token}")],
-                    )
-                except grpc.aio.AioRpcError as e:
-                    failures.append(f"{e.code().name}: {e.details()}")
+                failure = await first_legal_move(stub, match_id, tokens)
+                if failure is not None:
+                    failures.append(failure)
             for _ in range(200):  # the watchers hear the moves made
                 if sum(v >= 2 for v in seen.values()) >= 60:
                     break
