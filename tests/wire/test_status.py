@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -54,23 +55,10 @@ def submit(
     return stub.SubmitMove(request, metadata=auth(token))  # type: ignore[attr-defined]
 
 
-def test_bad_moves_are_refused_precisely_and_change_nothing(
-    dix: tuple[object, str, list[str]], redis_client: redis.Redis
+def expect_malformed_moves_refused(
+    stub: object, match_id: str, tokens: list[str], mover: int, good: pb.Move
 ) -> None:
-    stub, match_id, tokens = dix
-    view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view  # type: ignore[attr-defined]
-    mover, other = view.to_act, 1 - view.to_act
-    my_hand = stub.GetMatch(
-        pb.GetMatchRequest(match_id=match_id),  # type: ignore[attr-defined]
-        metadata=auth(tokens[mover]),
-    ).view.dix.hand
-    their_hand = stub.GetMatch(
-        pb.GetMatchRequest(match_id=match_id),  # type: ignore[attr-defined]
-        metadata=auth(tokens[other]),
-    ).view.dix.hand
-    length = redis_client.xlen(log_key(match_id))
-    good = dix_move(my_hand[0])
-
+    """A move request malformed in its match id, its move, its card or its command id."""
     expect(Code.NOT_FOUND, "MATCH_NOT_FOUND", lambda: submit(stub, "nosuchmatch", good, tokens[0]))
     expect(Code.INVALID_ARGUMENT, "BAD_MATCH_ID", lambda: submit(stub, "", good, tokens[0]))
     expect(Code.INVALID_ARGUMENT, "BAD_MATCH_ID", lambda: submit(stub, "x" * 65, good, tokens[0]))
@@ -112,16 +100,10 @@ def test_bad_moves_are_refused_precisely_and_change_nothing(
         "BAD_COMMAND_ID",
         lambda: submit(stub, match_id, good, tokens[mover], command_id="c" * 65),
     )
-    expect(
-        Code.FAILED_PRECONDITION,
-        "CARD_NOT_IN_HAND",
-        lambda: submit(stub, match_id, dix_move(their_hand[0]), tokens[mover]),
-    )
-    expect(
-        Code.FAILED_PRECONDITION,
-        "NOT_YOUR_TURN",
-        lambda: submit(stub, match_id, dix_move(their_hand[0]), tokens[other]),
-    )
+
+
+def expect_bad_credentials_refused(stub: object, match_id: str, good: pb.Move) -> None:
+    """A good move with a forged, malformed or missing token, or the arbiter's."""
     expect(Code.UNAUTHENTICATED, "BAD_TOKEN", lambda: submit(stub, match_id, good, "A" * 43))
     expect(
         Code.UNAUTHENTICATED,
@@ -134,6 +116,37 @@ def test_bad_moves_are_refused_precisely_and_change_nothing(
         "SPECTATOR_CANNOT_MOVE",
         lambda: submit(stub, match_id, good, ARBITER),
     )
+
+
+def test_bad_moves_are_refused_precisely_and_change_nothing(
+    dix: tuple[object, str, list[str]], redis_client: redis.Redis
+) -> None:
+    stub, match_id, tokens = dix
+    view = stub.GetMatch(pb.GetMatchRequest(match_id=match_id)).view  # type: ignore[attr-defined]
+    mover, other = view.to_act, 1 - view.to_act
+    my_hand = stub.GetMatch(
+        pb.GetMatchRequest(match_id=match_id),  # type: ignore[attr-defined]
+        metadata=auth(tokens[mover]),
+    ).view.dix.hand
+    their_hand = stub.GetMatch(
+        pb.GetMatchRequest(match_id=match_id),  # type: ignore[attr-defined]
+        metadata=auth(tokens[other]),
+    ).view.dix.hand
+    length = redis_client.xlen(log_key(match_id))
+    good = dix_move(my_hand[0])
+
+    expect_malformed_moves_refused(stub, match_id, tokens, mover, good)
+    expect(
+        Code.FAILED_PRECONDITION,
+        "CARD_NOT_IN_HAND",
+        lambda: submit(stub, match_id, dix_move(their_hand[0]), tokens[mover]),
+    )
+    expect(
+        Code.FAILED_PRECONDITION,
+        "NOT_YOUR_TURN",
+        lambda: submit(stub, match_id, dix_move(their_hand[0]), tokens[other]),
+    )
+    expect_bad_credentials_refused(stub, match_id, good)
     for impossible in (view.version + 5, -1, 0, 2**63 - 1):  # never a version of this match
         expect(
             Code.INVALID_ARGUMENT,
@@ -187,8 +200,9 @@ def test_a_move_after_the_end_is_refused(server: ServerThread, redis_client: red
     assert redis_client.xlen(log_key(match_id)) == length
 
 
-def test_bad_creation_and_joining(server: ServerThread) -> None:
-    stub = server.stub()
+def expect_bad_creations_refused(stub: Any) -> None:
+    """CreateMatch without a game or seats, of an unknown game, with a wrong player count, an
+    unknown or bad option, a field too long, or bad prearranged dice."""
 
     def make(**kw: object) -> object:
         return stub.CreateMatch(pb.CreateMatchRequest(**kw))
@@ -236,6 +250,12 @@ def test_bad_creation_and_joining(server: ServerThread) -> None:
         "BAD_DICE",
         lambda: make(game="durak-dice", seats=durak_seats, prearranged_dice=["3 7"]),
     )
+
+
+def test_bad_creation_and_joining(server: ServerThread) -> None:
+    stub = server.stub()
+
+    expect_bad_creations_refused(stub)
 
     open_match = stub.CreateMatch(
         pb.CreateMatchRequest(game="dix", seats=[pb.SeatRequest(name="a"), pb.SeatRequest()])
