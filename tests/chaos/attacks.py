@@ -157,7 +157,7 @@ def dribbling_webhook(
     """acme's endpoint dribbles a byte at a time; globex's events still arrive."""
     stub = server.stub()
     open_match(stub, ACME_KEY, named=2)
-    dribbler.wait_open(limit_s)
+    dribbler.wait_open(limit_s=limit_s)
     before = set(receiver.received)
     started = time.monotonic()
     open_match(stub, GLOBEX_KEY, named=2)
@@ -247,6 +247,26 @@ def bad_tickets_and_bytes(
             reasons[what] = "OK"
         except grpc.RpcError as e:
             reasons[what] = _reason(e)
+    grpc_seen, web_seen = random_bodies(server, garbage)
+    precise = all(
+        r.startswith("UNAUTHENTICATED ") and not r.endswith(" -") for r in reasons.values()
+    )
+    # Random bytes that happen to decode are refused for what they hold (BAD_MATCH_ID...).
+    bytes_refused = all(
+        k.startswith("INVALID_ARGUMENT ") and not k.endswith(" -") for k in grpc_seen
+    )
+    return Outcome(
+        "bad tickets and random bytes",
+        f"{len(forged)} refused tickets; {garbage} random bodies to each port",
+        "every one refused with its reason in ErrorInfo; no answer OK, none INTERNAL",
+        held=precise and bytes_refused and set(web_seen) <= {400},
+        figures={**reasons, "gRPC": dict(grpc_seen), "web (HTTP)": dict(web_seen)},
+    )
+
+
+def random_bodies(server: ServerThread, garbage: int) -> tuple[Counter[str], Counter[int]]:
+    """`garbage` random bodies as SubmitMove to the gRPC port and to the web port: the gRPC
+    answers by status and reason, the web port's by HTTP status."""
     rng = os.urandom
     grpc_seen: Counter[str] = Counter()
     with grpc.insecure_channel(server.address) as channel:
@@ -269,20 +289,7 @@ def bad_tickets_and_bytes(
                 web_seen[answer.status] += 1
         except urllib.error.HTTPError as e:
             web_seen[e.code] += 1
-    precise = all(
-        r.startswith("UNAUTHENTICATED ") and not r.endswith(" -") for r in reasons.values()
-    )
-    # Random bytes that happen to decode are refused for what they hold (BAD_MATCH_ID...).
-    bytes_refused = all(
-        k.startswith("INVALID_ARGUMENT ") and not k.endswith(" -") for k in grpc_seen
-    )
-    return Outcome(
-        "bad tickets and random bytes",
-        f"{len(forged)} refused tickets; {garbage} random bodies to each port",
-        "every one refused with its reason in ErrorInfo; no answer OK, none INTERNAL",
-        held=precise and bytes_refused and set(web_seen) <= {400},
-        figures={**reasons, "gRPC": dict(grpc_seen), "web (HTTP)": dict(web_seen)},
-    )
+    return grpc_seen, web_seen
 
 
 def _claims_of(token: str) -> dict[str, Any]:
