@@ -3,10 +3,10 @@
 // Only what the viewer's MatchView holds is drawn: the server has already removed every hidden
 // card.
 
-import { colour, faceParts, faces, suitSymbol } from "./cards";
+import { colour, faceParts, faces, shortName, suitSymbol } from "./cards";
 import { h } from "./dom";
 import type { DixView, DurakDiceView, MatchView, SixDozensView, TablePair } from "./gen/kozyr/v1/kozyr_pb";
-import { cardName, gameTitle, lang, t } from "./i18n";
+import { cardName, displayName, gameTitle, lang, t, trumpModeName } from "./i18n";
 
 /** A face-up card drawn in CSS (not playable), named for screen readers. */
 export function card(code: string, extra = ""): HTMLElement {
@@ -31,7 +31,73 @@ function fact(label: string, ...value: (Node | string)[]): HTMLElement {
 export function nameOf(view: MatchView, seat: number | undefined): string {
   if (seat === undefined) return "—";
   const p = view.players.find((x) => x.seat === seat);
-  return p?.name || t("board.seat", { n: seat });
+  return p?.name ? displayName(p.name, p.bot) : t("board.seat", { n: seat });
+}
+
+/** A card's face as the page's language writes it ("Q♥", "Д♥"). */
+export function faceText(code: string): string {
+  return shortName(code, lang() === "ru");
+}
+
+/** Each seat's number in the game's unit, by name: "Ann 31 · Bea 19". */
+export function bySeat(view: MatchView, values: readonly number[]): string {
+  return values.map((v, seat) => `${nameOf(view, seat)} ${v}`).join(" · ");
+}
+
+/** Six Dozens' settlement of a hand (SIX-11) in words: who pays, who gets, the kitty. */
+export function settledText(view: MatchView, hand: number, paid: readonly number[], received: readonly number[],
+  kitty: number): string {
+  const parts = [
+    ...paid.flatMap((n, seat) => n ? [t("move.pays", { name: nameOf(view, seat), n })] : []),
+    ...received.flatMap((n, seat) => n ? [t("move.gets", { name: nameOf(view, seat), n })] : []),
+  ];
+  return t("move.settled", { n: hand, parts: parts.join("; ") || t("move.nobodyPays"), kitty });
+}
+
+/** Six Dozens' end (SIX-12): the winners and their capital. */
+export function sixWonText(view: MatchView, winners: readonly number[], best: number): string {
+  return t("move.sixWon", { n: winners.length, who: winners.map((s) => nameOf(view, s)).join(", "), best });
+}
+
+// The sentences of Six Dozens' SixDozensView.last_play (the server's describe(), English, with
+// seat numbers and card codes), each read back into its parts and worded in the page's language.
+const CODE = "((?:10|[2-9JQKA])[SHDC])";
+const LAST_PLAY: [RegExp, (view: MatchView, m: string[]) => string][] = [
+  [new RegExp(`^seat (\\d+) plays ${CODE}$`), (v, m) => t("move.plays", { name: nameOf(v, +m[1]), card: faceText(m[2]) })],
+  [/^seat (\d+) passes \(no legal card\)$/, (v, m) => t("move.passesNoCard", { name: nameOf(v, +m[1]) })],
+  [/^seat (\d+) loses a turn to the 7$/, (v, m) => t("move.skipped7", { name: nameOf(v, +m[1]) })],
+  [/^seat (\d+) is out \((\d+)\w\w\)$/, (v, m) => t("move.outPlace", { name: nameOf(v, +m[1]), n: m[2] })],
+  [new RegExp(`^the stock covers the bank with ${CODE}$`), (_, m) => t("move.covered", { card: faceText(m[1]) })],
+  [/^hand (\d+): seat (\d+) deals$/, (v, m) => t("move.dealt", { n: m[1], name: nameOf(v, +m[2]) })],
+  [new RegExp(`^(\\d+) cards each; bank ${CODE}, stock (\\d+); seat (\\d+) moves first$`),
+    (v, m) => t("move.bankDealt", { n: m[1], card: faceText(m[2]), stock: m[3], name: nameOf(v, +m[4]) })],
+  [/^hand (\d+) ends \(condition \d+\): (.*); kitty (\d+)$/, (v, m) => {
+    const paid: number[] = [], received: number[] = [];
+    for (const [, seat, how, n] of m[2].matchAll(/seat (\d+) (pays|gets) (\d+)/g)) (how === "pays" ? paid : received)[+seat] = +n;
+    return settledText(v, +m[1], paid, received, +m[3]);
+  }],
+  [/^match ends: (seat \d+(?:, seat \d+)*) (?:wins|share the win) with (-?\d+)$/,
+    (v, m) => sixWonText(v, [...m[1].matchAll(/\d+/g)].map((x) => +x[0]), +m[2])],
+  [/^seat (\d+) deals first( \(by lot\))?$/, (v, m) => t("move.dealsFirst", { name: nameOf(v, +m[1]) }) + (m[2] ? t("move.byLot") : "")],
+  [/^Six Dozens for (\d+) players: deck (\d+), trumps (\w+)( \(prearranged decks\))?$/, (_, m) =>
+    t("move.sixStarted", { game: gameTitle("six-dozens"), n: m[1], deck: m[2], trumps: trumpModeName(m[3]) }) + (m[4] ? t("table.prearranged") : "")],
+];
+
+/** Six Dozens' last play in the page's language, from the view's sentence; a sentence this
+ * page does not know keeps the server's words with names and faces (inWords). */
+export function lastPlayText(view: MatchView, text: string): string {
+  for (const [pattern, word] of LAST_PLAY) {
+    const m = pattern.exec(text);
+    if (m) return word(view, [...m]);
+  }
+  return inWords(view, text);
+}
+
+/** Six Dozens' trumps (SIX-4) in words: the mode, then its suits (for personal trumps, one per
+ * seat in seat order). */
+function trumpsText(s: SixDozensView): string {
+  const suits = s.trumpSuits.map(suitSymbol).join(" ");
+  return s.trumpMode === "NONE" || !suits ? trumpModeName(s.trumpMode) : `${trumpModeName(s.trumpMode)}: ${suits}`;
 }
 
 /** The stock as a pile of backs with its count, the trump card turned under it; an empty
@@ -88,10 +154,10 @@ function six(view: MatchView, s: SixDozensView): HTMLElement[] {
     h("div", { class: "facts" },
       fact(t("board.hand"), String(s.handNumber), t("board.dealer", { name: nameOf(view, s.dealer) }),
         t("board.first", { name: nameOf(view, s.firstMover) })),
-      fact(t("board.trumps"), `${s.trumpMode} `, s.trumpSuits.map(suitSymbol).join(" ") || t("board.none")),
+      fact(t("board.trumps"), trumpsText(s)),
       fact(t("board.out"), s.outOrder.map((x) => nameOf(view, x)).join(", ") || "—"),
       s.skipNext ? fact(t("board.skip"), t("board.skipText")) : null,
-      fact(t("board.last"), s.lastPlay ? inWords(view, s.lastPlay) : "—")),
+      fact(t("board.last"), s.lastPlay ? lastPlayText(view, s.lastPlay) : "—")),
   ];
 }
 

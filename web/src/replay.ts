@@ -5,7 +5,7 @@
 import { auth, kozyr, refusal, seatIn } from "./api";
 import { h, mount } from "./dom";
 import type { InspectReplayRequest, InspectReplayResponse } from "./gen/kozyr/v1/kozyr_pb";
-import { gameTitle, t } from "./i18n";
+import { displayName, gameTitle, t, verdictName } from "./i18n";
 import { eventText } from "./moves";
 import { board, card, handOf, nameOf } from "./panels";
 import { explain } from "./table";
@@ -82,12 +82,19 @@ export class Replay {
     h("option", { value: "full", selected: this.viewer === "full" }, t("replay.full")),
     h("option", { value: "spectator", selected: this.viewer === "spectator" }, t("replay.spectator")),
     (view?.players ?? []).map((p) => h("option", { value: String(p.seat), selected: this.viewer === String(p.seat) },
-      t("replay.seat", { n: p.seat, name: p.name }))));
+      t("replay.seat", { n: p.seat, name: displayName(p.name, p.bot) }))));
     const slider = h("input", { type: "range", min: 1, max: Number(s.versions), value: Number(s.version),
       "aria-label": t("replay.step"), onchange: (e: Event) => void this.load(BigInt((e.target as HTMLInputElement).value)) });
+    // The verdict in words, with the verifier's status code beside it (as a refusal shows its
+    // reason code); the verifier's report and the table as text are the server's own English
+    // text, shown as such (lang="en" for screen readers).
+    const serverText = ` (${t("replay.serverText")})`;
     return h("section", { class: "replay" },
-      h("div", { class: `verdict ${ok ? "ok" : "bad"}`, "data-testid": "verdict" }, s.status),
-      h("details", {}, h("summary", {}, t("replay.report")), h("pre", { class: "text", tabindex: 0 }, s.report)),
+      h("div", { class: `verdict ${ok ? "ok" : "bad"}`, "data-status": s.status },
+        h("span", { "data-testid": "verdict-words" }, verdictName(s.status)), " (",
+        h("code", { "data-testid": "verdict" }, s.status), ")"),
+      h("details", {}, h("summary", {}, t("replay.report"), serverText),
+        h("pre", { class: "text", tabindex: 0, lang: "en", "data-testid": "report" }, s.report)),
       view ? h("h2", {}, `${gameTitle(view.game)} · `, h("code", {}, view.matchId)) : null,
       h("div", { class: "replay-controls" },
         h("button", { type: "button", onclick: () => void this.load(1n), "aria-label": t("replay.first") }, "|◀"),
@@ -99,7 +106,8 @@ export class Replay {
       h("ol", { class: "log" }, s.events.map((e) => h("li", {}, (view ? eventText(view, e) : e.text) || e.type))),
       view ? board(view) : null,
       view && handOf(view).length ? h("p", {}, t("replay.handOf", { name: nameOf(view, view.seat) }), handOf(view).map((c) => card(c))) : null,
-      h("pre", { class: "text", tabindex: 0, "data-testid": "table-text" }, s.text),
+      s.text ? h("h3", { id: "table-text-title" }, t("replay.tableText"), serverText) : null,
+      h("pre", { class: "text", tabindex: 0, lang: "en", "data-testid": "table-text" }, s.text),
       h("p", { class: "keys" }, t("replay.keys")));
   }
 }
