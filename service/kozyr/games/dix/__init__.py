@@ -5,7 +5,7 @@ to each player and turns up the next card; its suit is trump and the joker plays
 card (DIX-3). Followers must follow the effective suit (DIX-5); the winner of a trick draws first
 from the stock (DIX-7). A trick is worth +1, or −3 when its two pip values sum to ten (DIX-8).
 
-Decisions where docs/rules.md is silent (documented here, tested in tests/games/test_dix.py):
+Decisions where docs/rules.md is silent (documented here, tested in tests/games/dix/):
 - The lot of R-2 is ``RandomStream(seed, "first-dealer").randbelow(2)``: the seat it gives deals
   hand 1. It is recorded as `FirstDealerChosen` (``by_lot`` False when Setup fixed the dealer).
 - Deck k: ``setup.decks[k-1]`` when given, else the shuffle of ``deal/k`` (R-1). Deal positions:
