@@ -333,16 +333,6 @@ def test_the_russian_replay_viewer_words_every_step(
     context.close()
 
 
-# What the other half of this change does in lobby.ts and table.ts (they are edited apart):
-# the lobby names each option, its help and choices through optionLabel, optionHelp and
-# choiceLabel, and a seat's plate and the end banner show nameOf()'s name. Until then these
-# fail; once they pass, drop the marker (strict: an unexpected pass fails the run).
-PENDING = pytest.mark.xfail(
-    strict=True, reason="lobby.ts and table.ts not yet switched to the catalogue's names"
-)
-
-
-@PENDING
 def test_the_russian_lobby_names_each_option_and_choice(web: Web, chromium: Any) -> None:
     context, page = _context(chromium)
     page.goto(web.url + "/")
@@ -359,7 +349,6 @@ def test_the_russian_lobby_names_each_option_and_choice(web: Web, chromium: Any)
     context.close()
 
 
-@PENDING
 def test_a_russian_table_shows_a_bots_seat_in_russian(web: Web, chromium: Any) -> None:
     context, page = _context(chromium)
     page.goto(web.url + "/")

@@ -6,7 +6,7 @@ import { auth, contribution, createWithSeat, keepReceipt, kozyr, openSeatWait, r
 import { TIME_CONTROLS } from "./clock";
 import { h, mount } from "./dom";
 import { MatchStatus, type GameInfo, type MatchSummary, type OptionSpec } from "./gen/kozyr/v1/kozyr_pb";
-import { gameTitle, t } from "./i18n";
+import { choiceLabel, displayName, gameTitle, optionHelp, optionLabel, t } from "./i18n";
 import { explain } from "./table";
 
 // Open matches per page of the lobby's list: a phone screen shows about this many rows.
@@ -29,13 +29,14 @@ function optionInput(game: string, o: OptionSpec): HTMLElement {
     input = h("input", { ...common, type: "checkbox", checked: o.defaultValue === "true" });
   } else if (o.choices.length) {
     input = h("select", common, (o.defaultValue ? [] : [h("option", { value: "" }, t("lobby.default"))]).concat(
-      o.choices.map((c) => h("option", { value: c, selected: c === o.defaultValue }, c))));
+      o.choices.map((c) => h("option", { value: c, selected: c === o.defaultValue }, choiceLabel(game, o.name, c)))));
   } else {
     input = h("input", { ...common, type: o.kind === "int" ? "number" : "text", value: o.defaultValue,
       min: o.minimum, placeholder: o.defaultValue ? undefined : t("lobby.derived") });
   }
-  return h("div", { class: "field" }, h("label", { for: id, title: o.help }, o.name), input,
-    h("small", {}, o.help));
+  const help = optionHelp(game, o.name, o.help);
+  return h("div", { class: "field" }, h("label", { for: id, title: help }, optionLabel(game, o.name)), input,
+    h("small", {}, help));
 }
 
 function valueOf(el: Element): string {
@@ -108,7 +109,7 @@ export class Lobby {
       oninput: () => { this.joinName = name.value; } });
     const title = gameTitle;
     const row = (m: MatchSummary) => h("li", { "data-open-match": m.matchId },
-      `${title(m.game)} · ${m.names.filter((n) => n).join(", ") || t("lobby.nobody")} · `,
+      `${title(m.game)} · ${m.names.filter((n) => n).map((n) => displayName(n)).join(", ") || t("lobby.nobody")} · `,
       `${t("lobby.openSeats", { n: m.openSeats.length })} `,
       seatIn(m.matchId)
         ? h("a", { href: `#/m/${m.matchId}` }, t("lobby.yourTable"))

@@ -342,7 +342,7 @@ export class Table {
         o?.reason && !knownEnding(view) ? ` · ${inWords(view, o.reason)}` : ""),
       o?.scores.length ? h("table", { class: "scores" }, h("caption", {}, t("table.scores")),
         h("tbody", {}, view.players.map((p) => h("tr", { class: winners.has(p.seat) ? "winner" : "" },
-          h("th", { scope: "row" }, `${winners.has(p.seat) ? "★ " : ""}${p.name || nameOf(view, p.seat)}`),
+          h("th", { scope: "row" }, `${winners.has(p.seat) ? "★ " : ""}${nameOf(view, p.seat)}`),
           h("td", {}, String(o.scores[p.seat] ?? "")))))) : null,
       h("p", { class: "banner-actions" },
         this.seat ? h("button", { type: "button", "data-testid": "rematch", title: t("table.rematchHint"),
@@ -363,7 +363,7 @@ export class Table {
     const facts = seatFacts(view, seat);
     const mine = this.seat?.seat === seat;
     const turn = view.status === MatchStatus.PLAYING && view.toAct === seat;
-    const name = p?.joined ? p.name || nameOf(view, seat) : t("table.openSeat");
+    const name = p?.joined ? nameOf(view, seat) : t("table.openSeat");
     const shown = Math.min(facts.held, MAX_BACKS);
     return h("li", { class: `player seat${turn ? " to-act" : ""}${mine ? " me" : ""}`, "data-seat": seat,
       "aria-current": turn ? "true" : undefined },
