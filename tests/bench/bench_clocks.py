@@ -15,11 +15,11 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
-import threading
 import time
 from typing import Any
+
+from tests.bench.harness import start_service
 
 ARBITER = "arbiter-token-for-the-clock-bench-0123456789"
 LIMIT_MS = 3_000
@@ -27,32 +27,7 @@ LIMIT_MS = 3_000
 
 def start(tmp: str) -> tuple[subprocess.Popen[str], str]:
     """`kozyr serve` with an embedded Redis and an arbiter token; its address."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kozyr.cli",
-            "serve",
-            "--address",
-            "127.0.0.1:0",
-            "--data-dir",
-            tmp,
-            "--json-logs",
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER},
-    )
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        if line.startswith("{") and json.loads(line).get("event") == "serving":
-            address = str(json.loads(line)["address"])
-            break
-    else:
-        raise RuntimeError("the service did not start")
-    stream = proc.stderr
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
-    return proc, address
+    return start_service(tmp, env={**os.environ, "KOZYR_ARBITER_TOKEN": ARBITER})
 
 
 async def retried(call: Any) -> Any:

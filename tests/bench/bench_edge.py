@@ -19,7 +19,6 @@ import asyncio
 import statistics
 import sys
 import tempfile
-import time
 import timeit
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.bench.bench_tlog import served_rate  # noqa: E402
 from tests.bench.bench_web import start_web_service  # noqa: E402
-from tests.bench.harness import RUNS, dix_request, dix_script  # noqa: E402
+from tests.bench.harness import RUNS, scripted_rate  # noqa: E402
 
 BIG = str(1_000_000)
 WIDE = (
@@ -42,34 +41,21 @@ WIDE = (
 
 
 async def connect_rate(web: str, matches: int) -> float:
-    """Moves/s over Connect (binary) on the web port: `matches` Dix matches of one hand at
-    once, each created and played out inside the timing, over 4 HTTP clients."""
+    """Moves/s over Connect (binary) on the web port, 4 HTTP clients: the same matches as
+    `served_rate` (harness.scripted_rate)."""
     from pyqwest import Client
 
-    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
     from kozyr._proto.kozyr.v1.kozyr_connect import KozyrServiceClient
 
-    scripts = [dix_script(f"w{i}".encode(), 1) for i in range(matches)]
     clients = [KozyrServiceClient(web, http_client=Client()) for _ in range(4)]
-
-    async def one(i: int) -> int:
-        client, (decks, script) = clients[i % 4], scripts[i]
-        created = await client.create_match(dix_request(decks))
-        tokens = [t.token for t in sorted(created.tokens, key=lambda t: t.seat)]
-        for n, (seat, card) in enumerate(script):
-            await client.submit_move(
-                pb.SubmitMoveRequest(
-                    match_id=created.match_id,
-                    command_id=f"c{n}",
-                    move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
-                ),
-                headers={"authorization": f"Bearer {tokens[seat]}"},
-            )
-        return len(script)
-
-    start = time.perf_counter()
-    total = sum(await asyncio.gather(*(one(i) for i in range(matches))))
-    return total / (time.perf_counter() - start)
+    return await scripted_rate(
+        matches,
+        "w",
+        lambda i, request: clients[i % 4].create_match(request),
+        lambda i, request, token: clients[i % 4].submit_move(
+            request, headers={"authorization": f"Bearer {token}"}
+        ),
+    )
 
 
 def bookkeeping_us() -> dict[str, float]:

@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.harness import RUNS, dix_request, dix_script  # noqa: E402
+from tests.bench.harness import RUNS, dix_script, scripted_rate  # noqa: E402
 
 SETUPS = ("plain", "signed", "signed+tlog", "signed+tlog-no-fsync")
 
@@ -86,38 +86,26 @@ def bench_tlog(matches: int = 64, runs: int = RUNS) -> dict[str, Any]:
 
 
 async def served_rate(address: str, matches: int) -> float:
-    """Moves/s through `kozyr serve`: `matches` Dix matches of one hand at once, each created,
-    played out (its moves decided in advance) and so ended, inside the timing."""
+    """Moves/s through `kozyr serve` over gRPC (4 channels): `matches` Dix matches of one hand
+    at once, each created and played out inside the timing (harness.scripted_rate)."""
     import grpc
 
-    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
     from kozyr._proto.kozyr.v1 import kozyr_pb2_grpc
 
-    scripts = [dix_script(f"s{i}".encode(), 1) for i in range(matches)]
     channels = [grpc.aio.insecure_channel(address) for _ in range(4)]
     stubs = [kozyr_pb2_grpc.KozyrServiceStub(c) for c in channels]
-
-    async def one(i: int) -> int:
-        stub, (decks, script) = stubs[i % 4], scripts[i]
-        created = await stub.CreateMatch(dix_request(decks))
-        tokens = [t.token for t in sorted(created.tokens, key=lambda t: t.seat)]
-        for n, (seat, card) in enumerate(script):
-            await stub.SubmitMove(
-                pb.SubmitMoveRequest(
-                    match_id=created.match_id,
-                    command_id=f"c{n}",
-                    move=pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card))),
-                ),
-                metadata=[("authorization", f"Bearer {tokens[seat]}")],
-            )
-        return len(script)
-
-    start = time.perf_counter()
-    total = sum(await asyncio.gather(*(one(i) for i in range(matches))))
-    elapsed = time.perf_counter() - start
-    for channel in channels:
-        await channel.close()
-    return total / elapsed
+    try:
+        return await scripted_rate(
+            matches,
+            "s",
+            lambda i, request: stubs[i % 4].CreateMatch(request),
+            lambda i, request, token: stubs[i % 4].SubmitMove(
+                request, metadata=[("authorization", f"Bearer {token}")]
+            ),
+        )
+    finally:
+        for channel in channels:
+            await channel.close()
 
 
 def bench_tlog_served(matches: int = 64, runs: int = RUNS) -> dict[str, Any]:

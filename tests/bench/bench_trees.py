@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.bench.bench_tlog import served_rate  # noqa: E402
 from tests.bench.bounded import proc_stat  # noqa: E402
-from tests.bench.harness import dix_script  # noqa: E402
+from tests.bench.harness import dix_script, serve_argv  # noqa: E402
 
 GAMES = ("dix", "six-dozens", "durak-dice")
 SERVED_MATCHES = 64
@@ -118,17 +118,7 @@ def start_server(tree: Path, data: Path) -> tuple[subprocess.Popen[str], str]:
     """`kozyr serve` from `tree` on a loopback port, its data in `data`; its address once its
     json log says "serving" (both trees log that event with the bound address)."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kozyr.cli",
-            "serve",
-            "--address",
-            "127.0.0.1:0",
-            "--data-dir",
-            str(data),
-            "--json-logs",
-        ],
+        serve_argv(str(data)),
         cwd=tree,
         env=tree_env(tree),
         stdout=subprocess.DEVNULL,

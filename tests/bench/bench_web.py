@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from tests.bench.harness import serve_argv
 
 CALLS = 300
 
@@ -24,28 +25,11 @@ def start_web_service(
     """`kozyr serve --web-port` (`extra` flags; the request rates out of the way) with an
     embedded Redis; the process, its gRPC address and its web port's URL."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kozyr.cli",
-            "serve",
-            "--address",
-            "127.0.0.1:0",
-            "--data-dir",
+        serve_argv(
             tmp,
-            "--json-logs",
-            "--web-port",
-            "0",
-            "--rate-per-peer",
-            "100000",
-            "--burst-per-peer",
-            "100000",
-            "--rate-per-token",
-            "100000",
-            "--burst-per-token",
-            "100000",
-            *extra,
-        ],
+            *("--web-port", "0", "--rate-per-peer", "100000", "--burst-per-peer", "100000"),
+            *("--rate-per-token", "100000", "--burst-per-token", "100000", *extra),
+        ),
         stderr=subprocess.PIPE,
         text=True,
     )

@@ -7,12 +7,14 @@ so the figures measure the service and not the harness's choice of move.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kozyr.core.cards import deck
@@ -63,28 +65,57 @@ def dix_request(decks: list[str]) -> Any:
     )
 
 
+async def scripted_rate(
+    matches: int,
+    label: str,
+    create: Callable[[int, Any], Awaitable[Any]],
+    submit: Callable[[int, Any, str], Awaitable[Any]],
+) -> float:
+    """Moves/s of `matches` Dix matches of one hand played at once, each created and played out
+    (its moves decided in advance, `dix_script`) inside the timing: `create(i, request)` answers
+    match i's CreateMatch, `submit(i, request, token)` sends one of its moves as that seat."""
+    from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
+
+    scripts = [dix_script(f"{label}{i}".encode(), 1) for i in range(matches)]
+
+    async def one(i: int) -> int:
+        decks, script = scripts[i]
+        created = await create(i, dix_request(decks))
+        tokens = [t.token for t in sorted(created.tokens, key=lambda t: t.seat)]
+        for n, (seat, card) in enumerate(script):
+            move = pb.Move(dix=pb.DixMove(play=pb.PlayCard(card=card)))
+            request = pb.SubmitMoveRequest(match_id=created.match_id, command_id=f"c{n}", move=move)
+            await submit(i, request, tokens[seat])
+        return len(script)
+
+    start = time.perf_counter()
+    total = sum(await asyncio.gather(*(one(i) for i in range(matches))))
+    return total / (time.perf_counter() - start)
+
+
+def serve_argv(data_dir: str, *flags: str) -> list[str]:
+    """The command of `kozyr serve` on a loopback port the kernel picks, its data in `data_dir`
+    and its log in JSON (the benches read the bound address from its "serving" line)."""
+    return [
+        sys.executable,
+        *("-m", "kozyr.cli", "serve", "--address", "127.0.0.1:0"),
+        *("--data-dir", data_dir, "--json-logs", *flags),
+    ]
+
+
 def start_service(
-    tmp: str, workers: int = 1, extra: tuple[str, ...] = ()
+    tmp: str,
+    workers: int = 1,
+    extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[str], str]:
-    """`kozyr serve` (`workers` processes on one port, `extra` flags) with an embedded Redis in
-    its own process; its address."""
+    """`kozyr serve` (`workers` processes on one port, `extra` flags, `env` for its
+    environment) with an embedded Redis in its own process; its address."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kozyr.cli",
-            "serve",
-            "--address",
-            "127.0.0.1:0",
-            "--data-dir",
-            tmp,
-            "--json-logs",
-            "--workers",
-            str(workers),
-            *extra,
-        ],
+        serve_argv(tmp, "--workers", str(workers), *extra),
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     assert proc.stderr is not None
     # Every worker says "serving" itself: wait for all of them, or the first connections
