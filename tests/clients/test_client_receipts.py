@@ -14,9 +14,9 @@ import pytest
 
 from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.cli.commands import main as kozyr_main
-from kozyr.core.receipts import GivenKey, KeyRing, Receipt, read_receipts
+from kozyr.core.receipts import GivenKey, KeyRing, read_receipts
 from kozyr.replay import archive
-from kozyr.replay.export import export
+from kozyr.replay.export import export, receipt_of
 from kozyr.replay.verify import verify
 from kozyr_client import KozyrClient, SeatClient
 from tests.conftest import ServerThread
@@ -101,7 +101,7 @@ def test_the_kept_last_receipt_shows_a_log_cut_short_at_its_end(
         archive.dumps(
             archive.build(
                 [
-                    archive.RawEntry(e.version, e.canonical_json, e.hash, _receipt(e.receipt))
+                    archive.RawEntry(e.version, e.canonical_json, e.hash, receipt_of(e.receipt))
                     for e in log[:-1]  # the final entry dropped, every signature kept
                 ]
             )
@@ -116,15 +116,3 @@ def test_the_kept_last_receipt_shows_a_log_cut_short_at_its_end(
     out = capsys.readouterr().out
     assert code == 1 and "PROOF THAT THE LOG WAS REWRITTEN" in out, out
     assert f"entry {log[-1].version}" in out, out
-
-
-def _receipt(message: pb.Receipt) -> Receipt:
-    return Receipt(
-        message.match_id,
-        message.version,
-        message.entry_hash,
-        message.commitment,
-        message.key_id,
-        message.signature.hex(),
-        message.time_ms or None,
-    )

@@ -67,13 +67,14 @@ def fetch_log(
             e.version,
             e.canonical_json,
             e.hash,
-            _receipt(e.receipt) if e.HasField("receipt") else None,
+            receipt_of(e.receipt) if e.HasField("receipt") else None,
         )
         for e in response.entries
     ]
 
 
-def _receipt(message: Any) -> Receipt:
+def receipt_of(message: Any) -> Receipt:
+    """The receipt a `Receipt` message carries (the log's, a watch's or a move's answer)."""
     return Receipt(
         message.match_id,
         message.version,
