@@ -1,5 +1,6 @@
 """A scripted MCP client plays a whole match through the MCP seat server, against a real
-Kozyr server; the other seat moves through kozyr_client."""
+Kozyr server, behind a seat token and behind a platform's seat ticket; the other seat moves
+through kozyr_client."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import os
 import random
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from kozyr._proto.kozyr.v1 import kozyr_pb2 as pb
 from kozyr.cli import main
 from kozyr.envs.mcp_seat import seat_server
 from kozyr_client import KozyrClient
+from tests.api.platforms import ACME_KEY, PlatformServer, bearer, open_match, tenancy_of, ticket
 from tests.conftest import ServerThread
 
 
@@ -108,3 +111,27 @@ def test_kozyr_mcp_serves_a_seat_over_stdio(server: ServerThread) -> None:
 def test_kozyr_mcp_needs_the_token_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KOZYR_SEAT_TOKEN", raising=False)
     assert main(["mcp", "--match", "m1"]) == 2
+
+
+def test_an_mcp_client_plays_a_whole_match_behind_a_platform_ticket(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A platform's users play with seat tickets, not seat tokens: the MCP seat serves the
+    seat a play ticket names (the ticket as its bearer), from joining to the end."""
+    server = PlatformServer(redis_url, tenancy_of(tmp_path))
+    try:
+        stub = server.stub()
+        match_id = open_match(stub, ACME_KEY, seats=2)
+        tickets = [ticket("acme", match_id, user=f"u{seat}", seat=seat) for seat in (0, 1)]
+        for seat, held in enumerate(tickets):
+            stub.JoinMatch(
+                pb.JoinMatchRequest(match_id=match_id, name=f"user {seat}"),
+                metadata=bearer(held),
+            )
+        other = KozyrClient(server.address).seat(match_id, tickets[1])
+        result = asyncio.run(play_match(server.address, match_id, tickets[0], other))
+        assert result["turns"] == 26
+        assert result["view"]["status"] == "MATCH_STATUS_FINISHED"
+        assert other.view().status == pb.MATCH_STATUS_FINISHED
+    finally:
+        server.stop()
