@@ -9,6 +9,7 @@ import asyncio
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -152,3 +153,43 @@ def test_the_feed_and_lobby_commit_on_a_full_redis_is_store_full(
 
     fill(small_redis.url)
     asyncio.run(commit())
+
+
+def test_each_write_of_the_match_store_on_a_full_redis_is_store_full(
+    small_redis: EmbeddedRedis,
+) -> None:
+    """The store's writes past a move's append, each on its own: a snapshot kept, a deadline
+    set, due deadlines leased to a timer, a seat's watched mark. On a full Redis each is
+    STORE_FULL (the service answers RESOURCE_EXHAUSTED, the timer retries), never a raw Redis
+    error, and what it would have changed stays as it was. (Dropping a snapshot frees memory:
+    Redis takes it, full or not.)"""
+    from kozyr.match.errors import MatchError
+    from kozyr.server.bootstrap import redis_store
+
+    match_id = "0123456789abcdef"
+
+    async def body() -> None:
+        store = redis_store(small_redis.url)()
+        try:
+            await store.ready()
+            await store.put_snapshot(match_id, 1, "{}")
+            assert await store.set_deadline(match_id, 1_000, 1)  # due already: a timer's to take
+            fill(small_redis.url)
+            writes: dict[str, Callable[[], Any]] = {
+                "snapshot kept": lambda: store.put_snapshot(match_id, 2, "{}"),
+                "deadline set": lambda: store.set_deadline(match_id, 5_000, 2),
+                "deadlines leased": lambda: store.claim_deadlines(2_000, 1_000, 10),
+                "seat watched": lambda: store.set_watched(match_id, {0: 9_000}),
+            }
+            for what, write in writes.items():
+                with pytest.raises(MatchError) as refused:
+                    await write()
+                assert refused.value.code == "STORE_FULL", (what, refused.value)
+            free(small_redis.url)
+            assert await store.snapshot(match_id) == (1, "{}")
+            assert await store.deadline_of(match_id) == 1_000
+            assert await store.watched_until(match_id, 0) == 0
+        finally:
+            await store.close()
+
+    asyncio.run(body())
