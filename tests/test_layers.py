@@ -297,28 +297,6 @@ GAMES = KOZYR / "games"
 # `CardPlayed(seat, card)`, `TurnedUp(card, trump, leader)`); from four on, a reader counts
 # commas to know which value is which field, and a state of 15 or 19 fields was built so.
 MAX_POSITIONAL = 3
-# The calls over the limit that remain, each in a module this check did not convert (the
-# events, the option rows, the match's fixed part and a config): (module under games/, class)
-# -> the most values one of its calls passes by position. An entry only shrinks: lower it or
-# remove it when its calls go by keyword; no other call may join it.
-POSITIONAL_YET: dict[tuple[str, str], int] = {
-    ("contract.py", "MatchStarted"): 7,
-    ("contract.py", "Dealt"): 5,
-    ("dix/model.py", "OptionSpec"): 4,
-    ("dix/evolve.py", "MatchInfo"): 5,
-    ("dix/evolve.py", "Outcome"): 4,
-    ("dix/rules.py", "MatchInfo"): 5,
-    ("dix/rules.py", "Dealt"): 5,
-    ("dix/rules.py", "HandEnded"): 6,
-    ("durak_dice/model.py", "OptionSpec"): 4,
-    ("durak_dice/evolve.py", "MatchInfo"): 7,
-    ("durak_dice/rules.py", "Config"): 5,
-    ("durak_dice/rules.py", "MatchInfo"): 7,
-    ("durak_dice/rules.py", "Dealt"): 5,
-    ("six_dozens/model.py", "OptionSpec"): 4,
-    ("six_dozens/rules.py", "Dealt"): 5,
-    ("six_dozens/rules.py", "BankTurned"): 4,
-}
 _GENERATED = {"constructor": 0, "replacer": 1}  # core.fast: the positional values each takes
 
 
@@ -380,14 +358,13 @@ def test_the_games_build_their_states_by_keyword() -> None:
     """Issue 29: no state or record of a game is built from a long row of unnamed values. A call
     inside games/ passes a class at most MAX_POSITIONAL values by position (three: see its
     comment), and the fast constructors of core.fast take every field by keyword (a replacer
-    the instance it copies first), so a reader sees which value goes to which field. The calls
-    still over the limit in modules not yet converted are listed in POSITIONAL_YET, each with
-    its present width: none may grow and no other may join them."""
+    the instance it copies first), so a reader sees which value goes to which field. No call
+    is exempt: the states, the events, the option rows, the match's fixed part and the
+    configs all go by keyword."""
     over: list[str] = []
     for path in _modules(GAMES):
         module = path.relative_to(GAMES).as_posix()
         for line, name, count in positional_calls(path.read_text(encoding="utf-8")):
-            if count > POSITIONAL_YET.get((module, name), -1):
-                over.append(f"games/{module}:{line}: {name}(…{count} values by position)")
+            over.append(f"games/{module}:{line}: {name}(…{count} values by position)")
     assert len(_modules(GAMES)) > 20
     assert not over, "build these by keyword:\n" + "\n".join(over)

@@ -162,13 +162,13 @@ def start_events(
 ) -> tuple[MatchStarted[ConfigT], FirstDealerChosen]:
     """R-1 … R-3: the two events that open every match (the lot of R-2 drawn from the seed)."""
     started = MatchStarted(
-        config,
-        tuple(players),
-        seed,
-        setup.first_dealer,
-        tuple(tuple(d) for d in setup.decks),
-        tuple(tuple(r) for r in setup.dice),
-        setup.prearranged,
+        config=config,
+        players=tuple(players),
+        seed=seed,
+        first_dealer=setup.first_dealer,
+        decks=tuple(tuple(d) for d in setup.decks),
+        dice=tuple(tuple(r) for r in setup.dice),
+        prearranged=setup.prearranged,
     )
     return started, FirstDealerChosen(*first_dealer(seed, setup, len(players)))
 
@@ -176,13 +176,13 @@ def start_events(
 def redact_started(event: MatchStarted[ConfigT]) -> MatchStarted[ConfigT]:
     """MatchStarted without the seed and the prearranged orders (their number stays shown)."""
     return MatchStarted(
-        event.config,
-        event.players,
-        b"",
-        event.first_dealer,
-        tuple(() for _ in event.decks),
-        tuple(() for _ in event.dice),
-        event.prearranged,
+        config=event.config,
+        players=event.players,
+        seed=b"",
+        first_dealer=event.first_dealer,
+        decks=tuple(() for _ in event.decks),
+        dice=tuple(() for _ in event.dice),
+        prearranged=event.prearranged,
     )
 
 
@@ -190,7 +190,7 @@ def redact_dealt(event: Dealt, viewer: int | None) -> Dealt:
     """Dealt as `viewer` sees it: no deck order, only the viewer's own hand (the rolls are
     thrown in the open)."""
     hands = tuple(h if p == viewer else () for p, h in enumerate(event.hands))
-    return Dealt(event.number, event.dealer, (), event.rolls, hands)
+    return Dealt(number=event.number, dealer=event.dealer, deck=(), rolls=event.rolls, hands=hands)
 
 
 class Game(Protocol[ConfigT, StateT, CommandT, EventT, ViewT]):

@@ -62,7 +62,13 @@ def evolve(state: State | None, event: Event) -> State:
         if t is not MatchStarted:
             raise ValueError("a Dix match starts with MatchStarted")
         e0 = cast(MatchStarted[Config], event)
-        match = MatchInfo(e0.config, e0.players, e0.seed, e0.decks, e0.prearranged)
+        match = MatchInfo(
+            config=e0.config,
+            players=e0.players,
+            seed=e0.seed,
+            decks=e0.decks,
+            prearranged=e0.prearranged,
+        )
         return _state(
             match=match,
             info=NO_HAND,
@@ -229,7 +235,7 @@ def _match_ended(s: State, e5: MatchEnded) -> State:
         ("ten_tricks_match", f"{s.match_tens[0]}-{s.match_tens[1]}"),
         ("last_trick_winner", str(s.last_winner)),
     )
-    result = Outcome((e5.winner,), e5.totals, e5.reason, details)
+    result = Outcome(winners=(e5.winner,), scores=e5.totals, reason=e5.reason, details=details)
     return _on_match_ended(s, turn=None, totals=e5.totals, result=result)
 
 

@@ -80,7 +80,13 @@ def start(
     """R-1 … R-3, DIX-2: record the match, draw the first dealer by lot and deal hand 1."""
     check_setup(config, len(players), setup)
     started, chosen = start_events(config, players, seed, setup)
-    match = MatchInfo(config, started.players, seed, started.decks, setup.prearranged)
+    match = MatchInfo(
+        config=config,
+        players=started.players,
+        seed=seed,
+        decks=started.decks,
+        prearranged=setup.prearranged,
+    )
     return (started, chosen, *_deal(match, 1, chosen.seat))
 
 
@@ -97,7 +103,9 @@ def _deal(match: MatchInfo, number: int, dealer: int) -> tuple[Dealt, TurnedUp]:
     turn_up = order[TURN_UP_POS]
     leader = dealer if match.config.first_lead == DEALER else other
     return (
-        Dealt(number, dealer, tuple(order), (), (hands[0], hands[1])),
+        Dealt(
+            number=number, dealer=dealer, deck=tuple(order), rolls=(), hands=(hands[0], hands[1])
+        ),
         TurnedUp(turn_up, turn_up.suit, leader),
     )
 
@@ -182,7 +190,14 @@ def _end_hand(state: State, last: int, ten: bool) -> tuple[Event, ...]:
     points = (t0 - 4 * n0, t1 - 4 * n1)  # +1 per trick, −3 instead for a ten-trick
     totals = (state.totals[0] + points[0], state.totals[1] + points[1])
     info = state.info
-    ended = HandEnded(info.number, (t0, t1), (n0, n1), points, last, totals)
+    ended = HandEnded(
+        hand_number=info.number,
+        tricks=(t0, t1),
+        tens=(n0, n1),
+        points=points,
+        last_trick_winner=last,
+        totals=totals,
+    )
     config = state.match.config
     if max(totals) >= config.target:
         cause = f"a total reached the target of {config.target}"

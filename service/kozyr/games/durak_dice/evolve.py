@@ -76,7 +76,15 @@ def evolve(state: State | None, event: Event) -> State:
 
 def _start_state(e: MatchStarted[Config]) -> State:
     n = len(e.players)
-    m = MatchInfo(e.config, e.players, n, e.seed, e.decks, e.dice, e.prearranged)
+    m = MatchInfo(
+        config=e.config,
+        players=e.players,
+        n=n,
+        seed=e.seed,
+        decks=e.decks,
+        dice=e.dice,
+        prearranged=e.prearranged,
+    )
     g = _game(number=0, dealer=0, trump=None, trump_card=None, rolls=(), beats=BEATS[0])
     zeros = (0,) * n
     return _state(

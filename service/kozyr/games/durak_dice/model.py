@@ -24,34 +24,45 @@ FROM_UNDER_FOOL: Final = "FROM_UNDER_FOOL"
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
-        "deck", "int", 36, "DUR-1: 36 cards (6..A) or 52 (2..A)", choices=(36, 52), rule="DUR-1"
+        name="deck",
+        kind="int",
+        default=36,
+        help="DUR-1: 36 cards (6..A) or 52 (2..A)",
+        choices=(36, 52),
+        rule="DUR-1",
     ),
     OptionSpec(
-        "next_first",
-        "enum",
-        UNDER_FOOL,
-        "DUR-4: who attacks first in later games: the fool's right (UNDER_FOOL) or left "
+        name="next_first",
+        kind="enum",
+        default=UNDER_FOOL,
+        help="DUR-4: who attacks first in later games: the fool's right (UNDER_FOOL) or left "
         "(FROM_UNDER_FOOL) neighbour",
         choices=(UNDER_FOOL, FROM_UNDER_FOOL),
         rule="DUR-4",
     ),
     OptionSpec(
-        "max_attacks",
-        "int",
-        0,
-        "DUR-7: attack cards per bout, opening included (0 = no cap)",
+        name="max_attacks",
+        kind="int",
+        default=0,
+        help="DUR-7: attack cards per bout, opening included (0 = no cap)",
         minimum=0,
         maximum=52,
         rule="DUR-7",
     ),
     OptionSpec(
-        "games", "int", 1, "DUR-10: games in the match", minimum=1, maximum=1_000, rule="DUR-10"
+        name="games",
+        kind="int",
+        default=1,
+        help="DUR-10: games in the match",
+        minimum=1,
+        maximum=1_000,
+        rule="DUR-10",
     ),
     OptionSpec(
-        "max_bouts",
-        "int",
-        1000,
-        "R-5, DUR-9: a game with this many bouts is a draw",
+        name="max_bouts",
+        kind="int",
+        default=1000,
+        help="R-5, DUR-9: a game with this many bouts is a draw",
         minimum=1,
         maximum=100_000,
         rule="R-5",

@@ -97,7 +97,13 @@ def make_config(options: Mapping[str, object], players: int) -> Config:
     assert isinstance(deck_size, int) and isinstance(next_first, str)
     assert isinstance(max_attacks, int) and isinstance(games, int)
     assert isinstance(max_bouts, int)
-    return Config(deck_size, next_first, max_attacks, games, max_bouts)
+    return Config(
+        deck=deck_size,
+        next_first=next_first,
+        max_attacks=max_attacks,
+        games=games,
+        max_bouts=max_bouts,
+    )
 
 
 def check_setup(config: Config, players: int, setup: Setup) -> None:
@@ -114,13 +120,13 @@ def start(
     check_setup(config, len(players), setup)
     started, chosen = start_events(config, players, seed, setup)
     m = MatchInfo(
-        config,
-        started.players,
-        len(players),
-        seed,
-        started.decks,
-        started.dice,
-        started.prearranged,
+        config=config,
+        players=started.players,
+        n=len(players),
+        seed=seed,
+        decks=started.decks,
+        dice=started.dice,
+        prearranged=started.prearranged,
     )
     return (started, chosen, *_deal(m, 1, chosen.seat, None))
 
@@ -167,7 +173,9 @@ def _deal(
     defender = next_holder(tuple(len(h) for h in hands), attacker, n)
     assert defender is not None
     return (
-        Dealt(game, dealer, tuple(order), tuple(rolls), sorted_hands),
+        Dealt(
+            number=game, dealer=dealer, deck=tuple(order), rolls=tuple(rolls), hands=sorted_hands
+        ),
         TrumpTurned(trump_card, tuple(len(h) for h in hands)),
         _bout_started(bout=1, attacker=attacker, defender=defender, reason=reason),
     )

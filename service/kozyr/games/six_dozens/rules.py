@@ -175,8 +175,8 @@ def _deal(m: Match, hand_number: int, dealer: int) -> tuple[Dealt, BankTurned]:
                 best = IDX[c.rank]
                 first_mover = seat
     return (
-        Dealt(hand_number, dealer, tuple(order), (), hands),
-        BankTurned(bank, size, STOCK_SIZE[n], first_mover),
+        Dealt(number=hand_number, dealer=dealer, deck=tuple(order), rolls=(), hands=hands),
+        BankTurned(bank=bank, hand_size=size, stock_count=STOCK_SIZE[n], first_mover=first_mover),
     )
 
 
