@@ -25,7 +25,7 @@ from kozyr.bots import make_bot, parse_spec
 from kozyr.bots.encodings import Encoding
 from kozyr.core.jsontext import dumps, loads
 from kozyr.envs.table import Table, rewards_of
-from kozyr.games import Outcome, get_game
+from kozyr.games import get_game
 from kozyr.games.codec import encode
 from kozyr.match.log import registry_for
 from kozyr.match.record import MatchRecord, apply_entry, revealed_in
@@ -161,7 +161,7 @@ def log_rows(game_name: str, match_id: str, canonical: Iterable[str]) -> list[De
         record = apply_entry(record, entry, server_seed=server_seed)
     if record is None:
         return rows
-    return _with_rewards(rows, match_rewards(record.outcome, record.players))
+    return _with_rewards(rows, rewards_of(record.outcome, record.players))
 
 
 def _logged_decision(
@@ -181,15 +181,6 @@ def _logged_decision(
         0.0,
         dumps(encode(view)),
     )
-
-
-def match_rewards(outcome: Outcome | None, seats: int) -> list[float]:
-    """Each seat's reward from a match's outcome: the envs' scheme (+1 per winner, -1 per
-    other seat, 0 to all for a shared result); an outcome with no winner (an aborted or
-    expired match: no result, R-7) gives 0 to every seat."""
-    if outcome is not None and not outcome.winners:
-        return [0.0] * seats
-    return rewards_of(outcome, seats)
 
 
 def write_rows(

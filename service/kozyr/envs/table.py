@@ -47,8 +47,9 @@ def full_deck(game_name: str, players: int, options: Mapping[str, object]) -> tu
 
 
 def rewards_of(outcome: Outcome | None, seats: int) -> list[float]:
-    """+1 per winner, -1 per other seat, all 0 when every seat won; 0s before the end."""
-    if outcome is None or len(set(outcome.winners)) >= seats:
+    """+1 per winner, -1 per other seat; all 0 when every seat won, before the end, and for an
+    outcome with no winner (an aborted or expired match: no result, R-7)."""
+    if outcome is None or not outcome.winners or len(set(outcome.winners)) >= seats:
         return [0.0] * seats
     return [1.0 if s in outcome.winners else -1.0 for s in range(seats)]
 
